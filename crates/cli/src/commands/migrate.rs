@@ -1,0 +1,32 @@
+//! `antler migrate`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use antler_store::Store;
+
+use super::{fail, init_logging, load_config, runtime};
+
+pub(crate) fn run(config: Option<PathBuf>) -> ExitCode {
+    let config = match load_config(config.as_deref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    init_logging(&config);
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let result = rt.block_on(async {
+        let location = config.database_location()?;
+        Store::open(&location, 1).await?;
+        anyhow::Ok(location)
+    });
+    match result {
+        Ok(location) => {
+            println!("database is up to date: {location:?}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail("migration failed", &e),
+    }
+}

@@ -1,0 +1,52 @@
+//! One module per subcommand, plus what they share.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use antler_gateway::Config;
+use antler_gateway::config::LogFormat;
+
+pub(crate) mod migrate;
+pub(crate) mod serve;
+pub(crate) mod skill;
+
+/// Exit code for configuration errors.
+pub(crate) const EXIT_CONFIG: u8 = 2;
+
+/// Loads the configuration or explains why not (exit code 2).
+pub(crate) fn load_config(file: Option<&Path>) -> Result<Config, ExitCode> {
+    Config::load(file).map_err(|e| {
+        eprintln!("antler: {e}");
+        ExitCode::from(EXIT_CONFIG)
+    })
+}
+
+/// Logs go to stderr so stdout stays machine-readable.
+pub(crate) fn init_logging(config: &Config) {
+    let filter = tracing_subscriber::EnvFilter::try_new(&config.log.level)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = match config.log.format {
+        LogFormat::Json => builder.json().try_init(),
+        LogFormat::Text => builder.try_init(),
+    };
+}
+
+/// A multi-threaded runtime, or an explanation.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("antler: cannot start the async runtime: {e}");
+            ExitCode::FAILURE
+        })
+}
+
+/// Prints an error chain and returns failure.
+pub(crate) fn fail(context: &str, error: &anyhow::Error) -> ExitCode {
+    eprintln!("antler: {context}: {error:#}");
+    ExitCode::FAILURE
+}

@@ -1,0 +1,71 @@
+//! `antler serve`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use antler_gateway::App;
+
+use super::{EXIT_CONFIG, fail, init_logging, load_config, runtime};
+
+pub(crate) fn run(config: Option<PathBuf>, bind: Option<String>) -> ExitCode {
+    let mut config = match load_config(config.as_deref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    if let Some(bind) = bind {
+        config.bind = bind;
+        if let Err(e) = config.validate() {
+            eprintln!("antler: {e} (from --bind)");
+            return ExitCode::from(EXIT_CONFIG);
+        }
+    }
+    init_logging(&config);
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    match rt.block_on(serve(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail("server failed", &e),
+    }
+}
+
+async fn serve(config: antler_gateway::Config) -> anyhow::Result<()> {
+    let bind = config.bind.clone();
+    let app = App::start(config).await?;
+    let listener = tokio::net::TcpListener::bind(&bind)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
+    let addr = listener.local_addr()?;
+    // Scripts read this first line to find the port.
+    let mut stdout = std::io::stdout();
+    writeln!(stdout, "listening on http://{addr}")?;
+    stdout.flush()?;
+    tracing::info!(%addr, "server started");
+    antler_gateway::serve(app, listener, shutdown_signal()).await?;
+    tracing::info!("server stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutdown requested");
+}

@@ -1,0 +1,70 @@
+//! The `antler` command.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod commands;
+
+/// Antler: a skills-driven agent backend.
+#[derive(Debug, Parser)]
+#[command(name = "antler", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Start the HTTP server.
+    Serve {
+        /// Configuration file (default: config/antler.yaml when present).
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+        /// Listen address, overriding the configuration (port 0 picks a free port).
+        #[arg(long)]
+        bind: Option<String>,
+    },
+    /// Apply pending database migrations and exit.
+    Migrate {
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
+    /// Work with skills.
+    Skill {
+        #[command(subcommand)]
+        command: SkillCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum SkillCommand {
+    /// List every skill with its state.
+    List {
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+        /// Print the same JSON as GET /api/skills.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a skill directory against the Agent Skills specification.
+    Validate {
+        /// The skill directory (holding SKILL.md).
+        dir: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Serve { config, bind } => commands::serve::run(config, bind),
+        Command::Migrate { config } => commands::migrate::run(config),
+        Command::Skill { command } => match command {
+            SkillCommand::List { config, json } => commands::skill::list(config, json),
+            SkillCommand::Validate { dir } => commands::skill::validate(&dir),
+        },
+    }
+}

@@ -1,0 +1,116 @@
+//! Application state shared by every request.
+
+use std::ops::Deref;
+use std::sync::Arc;
+use std::time::Duration;
+
+use antler_skills::catalog::States;
+use antler_skills::watch::WatchGuard;
+use antler_skills::{Catalog, Snapshot};
+use antler_store::Store;
+
+use crate::config::Config;
+
+/// Everything a handler may need. Built once at startup.
+pub struct App {
+    /// The loaded configuration.
+    pub config: Config,
+    /// Database repositories.
+    pub store: Store,
+    /// The skills catalog (scan cache merged with enabled state).
+    pub skills: Arc<Catalog>,
+    /// Degradations reported by `/health` (for example a file watcher that failed to start).
+    pub warnings: Vec<String>,
+    /// Keeps the skills file watcher running for the life of the app.
+    _watcher: Option<WatchGuard>,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field("config", &self.config)
+            .field("skills", &self.skills)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Cloneable handle to [`App`] used as axum state.
+#[derive(Debug, Clone)]
+pub struct AppState(pub Arc<App>);
+
+impl Deref for AppState {
+    type Target = App;
+    fn deref(&self) -> &App {
+        &self.0
+    }
+}
+
+impl App {
+    /// Prepares directories, opens the database (applying migrations), scans skills and
+    /// starts the file watcher.
+    pub async fn start(config: Config) -> anyhow::Result<App> {
+        std::fs::create_dir_all(&config.data_dir)?;
+        std::fs::create_dir_all(config.skills_dir.join("custom"))?;
+        let store = Store::open(
+            &config.database_location()?,
+            config.database.max_connections,
+        )
+        .await?;
+        let states = load_states(&store).await?;
+        let dir = config.skills_dir.clone();
+        let limits = config.skills.limits();
+        let catalog = Arc::new(
+            tokio::task::spawn_blocking(move || Catalog::load(&dir, limits, states)).await?,
+        );
+        let mut warnings = Vec::new();
+        let watcher = if config.skills.watch {
+            match antler_skills::watch::watch(
+                catalog.clone(),
+                Duration::from_millis(config.skills.watch_debounce_ms),
+            ) {
+                Ok(guard) => Some(guard),
+                Err(error) => {
+                    tracing::warn!(%error, "skills file watcher failed to start; use POST /api/skills/reload after changes");
+                    warnings.push(format!(
+                        "skills file watcher is not running ({error}); changes on disk need POST /api/skills/reload"
+                    ));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let snapshot = catalog.snapshot();
+        tracing::info!(
+            skills = snapshot.list.skills.len(),
+            errors = snapshot.list.errors.len(),
+            dir = %config.skills_dir.display(),
+            "skills catalog loaded"
+        );
+        Ok(App {
+            config,
+            store,
+            skills: catalog,
+            warnings,
+            _watcher: watcher,
+        })
+    }
+
+    /// Rescans the skills directory and re-reads enabled state from the database.
+    pub async fn reload_skills(&self) -> anyhow::Result<Arc<Snapshot>> {
+        let catalog = self.skills.clone();
+        tokio::task::spawn_blocking(move || catalog.rescan()).await?;
+        let states = load_states(&self.store).await?;
+        Ok(self.skills.replace_states(states))
+    }
+}
+
+async fn load_states(store: &Store) -> Result<States, antler_store::StoreError> {
+    Ok(store
+        .skill_states
+        .list()
+        .await?
+        .into_iter()
+        .map(|s| ((s.category, s.name), s.enabled))
+        .collect())
+}

@@ -1,0 +1,448 @@
+//! Configuration: one YAML file, every key overridable by an `ANTLER_…` environment variable.
+//!
+//! Loading order: built-in defaults, then the file, then the environment. The variable for a
+//! key is `ANTLER_` plus its path in upper case joined by `_` (`database.url` →
+//! `ANTLER_DATABASE_URL`). Names are derived from the known keys, so keys containing `_`
+//! (`data_dir` → `ANTLER_DATA_DIR`) are unambiguous.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_yaml::Value;
+
+/// The whole configuration. `config/antler.example.yaml` documents every key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Address the HTTP server listens on (`host:port`; port 0 picks a free one).
+    pub bind: String,
+    /// Where the database, thread files and other state live.
+    pub data_dir: PathBuf,
+    /// Holds `public/` (built-in skills) and `custom/` (installed skills).
+    pub skills_dir: PathBuf,
+    /// Database connection.
+    pub database: DatabaseConfig,
+    /// HTTP limits.
+    pub http: HttpConfig,
+    /// Skills catalog behaviour.
+    pub skills: SkillsConfig,
+    /// Logging.
+    pub log: LogConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            bind: "127.0.0.1:8000".into(),
+            data_dir: "./data".into(),
+            skills_dir: "./skills".into(),
+            database: DatabaseConfig::default(),
+            http: HttpConfig::default(),
+            skills: SkillsConfig::default(),
+            log: LogConfig::default(),
+        }
+    }
+}
+
+/// `database.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DatabaseConfig {
+    /// `sqlite:/path/file.db`; empty means `<data_dir>/antler.db`.
+    pub url: Option<String>,
+    /// Connections in the pool.
+    pub max_connections: u32,
+}
+
+impl Default for DatabaseConfig {
+    fn default() -> Self {
+        DatabaseConfig {
+            url: None,
+            max_connections: 4,
+        }
+    }
+}
+
+/// `http.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HttpConfig {
+    /// Largest JSON request body accepted, in bytes.
+    pub max_body_bytes: usize,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            max_body_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// `skills.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SkillsConfig {
+    /// Rescan automatically when files under the skills dir change.
+    pub watch: bool,
+    /// Quiet time before a change triggers a rescan, in milliseconds.
+    pub watch_debounce_ms: u64,
+    /// Character budget of the skills section in the system prompt.
+    pub prompt_budget_chars: usize,
+    /// Deepest nesting level of a skill below its category directory.
+    pub max_depth: usize,
+    /// Directories scanned per category before stopping with a warning.
+    pub max_dirs: usize,
+}
+
+impl Default for SkillsConfig {
+    fn default() -> Self {
+        let limits = antler_skills::ScanLimits::default();
+        SkillsConfig {
+            watch: true,
+            watch_debounce_ms: 300,
+            prompt_budget_chars: antler_skills::prompt::DEFAULT_BUDGET,
+            max_depth: limits.max_depth,
+            max_dirs: limits.max_dirs,
+        }
+    }
+}
+
+impl SkillsConfig {
+    /// The scan limits these settings describe.
+    pub fn limits(&self) -> antler_skills::ScanLimits {
+        antler_skills::ScanLimits {
+            max_depth: self.max_depth,
+            max_dirs: self.max_dirs,
+            ..Default::default()
+        }
+    }
+}
+
+/// `log.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LogConfig {
+    /// A `tracing` filter such as `info` or `antler_gateway=debug,info`.
+    pub level: String,
+    /// `text` for people, `json` for log collectors.
+    pub format: LogFormat,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        LogConfig {
+            level: "info".into(),
+            format: LogFormat::Text,
+        }
+    }
+}
+
+/// Log line format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// A configuration problem, naming the key (and the variable or file it came from).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid configuration: {key}: {message}")]
+pub struct ConfigError {
+    /// Dotted key path, or the file when the file itself is unreadable.
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ConfigError {
+    fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The default config file, used when present and no `--config` is given.
+pub const DEFAULT_CONFIG_FILE: &str = "config/antler.yaml";
+
+/// Prefix of every environment override.
+pub const ENV_PREFIX: &str = "ANTLER_";
+
+impl Config {
+    /// Loads defaults, then `file` (or [`DEFAULT_CONFIG_FILE`] when present), then the
+    /// process environment.
+    pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
+        let env: BTreeMap<String, String> = std::env::vars()
+            .filter(|(k, _)| k.starts_with(ENV_PREFIX))
+            .collect();
+        let default_file = Path::new(DEFAULT_CONFIG_FILE);
+        let file = match file {
+            Some(f) => Some(f),
+            None if default_file.is_file() => Some(default_file),
+            None => None,
+        };
+        let text = match file {
+            Some(path) => Some(std::fs::read_to_string(path).map_err(|e| {
+                ConfigError::new(path.display().to_string(), format!("cannot read file: {e}"))
+            })?),
+            None => None,
+        };
+        Self::from_sources(text.as_deref(), &env)
+    }
+
+    /// Builds the configuration from YAML text and environment variables.
+    pub fn from_sources(
+        yaml: Option<&str>,
+        env: &BTreeMap<String, String>,
+    ) -> Result<Self, ConfigError> {
+        let defaults = serde_yaml::to_value(Config::default())
+            .map_err(|e| ConfigError::new("<defaults>", e.to_string()))?;
+        let mut merged = defaults.clone();
+        if let Some(text) = yaml.filter(|t| !t.trim().is_empty()) {
+            let file: Value = serde_yaml::from_str(text)
+                .map_err(|e| ConfigError::new(yaml_error_key(&e), e.to_string()))?;
+            if !matches!(file, Value::Mapping(_) | Value::Null) {
+                return Err(ConfigError::new(
+                    "<file>",
+                    "the configuration file must be a YAML mapping",
+                ));
+            }
+            merge(&mut merged, file);
+        }
+        let mut sources = BTreeMap::new();
+        apply_env(&defaults, &mut merged, &mut Vec::new(), env, &mut sources);
+        let config: Config = serde_path_to_error::deserialize(merged).map_err(|e| {
+            let key = e.path().to_string();
+            let var = sources
+                .get(&key)
+                .map(|v| format!(" (from {v})"))
+                .unwrap_or_default();
+            ConfigError::new(key, format!("{}{var}", e.into_inner()))
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks values that parse but make no sense.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.bind.parse::<SocketAddr>().map_err(|_| {
+            ConfigError::new(
+                "bind",
+                format!("'{}' is not an address like 127.0.0.1:8000", self.bind),
+            )
+        })?;
+        if self.data_dir.as_os_str().is_empty() {
+            return Err(ConfigError::new("data_dir", "must not be empty"));
+        }
+        if self.skills_dir.as_os_str().is_empty() {
+            return Err(ConfigError::new("skills_dir", "must not be empty"));
+        }
+        if self.database.max_connections == 0 {
+            return Err(ConfigError::new(
+                "database.max_connections",
+                "must be at least 1",
+            ));
+        }
+        if let Some(url) = self.database.url.as_deref() {
+            antler_store::Location::resolve(Some(url), &self.data_dir)
+                .map_err(|e| ConfigError::new("database.url", e.to_string()))?;
+        }
+        if self.http.max_body_bytes < 1024 {
+            return Err(ConfigError::new(
+                "http.max_body_bytes",
+                "must be at least 1024",
+            ));
+        }
+        if !(1..=16).contains(&self.skills.max_depth) {
+            return Err(ConfigError::new(
+                "skills.max_depth",
+                "must be between 1 and 16",
+            ));
+        }
+        if self.skills.max_dirs == 0 {
+            return Err(ConfigError::new("skills.max_dirs", "must be at least 1"));
+        }
+        if self.skills.prompt_budget_chars < 500 {
+            return Err(ConfigError::new(
+                "skills.prompt_budget_chars",
+                "must be at least 500",
+            ));
+        }
+        tracing_filter_check(&self.log.level).map_err(|m| ConfigError::new("log.level", m))?;
+        Ok(())
+    }
+
+    /// Where the database lives.
+    pub fn database_location(&self) -> Result<antler_store::Location, ConfigError> {
+        antler_store::Location::resolve(self.database.url.as_deref(), &self.data_dir)
+            .map_err(|e| ConfigError::new("database.url", e.to_string()))
+    }
+}
+
+fn tracing_filter_check(level: &str) -> Result<(), String> {
+    if level.trim().is_empty() {
+        return Err("must not be empty".into());
+    }
+    Ok(())
+}
+
+fn yaml_error_key(e: &serde_yaml::Error) -> String {
+    match e.location() {
+        Some(l) => format!("<file line {}>", l.line()),
+        None => "<file>".into(),
+    }
+}
+
+/// Overlays `overlay` onto `base`, mapping by mapping.
+fn merge(base: &mut Value, overlay: Value) {
+    match (base, overlay) {
+        (Value::Mapping(base), Value::Mapping(overlay)) => {
+            for (k, v) in overlay {
+                match base.get_mut(&k) {
+                    Some(existing) => merge(existing, v),
+                    None => {
+                        base.insert(k, v);
+                    }
+                }
+            }
+        }
+        (base, overlay) => *base = overlay,
+    }
+}
+
+/// Walks the known keys (from the defaults) and applies matching environment variables.
+fn apply_env(
+    defaults: &Value,
+    target: &mut Value,
+    path: &mut Vec<String>,
+    env: &BTreeMap<String, String>,
+    sources: &mut BTreeMap<String, String>,
+) {
+    if let Value::Mapping(map) = defaults {
+        for (k, default_child) in map {
+            let Some(key) = k.as_str() else { continue };
+            path.push(key.to_string());
+            if let Value::Mapping(_) = default_child {
+                if let Some(child) = target.get_mut(key) {
+                    apply_env(default_child, child, path, env, sources);
+                }
+            } else {
+                let var = format!("{ENV_PREFIX}{}", path.join("_").to_uppercase());
+                if let Some(raw) = env.get(&var) {
+                    let value = match default_child {
+                        Value::String(_) => Value::String(raw.clone()),
+                        _ => serde_yaml::from_str(raw).unwrap_or(Value::String(raw.clone())),
+                    };
+                    if let Value::Mapping(m) = target {
+                        m.insert(Value::String(key.to_string()), value);
+                    }
+                    sources.insert(path.join("."), var);
+                }
+            }
+            path.pop();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_apply_without_file_or_environment() {
+        let c = Config::from_sources(None, &env(&[])).unwrap();
+        assert_eq!(c, Config::default());
+        assert_eq!(c.bind, "127.0.0.1:8000");
+        assert_eq!(c.data_dir, PathBuf::from("./data"));
+        assert_eq!(c.skills_dir, PathBuf::from("./skills"));
+    }
+
+    #[test]
+    fn the_file_overrides_defaults_and_the_environment_overrides_the_file() {
+        let yaml = "bind: 0.0.0.0:9000\ndatabase:\n  max_connections: 8\nskills:\n  watch: false\n";
+        let c = Config::from_sources(
+            Some(yaml),
+            &env(&[
+                ("ANTLER_BIND", "127.0.0.1:0"),
+                ("ANTLER_DATA_DIR", "/tmp/d"),
+                ("ANTLER_SKILLS_DIR", "/tmp/s"),
+                ("ANTLER_DATABASE_URL", "sqlite:/tmp/x.db"),
+                ("ANTLER_SKILLS_WATCH_DEBOUNCE_MS", "50"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.bind, "127.0.0.1:0");
+        assert_eq!(c.data_dir, PathBuf::from("/tmp/d"));
+        assert_eq!(c.skills_dir, PathBuf::from("/tmp/s"));
+        assert_eq!(c.database.url.as_deref(), Some("sqlite:/tmp/x.db"));
+        assert_eq!(c.database.max_connections, 8);
+        assert!(!c.skills.watch);
+        assert_eq!(c.skills.watch_debounce_ms, 50);
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let err = Config::from_sources(Some("bind: nonsense\n"), &env(&[])).unwrap_err();
+        assert_eq!(err.key, "bind");
+        let err = Config::from_sources(Some("database:\n  max_connections: lots\n"), &env(&[]))
+            .unwrap_err();
+        assert_eq!(err.key, "database.max_connections");
+        let err =
+            Config::from_sources(None, &env(&[("ANTLER_SKILLS_WATCH", "maybe")])).unwrap_err();
+        assert_eq!(err.key, "skills.watch");
+        assert!(err.message.contains("ANTLER_SKILLS_WATCH"), "{err}");
+        let err = Config::from_sources(Some("skills:\n  wacth: true\n"), &env(&[])).unwrap_err();
+        assert!(err.to_string().contains("wacth"), "{err}");
+        let err = Config::from_sources(Some("log:\n  format: xml\n"), &env(&[])).unwrap_err();
+        assert_eq!(err.key, "log.format");
+        let err = Config::from_sources(Some("[1, 2]"), &env(&[])).unwrap_err();
+        assert_eq!(err.key, "<file>");
+    }
+
+    #[test]
+    fn the_example_file_documents_every_key_and_loads() {
+        let text = include_str!("../../../config/antler.example.yaml");
+        let example = Config::from_sources(Some(text), &env(&[])).unwrap();
+        assert_eq!(example, Config::default(), "the example shows the defaults");
+        let defaults = serde_yaml::to_value(Config::default()).unwrap();
+        let mut keys = Vec::new();
+        leaf_keys(&defaults, &mut Vec::new(), &mut keys);
+        for key in keys {
+            let last = key.rsplit('.').next().unwrap();
+            assert!(
+                text.contains(&format!("{last}:")),
+                "config/antler.example.yaml does not document '{key}'"
+            );
+            let var = format!("ANTLER_{}", key.replace('.', "_").to_uppercase());
+            assert!(text.contains(&var), "the example does not name {var}");
+        }
+    }
+
+    fn leaf_keys(v: &Value, path: &mut Vec<String>, out: &mut Vec<String>) {
+        if let Value::Mapping(m) = v {
+            for (k, child) in m {
+                path.push(k.as_str().unwrap().to_string());
+                if matches!(child, Value::Mapping(_)) {
+                    leaf_keys(child, path, out);
+                } else {
+                    out.push(path.join("."));
+                }
+                path.pop();
+            }
+        }
+    }
+}

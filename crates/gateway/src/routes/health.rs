@@ -1,0 +1,22 @@
+//! `GET /health`.
+
+use antler_protocol::health::Health;
+use axum::Json;
+use axum::extract::State;
+
+use crate::app::AppState;
+
+/// Liveness and degradations.
+#[utoipa::path(
+    get,
+    path = "/health",
+    tag = "system",
+    responses((status = 200, description = "The server is up", body = Health))
+)]
+pub async fn health(State(app): State<AppState>) -> Json<Health> {
+    Json(Health {
+        status: "ok".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        warnings: app.warnings.clone(),
+    })
+}

@@ -1,0 +1,4 @@
+//! One module per endpoint group.
+
+pub mod health;
+pub mod skills;

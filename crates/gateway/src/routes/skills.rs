@@ -1,0 +1,172 @@
+//! `/api/skills`: list, details, toggle, reload.
+
+use antler_protocol::error::ErrorEnvelope;
+use antler_protocol::skills::{SetSkillEnabled, Skill, SkillDetail, SkillList};
+use antler_skills::{FindError, Snapshot};
+use axum::Json;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::app::AppState;
+use crate::error::{ApiResult, AppError};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::params::{CategoryQuery, SkillName};
+
+/// Every skill with its state, plus skills that failed to load.
+///
+/// Served from memory with an `ETag`; `If-None-Match` answers 304.
+#[utoipa::path(
+    get,
+    path = "/api/skills",
+    tag = "skills",
+    responses(
+        (status = 200, description = "Skills sorted by category then name", body = SkillList,
+            headers(("ETag" = String, description = "Changes whenever the listing changes"))),
+        (status = 304, description = "The listing matches If-None-Match"),
+    )
+)]
+pub async fn list_skills(State(app): State<AppState>, headers: HeaderMap) -> Response {
+    let snapshot = app.skills.snapshot();
+    let fresh = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| etag_matches(v, &snapshot.etag));
+    if fresh {
+        return (
+            StatusCode::NOT_MODIFIED,
+            [(header::ETAG, snapshot.etag.clone())],
+        )
+            .into_response();
+    }
+    listing_response(&snapshot)
+}
+
+/// One skill with its `SKILL.md` body and file list.
+#[utoipa::path(
+    get,
+    path = "/api/skills/{name}",
+    tag = "skills",
+    params(("name" = String, Path, description = "Skill name"), CategoryQuery),
+    responses(
+        (status = 200, description = "The skill", body = SkillDetail),
+        (status = 400, description = "Invalid name or category", body = ErrorEnvelope),
+        (status = 404, description = "No such skill", body = ErrorEnvelope),
+        (status = 409, description = "The name exists in both categories; pass ?category=", body = ErrorEnvelope),
+    )
+)]
+pub async fn get_skill(
+    State(app): State<AppState>,
+    ApiPath(name): ApiPath<SkillName>,
+    ApiQuery(query): ApiQuery<CategoryQuery>,
+) -> ApiResult<Json<SkillDetail>> {
+    let snapshot = app.skills.snapshot();
+    let (skill, loaded) = snapshot
+        .find(name.as_str(), query.category)
+        .map_err(find_error)?;
+    let dir = loaded.dir.clone();
+    let (body, files) = tokio::task::spawn_blocking(move || {
+        let body = antler_skills::files::read_body(&dir);
+        (body, antler_skills::files::list_files(&dir))
+    })
+    .await?;
+    let body = body.map_err(|_| {
+        AppError::not_found(format!(
+            "skill '{}' disappeared from disk; try again after the next reload",
+            name.as_str()
+        ))
+    })?;
+    Ok(Json(SkillDetail {
+        skill: skill.clone(),
+        body,
+        files,
+    }))
+}
+
+/// Enables or disables a skill. The state is stored per (category, name).
+#[utoipa::path(
+    put,
+    path = "/api/skills/{name}",
+    tag = "skills",
+    params(("name" = String, Path, description = "Skill name")),
+    request_body = SetSkillEnabled,
+    responses(
+        (status = 200, description = "The updated skill", body = Skill),
+        (status = 400, description = "Invalid name or malformed JSON", body = ErrorEnvelope),
+        (status = 404, description = "No such skill", body = ErrorEnvelope),
+        (status = 409, description = "The name exists in both categories; give `category`", body = ErrorEnvelope),
+        (status = 413, description = "Body too large", body = ErrorEnvelope),
+        (status = 415, description = "Body is not JSON", body = ErrorEnvelope),
+        (status = 422, description = "JSON of the wrong shape", body = ErrorEnvelope),
+    )
+)]
+pub async fn set_skill(
+    State(app): State<AppState>,
+    ApiPath(name): ApiPath<SkillName>,
+    ApiJson(body): ApiJson<SetSkillEnabled>,
+) -> ApiResult<Json<Skill>> {
+    let snapshot = app.skills.snapshot();
+    let category = snapshot
+        .find(name.as_str(), body.category)
+        .map_err(find_error)?
+        .0
+        .category;
+    app.store
+        .skill_states
+        .set(category, name.as_str(), body.enabled)
+        .await?;
+    let snapshot = app
+        .skills
+        .set_enabled(category, name.as_str(), body.enabled);
+    tracing::info!(skill.name = name.as_str(), skill.category = %category, enabled = body.enabled, "skill state changed");
+    let (skill, _) = snapshot
+        .find(name.as_str(), Some(category))
+        .map_err(find_error)?;
+    Ok(Json(skill.clone()))
+}
+
+/// Rescans the skills directory and re-reads states; answers the fresh listing.
+#[utoipa::path(
+    post,
+    path = "/api/skills/reload",
+    tag = "skills",
+    responses(
+        (status = 200, description = "The fresh listing", body = SkillList),
+        (status = 500, description = "The database could not be read", body = ErrorEnvelope),
+    )
+)]
+pub async fn reload_skills(State(app): State<AppState>) -> ApiResult<Response> {
+    let snapshot = app.reload_skills().await.map_err(AppError::internal)?;
+    Ok(listing_response(&snapshot))
+}
+
+fn listing_response(snapshot: &Snapshot) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        [(header::ETAG, snapshot.etag.clone())],
+        Body::from(snapshot.json.clone()),
+    )
+        .into_response()
+}
+
+fn etag_matches(if_none_match: &str, etag: &str) -> bool {
+    if_none_match
+        .split(',')
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == etag || t == "*")
+}
+
+fn find_error(e: FindError) -> AppError {
+    match e {
+        FindError::NotFound(name) => AppError::not_found(format!("no skill named '{name}'")),
+        FindError::Ambiguous(name) => AppError::conflict(format!(
+            "skill '{name}' exists as both a public and a custom skill; say which with \"category\""
+        ))
+        .with_details(json!({ "name": name, "categories": ["public", "custom"] })),
+    }
+}

@@ -1,0 +1,8 @@
+//! Wire types only: what goes over HTTP and between crates as data.
+//!
+//! Nothing here does I/O. Types derive `serde` for the wire and `utoipa::ToSchema` so the
+//! OpenAPI document is generated from the same definitions the server sends.
+
+pub mod error;
+pub mod health;
+pub mod skills;

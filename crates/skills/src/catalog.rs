@@ -1,0 +1,333 @@
+//! The catalog: the last scan merged with enabled state, served from memory.
+//!
+//! Requests never touch the filesystem: they read an immutable [`Snapshot`] (with the listing
+//! already serialised). Rescans (watcher, reload) and state changes build a new snapshot and
+//! swap it in atomically; subscribers are told the new version.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use antler_protocol::skills::{Skill, SkillCategory, SkillList};
+use arc_swap::ArcSwap;
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+use tokio::sync::watch;
+
+use crate::discovery::{LoadedSkill, Scan, ScanLimits, scan};
+use crate::prompt::{self, PromptSkill};
+
+/// Enabled state keyed by (category, name); a missing key means enabled.
+pub type States = HashMap<(SkillCategory, String), bool>;
+
+/// Why a lookup by name failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FindError {
+    /// No skill of that name (in that category).
+    #[error("no skill named '{0}'")]
+    NotFound(String),
+    /// The name exists in both categories and none was given.
+    #[error("skill '{0}' exists as both a public and a custom skill; say which category")]
+    Ambiguous(String),
+}
+
+/// An immutable view of the catalog at one version.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// Increases with every change.
+    pub version: u64,
+    /// The listing as served by `GET /api/skills`.
+    pub list: SkillList,
+    /// `list` serialised as JSON, built once per version.
+    pub json: Bytes,
+    /// Strong ETag of `json`, quoted.
+    pub etag: String,
+    scan: Arc<Scan>,
+}
+
+impl Snapshot {
+    fn build(version: u64, scan: Arc<Scan>, states: &States) -> Self {
+        let enabled = |cat: SkillCategory, name: &str| {
+            states
+                .get(&(cat, name.to_string()))
+                .copied()
+                .unwrap_or(true)
+        };
+        let enabled_custom: HashSet<&str> = scan
+            .skills
+            .iter()
+            .filter(|s| s.category == SkillCategory::Custom && enabled(s.category, &s.name))
+            .map(|s| s.name.as_str())
+            .collect();
+        let skills = scan
+            .skills
+            .iter()
+            .map(|s| Skill {
+                name: s.name.clone(),
+                description: s.description.clone(),
+                license: s.license.clone(),
+                compatibility: s.compatibility.clone(),
+                metadata: s.metadata.clone(),
+                allowed_tools: s.allowed_tools.clone(),
+                category: s.category,
+                relative_path: s.relative_path.clone(),
+                enabled: enabled(s.category, &s.name),
+                editable: s.category == SkillCategory::Custom,
+                shadowed: s.category == SkillCategory::Public
+                    && enabled_custom.contains(s.name.as_str()),
+                location: s.location(),
+                warnings: s.warnings.clone(),
+            })
+            .collect();
+        let list = SkillList {
+            skills,
+            errors: scan.errors.clone(),
+        };
+        // Serialising plain data structures cannot fail; an empty body would still be valid.
+        let json = Bytes::from(serde_json::to_vec(&list).unwrap_or_default());
+        let digest = Sha256::digest(&json);
+        let etag = format!("\"{}\"", hex::encode(&digest[..16]));
+        Snapshot {
+            version,
+            list,
+            json,
+            etag,
+            scan,
+        }
+    }
+
+    /// Finds a skill by name, optionally restricted to a category.
+    pub fn find(
+        &self,
+        name: &str,
+        category: Option<SkillCategory>,
+    ) -> Result<(&Skill, &LoadedSkill), FindError> {
+        let mut hits = self
+            .list
+            .skills
+            .iter()
+            .zip(self.scan.skills.iter())
+            .filter(|(s, _)| s.name == name && category.is_none_or(|c| c == s.category));
+        let first = hits
+            .next()
+            .ok_or_else(|| FindError::NotFound(name.to_string()))?;
+        if hits.next().is_some() {
+            return Err(FindError::Ambiguous(name.to_string()));
+        }
+        Ok(first)
+    }
+
+    /// The skills the agent sees: enabled and not shadowed.
+    pub fn prompt_skills(&self) -> impl Iterator<Item = &Skill> {
+        self.list.skills.iter().filter(|s| s.enabled && !s.shadowed)
+    }
+
+    /// The `<skill_system>` section for the system prompt, within `budget` characters.
+    pub fn prompt_section(&self, budget: usize) -> String {
+        let skills: Vec<PromptSkill<'_>> = self
+            .prompt_skills()
+            .map(|s| PromptSkill {
+                name: &s.name,
+                description: &s.description,
+                location: &s.location,
+            })
+            .collect();
+        prompt::render(&skills, budget)
+    }
+}
+
+struct Inner {
+    scan: Arc<Scan>,
+    states: States,
+    version: u64,
+}
+
+/// The skills catalog: owns the current snapshot and rebuilds it on change.
+pub struct Catalog {
+    skills_dir: PathBuf,
+    limits: ScanLimits,
+    scan_lock: Mutex<()>,
+    inner: Mutex<Inner>,
+    current: ArcSwap<Snapshot>,
+    changes: watch::Sender<u64>,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field("skills_dir", &self.skills_dir)
+            .field("version", &self.current.load().version)
+            .finish()
+    }
+}
+
+impl Catalog {
+    /// Scans `skills_dir` (blocking) and merges `states`.
+    pub fn load(skills_dir: &Path, limits: ScanLimits, states: States) -> Self {
+        let scan = Arc::new(scan(skills_dir, &limits));
+        let snapshot = Snapshot::build(1, scan.clone(), &states);
+        let (changes, _) = watch::channel(1);
+        Catalog {
+            skills_dir: skills_dir.to_path_buf(),
+            limits,
+            scan_lock: Mutex::new(()),
+            inner: Mutex::new(Inner {
+                scan,
+                states,
+                version: 1,
+            }),
+            current: ArcSwap::from_pointee(snapshot),
+            changes,
+        }
+    }
+
+    /// The skills directory this catalog scans.
+    pub fn skills_dir(&self) -> &Path {
+        &self.skills_dir
+    }
+
+    /// The current snapshot; cheap, never blocks on a rescan.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.current.load_full()
+    }
+
+    /// Receives the version number after every change.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// Rescans the filesystem (blocking; call from a blocking context) and publishes the result.
+    pub fn rescan(&self) -> Arc<Snapshot> {
+        let _one_scan_at_a_time = lock(&self.scan_lock);
+        let fresh = Arc::new(scan(&self.skills_dir, &self.limits));
+        self.update(|inner| inner.scan = fresh)
+    }
+
+    /// Replaces every enabled state (for example after reading them from the database).
+    pub fn replace_states(&self, states: States) -> Arc<Snapshot> {
+        self.update(|inner| inner.states = states)
+    }
+
+    /// Records one skill's state.
+    pub fn set_enabled(&self, category: SkillCategory, name: &str, enabled: bool) -> Arc<Snapshot> {
+        self.update(|inner| {
+            inner.states.insert((category, name.to_string()), enabled);
+        })
+    }
+
+    fn update(&self, change: impl FnOnce(&mut Inner)) -> Arc<Snapshot> {
+        let mut inner = lock(&self.inner);
+        change(&mut inner);
+        inner.version += 1;
+        let snapshot = Arc::new(Snapshot::build(
+            inner.version,
+            inner.scan.clone(),
+            &inner.states,
+        ));
+        self.current.store(snapshot.clone());
+        self.changes.send_replace(inner.version);
+        snapshot
+    }
+}
+
+/// A poisoned lock only means another thread panicked mid-update; the data is still whole
+/// because every update replaces values rather than mutating them in place.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discovery::tests::write_skill;
+
+    fn catalog(setup: impl FnOnce(&Path)) -> (tempfile::TempDir, Catalog) {
+        let tmp = tempfile::tempdir().unwrap();
+        setup(tmp.path());
+        let c = Catalog::load(tmp.path(), ScanLimits::default(), States::new());
+        (tmp, c)
+    }
+
+    #[test]
+    fn skills_are_enabled_by_default_and_state_is_keyed_by_category_and_name() {
+        let (_tmp, c) = catalog(|p| {
+            write_skill(&p.join("public/pdf"), "pdf", "public pdf");
+            write_skill(&p.join("custom/pdf"), "pdf", "custom pdf");
+        });
+        let snap = c.snapshot();
+        assert!(snap.list.skills.iter().all(|s| s.enabled));
+        let snap = c.set_enabled(SkillCategory::Public, "pdf", false);
+        let public = snap.find("pdf", Some(SkillCategory::Public)).unwrap().0;
+        let custom = snap.find("pdf", Some(SkillCategory::Custom)).unwrap().0;
+        assert!(!public.enabled);
+        assert!(custom.enabled, "the custom skill keeps its own state");
+        assert!(snap.version > 1);
+    }
+
+    #[test]
+    fn an_enabled_custom_skill_shadows_the_public_one_of_the_same_name() {
+        let (_tmp, c) = catalog(|p| {
+            write_skill(&p.join("public/pdf"), "pdf", "public pdf");
+            write_skill(&p.join("public/csv"), "csv", "csv");
+            write_skill(&p.join("custom/pdf"), "pdf", "custom pdf");
+        });
+        let snap = c.snapshot();
+        let public = snap.find("pdf", Some(SkillCategory::Public)).unwrap().0;
+        assert!(public.shadowed);
+        let seen: Vec<_> = snap.prompt_skills().map(|s| s.location.as_str()).collect();
+        assert_eq!(
+            seen,
+            [
+                "/mnt/skills/public/csv/SKILL.md",
+                "/mnt/skills/custom/pdf/SKILL.md"
+            ]
+        );
+        // Disabling the custom one brings the public one back without touching its state.
+        let snap = c.set_enabled(SkillCategory::Custom, "pdf", false);
+        let public = snap.find("pdf", Some(SkillCategory::Public)).unwrap().0;
+        assert!(!public.shadowed && public.enabled);
+        assert!(
+            snap.prompt_section(8000)
+                .contains("/mnt/skills/public/pdf/SKILL.md")
+        );
+    }
+
+    #[test]
+    fn find_needs_a_category_when_a_name_is_in_both() {
+        let (_tmp, c) = catalog(|p| {
+            write_skill(&p.join("public/pdf"), "pdf", "p");
+            write_skill(&p.join("custom/pdf"), "pdf", "c");
+        });
+        let snap = c.snapshot();
+        assert_eq!(
+            snap.find("pdf", None).unwrap_err(),
+            FindError::Ambiguous("pdf".into())
+        );
+        assert_eq!(
+            snap.find("nope", None).unwrap_err(),
+            FindError::NotFound("nope".into())
+        );
+    }
+
+    #[test]
+    fn rescan_picks_up_new_skills_and_notifies_subscribers() {
+        let (tmp, c) = catalog(|_| {});
+        let mut rx = c.subscribe();
+        assert!(c.snapshot().list.skills.is_empty());
+        write_skill(&tmp.path().join("custom/new"), "new", "n");
+        let snap = c.rescan();
+        assert_eq!(snap.list.skills.len(), 1);
+        assert!(rx.has_changed().unwrap());
+        assert_eq!(*rx.borrow_and_update(), snap.version);
+    }
+
+    #[test]
+    fn the_serialised_listing_and_etag_follow_the_state() {
+        let (_tmp, c) = catalog(|p| write_skill(&p.join("public/a"), "a", "d"));
+        let before = c.snapshot();
+        let parsed: SkillList = serde_json::from_slice(&before.json).unwrap();
+        assert_eq!(parsed, before.list);
+        let after = c.set_enabled(SkillCategory::Public, "a", false);
+        assert_ne!(before.etag, after.etag);
+    }
+}

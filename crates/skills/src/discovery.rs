@@ -1,0 +1,313 @@
+//! Finding skills on disk: `<skills dir>/{public,custom}/…/SKILL.md`.
+//!
+//! A directory holding `SKILL.md` is one skill and is not descended further; other directories
+//! are namespaces. Hidden entries are skipped, symlinks are followed only when they resolve
+//! inside the skills directory, every directory is visited at most once (so cycles end), and
+//! both depth and the number of directories are bounded.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use antler_protocol::skills::{SkillCategory, SkillLoadError};
+
+use crate::validate::{Mode, inspect};
+use crate::{CONTAINER_SKILLS_ROOT, SKILL_FILE};
+
+/// Bounds on a scan so a hostile or accidental tree cannot stall the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanLimits {
+    /// Deepest level (below the category directory) where a skill may sit.
+    pub max_depth: usize,
+    /// Directories read per category before the scan stops with a warning.
+    pub max_dirs: usize,
+    /// Largest `SKILL.md` accepted, in bytes.
+    pub max_skill_file_bytes: u64,
+}
+
+impl Default for ScanLimits {
+    fn default() -> Self {
+        ScanLimits {
+            max_depth: 6,
+            max_dirs: 2_000,
+            max_skill_file_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// A skill that loaded, with everything the listing and the prompt need (not its body).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedSkill {
+    /// `public` or `custom`.
+    pub category: SkillCategory,
+    /// Frontmatter `name`.
+    pub name: String,
+    /// Frontmatter `description`.
+    pub description: String,
+    /// Frontmatter `license`.
+    pub license: Option<String>,
+    /// Frontmatter `compatibility`.
+    pub compatibility: Option<String>,
+    /// Frontmatter `metadata`.
+    pub metadata: BTreeMap<String, String>,
+    /// Frontmatter `allowed-tools`.
+    pub allowed_tools: Vec<String>,
+    /// Directory relative to the category root, `/`-separated.
+    pub relative_path: String,
+    /// The skill directory on the host (resolved).
+    pub dir: PathBuf,
+    /// Problems that did not stop loading.
+    pub warnings: Vec<String>,
+}
+
+impl LoadedSkill {
+    /// The container path of its `SKILL.md`.
+    pub fn location(&self) -> String {
+        format!(
+            "{CONTAINER_SKILLS_ROOT}/{}/{}/{SKILL_FILE}",
+            self.category, self.relative_path
+        )
+    }
+}
+
+/// The result of scanning the skills directory.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scan {
+    /// Loaded skills, sorted by category then name.
+    pub skills: Vec<LoadedSkill>,
+    /// Skills or directories that were skipped, and why.
+    pub errors: Vec<SkillLoadError>,
+}
+
+/// Scans `<skills_dir>/public` and `<skills_dir>/custom`. Never fails: problems become
+/// entries in [`Scan::errors`].
+pub fn scan(skills_dir: &Path, limits: &ScanLimits) -> Scan {
+    let mut out = Scan::default();
+    let Ok(root) = skills_dir.canonicalize() else {
+        return out;
+    };
+    for category in SkillCategory::ALL {
+        let cat_dir = root.join(category.as_str());
+        let Ok(cat_dir) = cat_dir.canonicalize() else {
+            continue;
+        };
+        if !cat_dir.starts_with(&root) || !cat_dir.is_dir() {
+            out.errors.push(error(
+                category.as_str(),
+                "category directory resolves outside the skills directory; ignored",
+            ));
+            continue;
+        }
+        let walk = Walker::new(&root, category, limits).run(cat_dir);
+        out.errors.extend(walk.errors);
+        let mut names: HashMap<String, String> = HashMap::new();
+        for (rel, dir) in walk.candidates {
+            match load(category, &rel, &dir, limits) {
+                Ok(skill) => {
+                    if let Some(first) = names.get(&skill.name) {
+                        out.errors.push(error(
+                            &format!("{category}/{rel}/{SKILL_FILE}"),
+                            &format!(
+                                "duplicate skill name '{}': already loaded from {category}/{first}; this one is ignored",
+                                skill.name
+                            ),
+                        ));
+                        continue;
+                    }
+                    names.insert(skill.name.clone(), rel.clone());
+                    out.skills.push(skill);
+                }
+                Err(e) => out.errors.push(e),
+            }
+        }
+    }
+    out.skills
+        .sort_by(|a, b| (a.category, &a.name).cmp(&(b.category, &b.name)));
+    out.errors.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+fn error(path: &str, message: &str) -> SkillLoadError {
+    SkillLoadError {
+        path: path.to_string(),
+        message: message.to_string(),
+    }
+}
+
+/// Depth-first walk of one category collecting skill directories.
+struct Walker<'a> {
+    root: &'a Path,
+    category: SkillCategory,
+    limits: &'a ScanLimits,
+    visited: HashSet<PathBuf>,
+    candidates: Vec<(String, PathBuf)>,
+    errors: Vec<SkillLoadError>,
+}
+
+impl<'a> Walker<'a> {
+    fn new(root: &'a Path, category: SkillCategory, limits: &'a ScanLimits) -> Self {
+        Walker {
+            root,
+            category,
+            limits,
+            visited: HashSet::new(),
+            candidates: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    fn run(mut self, cat_dir: PathBuf) -> Self {
+        self.visited.insert(cat_dir.clone());
+        // (resolved directory, logical relative path, depth)
+        let mut stack = vec![(cat_dir, String::new(), 0usize)];
+        let mut dirs_read = 0usize;
+        while let Some((dir, rel, depth)) = stack.pop() {
+            dirs_read += 1;
+            if dirs_read > self.limits.max_dirs {
+                let message = format!(
+                    "scan stopped after {} directories in {}/; skills beyond that are not loaded",
+                    self.limits.max_dirs, self.category
+                );
+                tracing::warn!(category = %self.category, limit = self.limits.max_dirs, "skill scan limit reached");
+                self.errors.push(error(self.category.as_str(), &message));
+                break;
+            }
+            let mut children = self.children(&dir, &rel, depth);
+            // Reverse so the stack pops in name order.
+            children.reverse();
+            stack.extend(children);
+        }
+        self.candidates.sort();
+        self
+    }
+
+    /// Reads one directory: records skill directories, returns namespaces to descend.
+    fn children(&mut self, dir: &Path, rel: &str, depth: usize) -> Vec<(PathBuf, String, usize)> {
+        let Ok(read) = std::fs::read_dir(dir) else {
+            self.errors
+                .push(error(&self.display(rel), "directory could not be read"));
+            return Vec::new();
+        };
+        let mut entries: Vec<_> = read.filter_map(Result::ok).collect();
+        entries.sort_by_key(|e| e.file_name());
+        let mut namespaces = Vec::new();
+        for entry in entries {
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            let child_rel = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            let target = if file_type.is_symlink() {
+                match entry.path().canonicalize() {
+                    Ok(t) if !t.starts_with(self.root) => {
+                        self.errors.push(error(
+                            &self.display(&child_rel),
+                            "symlink points outside the skills directory; ignored",
+                        ));
+                        continue;
+                    }
+                    Ok(t) if t.is_dir() => t,
+                    Ok(_) => continue,
+                    Err(_) => {
+                        self.errors
+                            .push(error(&self.display(&child_rel), "broken symlink; ignored"));
+                        continue;
+                    }
+                }
+            } else if file_type.is_dir() {
+                dir.join(&name)
+            } else {
+                continue;
+            };
+            if !self.visited.insert(target.clone()) {
+                if file_type.is_symlink() {
+                    self.errors.push(error(
+                        &self.display(&child_rel),
+                        "symlink leads to a directory already scanned (cycle or alias); ignored",
+                    ));
+                }
+                continue;
+            }
+            let skill_file = target.join(SKILL_FILE);
+            if skill_file.symlink_metadata().is_ok() {
+                match skill_file.canonicalize() {
+                    Ok(f) if f.starts_with(self.root) && f.is_file() => {
+                        self.candidates.push((child_rel, target));
+                    }
+                    _ => self.errors.push(error(
+                        &format!("{}/{SKILL_FILE}", self.display(&child_rel)),
+                        "SKILL.md is not a regular file inside the skills directory; ignored",
+                    )),
+                }
+            } else if depth + 1 < self.limits.max_depth {
+                namespaces.push((target, child_rel, depth + 1));
+            }
+        }
+        namespaces
+    }
+
+    fn display(&self, rel: &str) -> String {
+        if rel.is_empty() {
+            self.category.as_str().to_string()
+        } else {
+            format!("{}/{rel}", self.category)
+        }
+    }
+}
+
+fn load(
+    category: SkillCategory,
+    rel: &str,
+    dir: &Path,
+    limits: &ScanLimits,
+) -> Result<LoadedSkill, SkillLoadError> {
+    let display = format!("{category}/{rel}/{SKILL_FILE}");
+    let path = dir.join(SKILL_FILE);
+    let size = std::fs::metadata(&path)
+        .map_err(|_| error(&display, "SKILL.md could not be read"))?
+        .len();
+    if size > limits.max_skill_file_bytes {
+        return Err(error(
+            &display,
+            &format!(
+                "SKILL.md is {size} bytes; at most {} allowed",
+                limits.max_skill_file_bytes
+            ),
+        ));
+    }
+    let bytes = std::fs::read(&path).map_err(|_| error(&display, "SKILL.md could not be read"))?;
+    let text = String::from_utf8(bytes).map_err(|_| error(&display, "SKILL.md is not UTF-8"))?;
+    let dir_name = rel.rsplit('/').next();
+    let inspection = inspect(&text, dir_name, Mode::Lenient);
+    if !inspection.is_valid() {
+        return Err(error(&display, &inspection.error_summary()));
+    }
+    let warnings = inspection.warnings();
+    let Some(parsed) = inspection.parsed else {
+        return Err(error(&display, "SKILL.md could not be parsed"));
+    };
+    let fm = parsed.frontmatter;
+    Ok(LoadedSkill {
+        category,
+        name: fm.name.unwrap_or_default(),
+        description: fm.description.unwrap_or_default(),
+        license: fm.license,
+        compatibility: fm.compatibility,
+        metadata: fm.metadata,
+        allowed_tools: fm.allowed_tools,
+        relative_path: rel.to_string(),
+        dir: dir.to_path_buf(),
+        warnings,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,350 @@
+//! Splitting a `SKILL.md` into YAML frontmatter and markdown body, and reading the fields.
+//!
+//! The frontmatter is the YAML between the first line (`---`) and the next `---` line. A UTF-8
+//! BOM, CRLF line endings and a file without a trailing newline are all accepted.
+
+use std::collections::BTreeMap;
+
+use serde_yaml::Value;
+
+/// The fields of a skill's frontmatter, before validation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Frontmatter {
+    /// `name`, when present.
+    pub name: Option<String>,
+    /// `description`, when present (surrounding whitespace trimmed).
+    pub description: Option<String>,
+    /// `license`.
+    pub license: Option<String>,
+    /// `compatibility`.
+    pub compatibility: Option<String>,
+    /// `metadata`, string to string.
+    pub metadata: BTreeMap<String, String>,
+    /// `allowed-tools`, from a space-separated string or a list.
+    pub allowed_tools: Vec<String>,
+    /// Keys the specification does not define, kept as written.
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// A parsed `SKILL.md`: frontmatter, body and the problems seen while reading it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedSkillFile {
+    /// The frontmatter fields.
+    pub frontmatter: Frontmatter,
+    /// The markdown after the closing `---` line, with `\n` line endings.
+    pub body: String,
+    /// Non-fatal problems (unknown keys, coerced values).
+    pub warnings: Vec<String>,
+}
+
+/// Why a `SKILL.md` could not be parsed at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// The first line is not `---`.
+    #[error("SKILL.md must start with a '---' line opening the YAML frontmatter")]
+    MissingFrontmatter,
+    /// No second `---` line.
+    #[error("the YAML frontmatter is not closed by a '---' line")]
+    UnclosedFrontmatter,
+    /// The YAML itself is broken.
+    #[error("invalid YAML frontmatter: {0}")]
+    Yaml(String),
+    /// The YAML is valid but not a mapping, or a field has the wrong shape.
+    #[error("{0}")]
+    Shape(String),
+}
+
+/// Splits text into (frontmatter YAML, body), normalising line endings to `\n`.
+pub fn split(text: &str) -> Result<(String, String), ParseError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = text.replace("\r\n", "\n");
+    let mut lines = text.split_inclusive('\n');
+    let first = lines.next().ok_or(ParseError::MissingFrontmatter)?;
+    if first.trim_end() != "---" {
+        return Err(ParseError::MissingFrontmatter);
+    }
+    let mut offset = first.len();
+    for line in lines {
+        if line.trim_end() == "---" {
+            let yaml = text[first.len()..offset].to_string();
+            let body = text[offset + line.len()..].to_string();
+            return Ok((yaml, body));
+        }
+        offset += line.len();
+    }
+    Err(ParseError::UnclosedFrontmatter)
+}
+
+/// Parses a whole `SKILL.md`.
+pub fn parse(text: &str) -> Result<ParsedSkillFile, ParseError> {
+    let (yaml, body) = split(text)?;
+    let value: Value = if yaml.trim().is_empty() {
+        Value::Mapping(Default::default())
+    } else {
+        serde_yaml::from_str(&yaml).map_err(|e| ParseError::Yaml(e.to_string()))?
+    };
+    let Value::Mapping(map) = value else {
+        return Err(ParseError::Shape(
+            "the frontmatter must be a YAML mapping of keys to values".into(),
+        ));
+    };
+    let mut fm = Frontmatter::default();
+    let mut warnings = Vec::new();
+    for (key, value) in map {
+        let Some(key) = key.as_str().map(str::to_owned) else {
+            return Err(ParseError::Shape(format!(
+                "frontmatter keys must be strings; found {}",
+                describe(&key)
+            )));
+        };
+        match key.as_str() {
+            "name" => fm.name = Some(string_field(&key, &value, &mut warnings)?),
+            "description" => {
+                fm.description = Some(
+                    string_field(&key, &value, &mut warnings)?
+                        .trim()
+                        .to_string(),
+                )
+            }
+            "license" => fm.license = Some(string_field(&key, &value, &mut warnings)?),
+            "compatibility" => {
+                fm.compatibility = Some(string_field(&key, &value, &mut warnings)?.trim().into())
+            }
+            "metadata" => fm.metadata = metadata_field(&value, &mut warnings)?,
+            "allowed-tools" => fm.allowed_tools = allowed_tools_field(&value)?,
+            _ => {
+                warnings.push(format!("unknown frontmatter key '{key}' (kept, not used)"));
+                fm.extra.insert(key, value);
+            }
+        }
+    }
+    Ok(ParsedSkillFile {
+        frontmatter: fm,
+        body,
+        warnings,
+    })
+}
+
+/// A YAML scalar as text; numbers and booleans are accepted with a warning.
+fn string_field(
+    key: &str,
+    value: &Value,
+    warnings: &mut Vec<String>,
+) -> Result<String, ParseError> {
+    match value {
+        Value::String(s) => Ok(s.clone()),
+        Value::Number(_) | Value::Bool(_) => {
+            let text = scalar_text(value);
+            warnings.push(format!("'{key}' should be a string; read {text:?}"));
+            Ok(text)
+        }
+        Value::Null => Ok(String::new()),
+        other => Err(ParseError::Shape(format!(
+            "'{key}' must be a string; found {}",
+            describe(other)
+        ))),
+    }
+}
+
+fn metadata_field(
+    value: &Value,
+    warnings: &mut Vec<String>,
+) -> Result<BTreeMap<String, String>, ParseError> {
+    let map = match value {
+        Value::Null => return Ok(BTreeMap::new()),
+        Value::Mapping(map) => map,
+        other => {
+            return Err(ParseError::Shape(format!(
+                "'metadata' must be a mapping of strings to strings; found {}",
+                describe(other)
+            )));
+        }
+    };
+    let mut out = BTreeMap::new();
+    for (k, v) in map {
+        let key = match k {
+            Value::String(s) => s.clone(),
+            Value::Number(_) | Value::Bool(_) => scalar_text(k),
+            other => {
+                return Err(ParseError::Shape(format!(
+                    "'metadata' keys must be strings; found {}",
+                    describe(other)
+                )));
+            }
+        };
+        let val = match v {
+            Value::String(s) => s.clone(),
+            Value::Number(_) | Value::Bool(_) => {
+                warnings.push(format!(
+                    "metadata '{key}' should be a string; read it as text"
+                ));
+                scalar_text(v)
+            }
+            other => {
+                return Err(ParseError::Shape(format!(
+                    "metadata '{key}' must be a string; found {}",
+                    describe(other)
+                )));
+            }
+        };
+        out.insert(key, val);
+    }
+    Ok(out)
+}
+
+fn allowed_tools_field(value: &Value) -> Result<Vec<String>, ParseError> {
+    match value {
+        Value::Null => Ok(Vec::new()),
+        Value::String(s) => Ok(s.split_whitespace().map(str::to_owned).collect()),
+        Value::Sequence(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(s) => Ok(s.trim().to_string()),
+                other => Err(ParseError::Shape(format!(
+                    "'allowed-tools' entries must be strings; found {}",
+                    describe(other)
+                ))),
+            })
+            .collect(),
+        other => Err(ParseError::Shape(format!(
+            "'allowed-tools' must be a space-separated string or a list; found {}",
+            describe(other)
+        ))),
+    }
+}
+
+fn scalar_text(value: &Value) -> String {
+    match value {
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::String(s) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+fn describe(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Sequence(_) => "a list",
+        Value::Mapping(_) => "a mapping",
+        Value::Tagged(_) => "a tagged value",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_plain_frontmatter_and_body() {
+        let p = parse("---\nname: pdf\ndescription: Work with PDFs.\n---\n# PDF\nBody\n").unwrap();
+        assert_eq!(p.frontmatter.name.as_deref(), Some("pdf"));
+        assert_eq!(
+            p.frontmatter.description.as_deref(),
+            Some("Work with PDFs.")
+        );
+        assert_eq!(p.body, "# PDF\nBody\n");
+        assert!(p.warnings.is_empty());
+    }
+
+    #[test]
+    fn accepts_crlf_line_endings() {
+        let p = parse("---\r\nname: pdf\r\ndescription: d\r\n---\r\nline1\r\nline2\r\n").unwrap();
+        assert_eq!(p.frontmatter.name.as_deref(), Some("pdf"));
+        assert_eq!(p.body, "line1\nline2\n");
+    }
+
+    #[test]
+    fn accepts_a_missing_trailing_newline_after_the_closing_fence() {
+        let p = parse("---\nname: pdf\ndescription: d\n---").unwrap();
+        assert_eq!(p.frontmatter.name.as_deref(), Some("pdf"));
+        assert_eq!(p.body, "");
+        let p = parse("---\nname: pdf\ndescription: d\n---\nno newline at end").unwrap();
+        assert_eq!(p.body, "no newline at end");
+    }
+
+    #[test]
+    fn strips_a_utf8_bom() {
+        let p = parse("\u{feff}---\nname: pdf\ndescription: d\n---\n").unwrap();
+        assert_eq!(p.frontmatter.name.as_deref(), Some("pdf"));
+    }
+
+    #[test]
+    fn reads_folded_and_literal_blocks() {
+        let folded = parse("---\nname: a\ndescription: >\n  one\n  two\n---\n").unwrap();
+        assert_eq!(folded.frontmatter.description.as_deref(), Some("one two"));
+        let literal = parse("---\nname: a\ndescription: |\n  one\n  two\n---\n").unwrap();
+        assert_eq!(literal.frontmatter.description.as_deref(), Some("one\ntwo"));
+    }
+
+    #[test]
+    fn a_dashes_line_inside_the_body_does_not_end_anything() {
+        let p = parse("---\nname: a\ndescription: d\n---\nintro\n---\nmore\n").unwrap();
+        assert_eq!(p.body, "intro\n---\nmore\n");
+    }
+
+    #[test]
+    fn reads_optional_fields_and_both_allowed_tools_forms() {
+        let text = "---\nname: a\ndescription: d\nlicense: MIT\ncompatibility: needs python3\nmetadata:\n  author: me\n  version: 1.0\nallowed-tools: Bash(git:*) Read\n---\n";
+        let p = parse(text).unwrap();
+        let fm = &p.frontmatter;
+        assert_eq!(fm.license.as_deref(), Some("MIT"));
+        assert_eq!(fm.compatibility.as_deref(), Some("needs python3"));
+        assert_eq!(fm.metadata.get("author").map(String::as_str), Some("me"));
+        assert_eq!(fm.metadata.get("version").map(String::as_str), Some("1.0"));
+        assert_eq!(fm.allowed_tools, vec!["Bash(git:*)", "Read"]);
+        assert_eq!(
+            p.warnings.len(),
+            1,
+            "the numeric metadata value is reported"
+        );
+        let list =
+            parse("---\nname: a\ndescription: d\nallowed-tools:\n  - Read\n  - Write\n---\n")
+                .unwrap();
+        assert_eq!(list.frontmatter.allowed_tools, vec!["Read", "Write"]);
+    }
+
+    #[test]
+    fn keeps_unknown_keys_and_warns() {
+        let p = parse("---\nname: a\ndescription: d\nversion: 2\ntags: [x]\n---\n").unwrap();
+        assert_eq!(p.frontmatter.extra.len(), 2);
+        assert_eq!(p.warnings.len(), 2);
+        assert!(p.warnings[0].contains("'version'"), "{:?}", p.warnings);
+    }
+
+    #[test]
+    fn refuses_missing_or_unclosed_frontmatter() {
+        assert_eq!(
+            parse("# no frontmatter\n"),
+            Err(ParseError::MissingFrontmatter)
+        );
+        assert_eq!(parse(""), Err(ParseError::MissingFrontmatter));
+        assert_eq!(
+            parse("---\nname: a\ndescription: d\n"),
+            Err(ParseError::UnclosedFrontmatter)
+        );
+    }
+
+    #[test]
+    fn refuses_unparseable_yaml_and_wrong_shapes() {
+        assert!(matches!(
+            parse("---\nname: [unclosed\n---\n"),
+            Err(ParseError::Yaml(_))
+        ));
+        assert!(matches!(
+            parse("---\n- a\n- b\n---\n"),
+            Err(ParseError::Shape(_))
+        ));
+        assert!(matches!(
+            parse("---\nname: a\ndescription: {x: 1}\n---\n"),
+            Err(ParseError::Shape(_))
+        ));
+        assert!(matches!(
+            parse("---\nname: a\ndescription: d\nmetadata: [1]\n---\n"),
+            Err(ParseError::Shape(_))
+        ));
+    }
+}

@@ -1,0 +1,254 @@
+//! The skills section of the agent's system prompt (progressive disclosure).
+//!
+//! Only name, description and container location are listed; the model reads a skill's
+//! `SKILL.md` on demand. The section stays within a character budget by shortening
+//! descriptions — never names or locations, which the model needs to find the file.
+
+/// What the prompt shows of one skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PromptSkill<'a> {
+    /// Skill name.
+    pub name: &'a str,
+    /// Skill description (may be shortened).
+    pub description: &'a str,
+    /// Container path of its `SKILL.md`.
+    pub location: &'a str,
+}
+
+/// Default size budget of the section, in characters.
+pub const DEFAULT_BUDGET: usize = 8_000;
+
+const HEADER: &str = "<skill_system>
+Skills are folders of instructions, scripts and resources for specialised tasks. Each skill \
+below has a name, what it is for, and the location of its SKILL.md inside your sandbox.
+
+How to use them:
+1. When a request matches a skill's description, read that skill's SKILL.md with read_file \
+before doing anything else, and follow it.
+2. Paths a skill mentions (scripts/, references/, assets/) are relative to its folder; read or \
+run them only when the instructions call for it.
+3. Skills are read-only. Work in /mnt/user-data/workspace and write results for the user to \
+/mnt/user-data/outputs.
+
+<available_skills>
+";
+const FOOTER: &str = "</available_skills>\n</skill_system>";
+const ELLIPSIS: char = '…';
+
+/// Renders the section; empty when there are no skills.
+pub fn render(skills: &[PromptSkill<'_>], budget: usize) -> String {
+    if skills.is_empty() {
+        return String::new();
+    }
+    let cap = description_cap(skills, budget);
+    let mut out = String::with_capacity(budget.min(1 << 20));
+    out.push_str(HEADER);
+    for s in skills {
+        out.push_str("<skill>\n<name>");
+        push_escaped(&mut out, s.name);
+        out.push_str("</name>\n");
+        let description = shorten(s.description, cap);
+        if !description.is_empty() {
+            out.push_str("<description>");
+            push_escaped(&mut out, &description);
+            out.push_str("</description>\n");
+        }
+        out.push_str("<location>");
+        push_escaped(&mut out, s.location);
+        out.push_str("</location>\n</skill>\n");
+    }
+    out.push_str(FOOTER);
+    out
+}
+
+/// The longest description length (in characters) that keeps the section within budget;
+/// `None` when every description fits whole.
+fn description_cap(skills: &[PromptSkill<'_>], budget: usize) -> Option<usize> {
+    let longest = skills
+        .iter()
+        .map(|s| s.description.chars().count())
+        .max()
+        .unwrap_or(0);
+    if size_with_cap(skills, None) <= budget {
+        return None;
+    }
+    // Largest cap whose total fits; 0 (no descriptions) when nothing fits.
+    let (mut lo, mut hi) = (0usize, longest);
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if size_with_cap(skills, Some(mid)) <= budget {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    if lo == 0 || size_with_cap(skills, Some(lo)) > budget {
+        if size_with_cap(skills, Some(0)) > budget {
+            tracing::warn!(
+                budget,
+                skills = skills.len(),
+                "skills prompt section exceeds its budget even without descriptions"
+            );
+        }
+        return Some(0);
+    }
+    Some(lo)
+}
+
+fn size_with_cap(skills: &[PromptSkill<'_>], cap: Option<usize>) -> usize {
+    let fixed = HEADER.chars().count() + FOOTER.chars().count();
+    fixed
+        + skills
+            .iter()
+            .map(|s| {
+                let d = shorten(s.description, cap);
+                let desc = if d.is_empty() {
+                    0
+                } else {
+                    "<description></description>\n".len() + escaped_len(&d)
+                };
+                "<skill>\n<name></name>\n<location></location>\n</skill>\n".len()
+                    + escaped_len(s.name)
+                    + escaped_len(s.location)
+                    + desc
+            })
+            .sum::<usize>()
+}
+
+fn shorten(text: &str, cap: Option<usize>) -> std::borrow::Cow<'_, str> {
+    match cap {
+        Some(cap) if text.chars().count() > cap => {
+            if cap == 0 {
+                return "".into();
+            }
+            let cut: String = text.chars().take(cap.saturating_sub(1)).collect();
+            format!("{}{ELLIPSIS}", cut.trim_end()).into()
+        }
+        _ => text.into(),
+    }
+}
+
+fn escaped_len(text: &str) -> usize {
+    text.chars()
+        .map(|c| match c {
+            '&' => 5,
+            '<' | '>' => 4,
+            '"' | '\'' => 6,
+            _ => 1,
+        })
+        .sum()
+}
+
+fn push_escaped(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill<'a>(name: &'a str, description: &'a str, location: &'a str) -> PromptSkill<'a> {
+        PromptSkill {
+            name,
+            description,
+            location,
+        }
+    }
+
+    #[test]
+    fn lists_each_skill_with_name_description_and_location() {
+        let out = render(
+            &[skill(
+                "pdf",
+                "Read PDFs.",
+                "/mnt/skills/public/pdf/SKILL.md",
+            )],
+            DEFAULT_BUDGET,
+        );
+        assert!(out.starts_with("<skill_system>"));
+        assert!(out.ends_with("</skill_system>"));
+        assert!(out.contains(
+            "<skill>\n<name>pdf</name>\n<description>Read PDFs.</description>\n<location>/mnt/skills/public/pdf/SKILL.md</location>\n</skill>"
+        ));
+    }
+
+    #[test]
+    fn no_skills_means_no_section() {
+        assert_eq!(render(&[], DEFAULT_BUDGET), "");
+    }
+
+    #[test]
+    fn escapes_xml_in_every_field() {
+        let out = render(
+            &[skill(
+                "a",
+                "Use <b> & \"quotes\" 'too'",
+                "/mnt/skills/custom/a&b/SKILL.md",
+            )],
+            DEFAULT_BUDGET,
+        );
+        assert!(out.contains(
+            "<description>Use &lt;b&gt; &amp; &quot;quotes&quot; &apos;too&apos;</description>"
+        ));
+        assert!(out.contains("<location>/mnt/skills/custom/a&amp;b/SKILL.md</location>"));
+    }
+
+    #[test]
+    fn shortens_descriptions_to_fit_the_budget_but_keeps_names_and_locations() {
+        let long = "word ".repeat(200);
+        let names: Vec<String> = (0..20).map(|i| format!("skill-{i}")).collect();
+        let locations: Vec<String> = names
+            .iter()
+            .map(|n| format!("/mnt/skills/public/{n}/SKILL.md"))
+            .collect();
+        let skills: Vec<_> = names
+            .iter()
+            .zip(&locations)
+            .map(|(n, l)| skill(n, &long, l))
+            .collect();
+        let full = render(&skills, usize::MAX);
+        assert!(full.chars().count() > 8_000);
+        let out = render(&skills, 8_000);
+        assert!(out.chars().count() <= 8_000, "{}", out.chars().count());
+        for (n, l) in names.iter().zip(&locations) {
+            assert!(out.contains(&format!("<name>{n}</name>")));
+            assert!(out.contains(&format!("<location>{l}</location>")));
+        }
+        assert!(out.contains("…</description>"));
+        // The budget is used, not wasted: the result is close to it.
+        assert!(out.chars().count() > 7_000);
+    }
+
+    #[test]
+    fn short_descriptions_stay_whole_when_long_ones_are_cut() {
+        let long = "x".repeat(5_000);
+        let skills = [
+            skill("long", &long, "/mnt/skills/public/long/SKILL.md"),
+            skill("short", "Tiny.", "/mnt/skills/public/short/SKILL.md"),
+        ];
+        let out = render(&skills, 2_000);
+        assert!(out.contains("<description>Tiny.</description>"));
+        assert!(out.chars().count() <= 2_000);
+    }
+
+    #[test]
+    fn drops_descriptions_entirely_when_even_names_barely_fit() {
+        let names: Vec<String> = (0..100).map(|i| format!("s{i}")).collect();
+        let skills: Vec<_> = names
+            .iter()
+            .map(|n| skill(n, "a description", "/mnt/skills/public/x/SKILL.md"))
+            .collect();
+        let out = render(&skills, 1_000);
+        assert!(!out.contains("<description>"));
+        assert_eq!(out.matches("<name>").count(), 100, "no skill is dropped");
+    }
+}

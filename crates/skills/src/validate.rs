@@ -1,0 +1,254 @@
+//! Validation of frontmatter against the Agent Skills specification.
+//!
+//! Loading is lenient like the reference clients (a name/directory mismatch or an over-long
+//! description still loads, with a warning); validating and installing is strict.
+
+use serde::Serialize;
+
+use crate::frontmatter::{self, Frontmatter, ParsedSkillFile};
+use crate::name::check_name;
+
+/// Longest allowed `description`, in characters.
+pub const MAX_DESCRIPTION_LEN: usize = 1024;
+/// Longest allowed `compatibility`, in characters.
+pub const MAX_COMPATIBILITY_LEN: usize = 500;
+
+/// How hard to be on problems the reference clients tolerate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Catalog loading: spec deviations that do not break the skill are warnings.
+    Lenient,
+    /// `antler skill validate` and installs: every spec deviation is an error.
+    Strict,
+}
+
+/// Whether a finding stops the skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The skill is refused (or skipped when loading).
+    Error,
+    /// Reported, not refusing.
+    Warning,
+}
+
+/// One problem found in a skill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Error or warning.
+    pub severity: Severity,
+    /// Stable rule id such as `name-format`.
+    pub rule: &'static str,
+    /// What is wrong, for people.
+    pub message: String,
+}
+
+impl Finding {
+    fn new(severity: Severity, rule: &'static str, message: impl Into<String>) -> Self {
+        Finding {
+            severity,
+            rule,
+            message: message.into(),
+        }
+    }
+}
+
+/// The result of reading and validating one `SKILL.md`.
+#[derive(Debug, Clone)]
+pub struct Inspection {
+    /// The parsed file, when it could be parsed.
+    pub parsed: Option<ParsedSkillFile>,
+    /// Every problem, errors first in file order.
+    pub findings: Vec<Finding>,
+}
+
+impl Inspection {
+    /// True when no finding is an error.
+    pub fn is_valid(&self) -> bool {
+        !self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+
+    /// The error messages joined for a one-line report.
+    pub fn error_summary(&self) -> String {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| f.message.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// The warning messages.
+    pub fn warnings(&self) -> Vec<String> {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Warning)
+            .map(|f| f.message.clone())
+            .collect()
+    }
+}
+
+/// Parses and validates the text of a `SKILL.md` found in a directory named `dir_name`.
+pub fn inspect(text: &str, dir_name: Option<&str>, mode: Mode) -> Inspection {
+    match frontmatter::parse(text) {
+        Ok(parsed) => {
+            let mut findings = validate(&parsed.frontmatter, dir_name, mode);
+            findings.extend(
+                parsed
+                    .warnings
+                    .iter()
+                    .map(|w| Finding::new(Severity::Warning, "frontmatter", w.clone())),
+            );
+            Inspection {
+                parsed: Some(parsed),
+                findings,
+            }
+        }
+        Err(e) => Inspection {
+            parsed: None,
+            findings: vec![Finding::new(Severity::Error, "frontmatter", e.to_string())],
+        },
+    }
+}
+
+/// Checks the fields of parsed frontmatter.
+pub fn validate(fm: &Frontmatter, dir_name: Option<&str>, mode: Mode) -> Vec<Finding> {
+    let soft = match mode {
+        Mode::Lenient => Severity::Warning,
+        Mode::Strict => Severity::Error,
+    };
+    let mut out = Vec::new();
+    match fm.name.as_deref() {
+        None => out.push(Finding::new(
+            Severity::Error,
+            "name-missing",
+            "frontmatter has no 'name'",
+        )),
+        Some(name) => {
+            if let Err(why) = check_name(name) {
+                out.push(Finding::new(Severity::Error, "name-format", why));
+            } else if let Some(dir) = dir_name.filter(|d| *d != name) {
+                out.push(Finding::new(
+                    soft,
+                    "name-dir-mismatch",
+                    format!("name '{name}' does not match its directory '{dir}'"),
+                ));
+            }
+        }
+    }
+    match fm.description.as_deref() {
+        None | Some("") => out.push(Finding::new(
+            Severity::Error,
+            "description-missing",
+            "frontmatter has no 'description'",
+        )),
+        Some(d) if d.chars().count() > MAX_DESCRIPTION_LEN => out.push(Finding::new(
+            soft,
+            "description-too-long",
+            format!(
+                "description is {} characters long; at most {MAX_DESCRIPTION_LEN} allowed",
+                d.chars().count()
+            ),
+        )),
+        Some(_) => {}
+    }
+    if let Some(c) = fm.compatibility.as_deref()
+        && c.chars().count() > MAX_COMPATIBILITY_LEN
+    {
+        out.push(Finding::new(
+            soft,
+            "compatibility-too-long",
+            format!(
+                "compatibility is {} characters long; at most {MAX_COMPATIBILITY_LEN} allowed",
+                c.chars().count()
+            ),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(fields: &str) -> String {
+        format!("---\n{fields}---\nbody\n")
+    }
+
+    #[test]
+    fn a_well_formed_skill_has_no_findings() {
+        let i = inspect(
+            &doc("name: pdf\ndescription: PDFs.\n"),
+            Some("pdf"),
+            Mode::Strict,
+        );
+        assert!(i.is_valid());
+        assert!(i.findings.is_empty(), "{:?}", i.findings);
+    }
+
+    #[test]
+    fn name_dir_mismatch_warns_when_loading_and_fails_when_strict() {
+        let text = doc("name: pdf\ndescription: PDFs.\n");
+        let lenient = inspect(&text, Some("pdf-tools"), Mode::Lenient);
+        assert!(lenient.is_valid());
+        assert_eq!(lenient.findings[0].rule, "name-dir-mismatch");
+        assert_eq!(lenient.findings[0].severity, Severity::Warning);
+        assert!(!inspect(&text, Some("pdf-tools"), Mode::Strict).is_valid());
+    }
+
+    #[test]
+    fn over_long_description_warns_when_loading_and_fails_when_strict() {
+        let text = doc(&format!("name: a\ndescription: {}\n", "x".repeat(1025)));
+        let lenient = inspect(&text, Some("a"), Mode::Lenient);
+        assert!(lenient.is_valid());
+        assert_eq!(lenient.findings[0].rule, "description-too-long");
+        assert!(!inspect(&text, Some("a"), Mode::Strict).is_valid());
+        let exact = doc(&format!("name: a\ndescription: {}\n", "x".repeat(1024)));
+        assert!(inspect(&exact, Some("a"), Mode::Strict).is_valid());
+    }
+
+    #[test]
+    fn over_long_compatibility_is_reported() {
+        let text = doc(&format!(
+            "name: a\ndescription: d\ncompatibility: {}\n",
+            "c".repeat(501)
+        ));
+        let i = inspect(&text, Some("a"), Mode::Strict);
+        assert_eq!(i.findings[0].rule, "compatibility-too-long");
+        assert!(!i.is_valid());
+    }
+
+    #[test]
+    fn missing_description_and_bad_names_are_errors_in_both_modes() {
+        for mode in [Mode::Lenient, Mode::Strict] {
+            let i = inspect(&doc("name: a\n"), Some("a"), mode);
+            assert_eq!(i.findings[0].rule, "description-missing");
+            assert!(!i.is_valid());
+            let i = inspect(&doc("name: a\ndescription: '  '\n"), Some("a"), mode);
+            assert!(!i.is_valid());
+            let i = inspect(&doc("name: Bad_Name\ndescription: d\n"), None, mode);
+            assert_eq!(i.findings[0].rule, "name-format");
+            let i = inspect(&doc("description: d\n"), None, mode);
+            assert_eq!(i.findings[0].rule, "name-missing");
+        }
+    }
+
+    #[test]
+    fn unparseable_yaml_is_a_single_error_finding() {
+        let i = inspect("---\nname: [\n---\n", Some("a"), Mode::Lenient);
+        assert!(i.parsed.is_none());
+        assert_eq!(i.findings.len(), 1);
+        assert!(i.error_summary().contains("invalid YAML"));
+    }
+
+    #[test]
+    fn unknown_keys_stay_warnings_even_when_strict() {
+        let i = inspect(
+            &doc("name: a\ndescription: d\nauthor: me\n"),
+            Some("a"),
+            Mode::Strict,
+        );
+        assert!(i.is_valid());
+        assert_eq!(i.warnings().len(), 1);
+    }
+}

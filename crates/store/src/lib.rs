@@ -1,0 +1,117 @@
+//! Persistence: one trait per repository, one module per database engine.
+//!
+//! Callers hold a [`Store`] of trait objects and never see SQL. SQLite is the default (a file in
+//! the data dir, nothing to install); a second engine adds a module implementing the same
+//! traits and a branch in [`Store::open`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub mod skill_states;
+mod sqlite;
+
+pub use skill_states::{SkillState, SkillStateRepo};
+
+/// Failures of the storage layer. The gateway maps every variant to a 500 without leaking text.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database refused or failed a query.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// A migration could not be applied.
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The database URL names an engine this build does not support.
+    #[error("unsupported database url '{0}': expected sqlite:…")]
+    UnsupportedUrl(String),
+    /// A stored value is not what the schema promises.
+    #[error("corrupt row: {0}")]
+    Corrupt(String),
+}
+
+/// Where the database is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A SQLite file.
+    Sqlite(PathBuf),
+}
+
+impl Location {
+    /// Resolves `database.url`: `None` means `<data_dir>/antler.db`.
+    pub fn resolve(url: Option<&str>, data_dir: &Path) -> Result<Self, StoreError> {
+        match url {
+            None | Some("") => Ok(Location::Sqlite(data_dir.join("antler.db"))),
+            Some(url) => {
+                if let Some(path) = url
+                    .strip_prefix("sqlite://")
+                    .or_else(|| url.strip_prefix("sqlite:"))
+                {
+                    let path = path.split('?').next().unwrap_or(path);
+                    Ok(Location::Sqlite(PathBuf::from(path)))
+                } else {
+                    Err(StoreError::UnsupportedUrl(redact(url)))
+                }
+            }
+        }
+    }
+}
+
+/// Hides a password in a URL before it reaches an error message.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}://…@{}", &url[..scheme], &url[at + 1..])
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// The repositories, shared by every request.
+#[derive(Clone)]
+pub struct Store {
+    /// Enabled state of skills.
+    pub skill_states: Arc<dyn SkillStateRepo>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Store")
+    }
+}
+
+impl Store {
+    /// Opens (creating when missing) the database and applies pending migrations.
+    pub async fn open(location: &Location, max_connections: u32) -> Result<Self, StoreError> {
+        match location {
+            Location::Sqlite(path) => {
+                let pool = sqlite::connect(path, max_connections).await?;
+                sqlite::migrate(&pool).await?;
+                Ok(sqlite::store(pool))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_database_urls() {
+        let data = Path::new("/data");
+        assert_eq!(
+            Location::resolve(None, data).unwrap(),
+            Location::Sqlite("/data/antler.db".into())
+        );
+        assert_eq!(
+            Location::resolve(Some("sqlite:///tmp/x.db?mode=rwc"), data).unwrap(),
+            Location::Sqlite("/tmp/x.db".into())
+        );
+        assert_eq!(
+            Location::resolve(Some("sqlite:rel.db"), data).unwrap(),
+            Location::Sqlite("rel.db".into())
+        );
+        let err = Location::resolve(Some("mysql://u:secret@h/db"), data).unwrap_err();
+        assert!(!err.to_string().contains("secret"), "{err}");
+    }
+}
