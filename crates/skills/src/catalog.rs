@@ -5,8 +5,9 @@
 //! swap it in atomically; subscribers are told the new version.
 
 use std::collections::{HashMap, HashSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use antler_protocol::skills::{Skill, SkillCategory, SkillList};
 use arc_swap::ArcSwap;
@@ -42,6 +43,9 @@ pub struct Snapshot {
     pub json: Bytes,
     /// Strong ETag of `json`, quoted.
     pub etag: String,
+    /// `json` gzip-compressed, built on first use (browsers always accept gzip, and the
+    /// listing of a large catalog is otherwise bound by bytes on the wire).
+    gzip: OnceLock<Bytes>,
     scan: Arc<Scan>,
 }
 
@@ -92,8 +96,22 @@ impl Snapshot {
             list,
             json,
             etag,
+            gzip: OnceLock::new(),
             scan,
         }
+    }
+
+    /// The listing JSON compressed with gzip, computed once per snapshot.
+    pub fn json_gzip(&self) -> &Bytes {
+        self.gzip.get_or_init(|| {
+            let mut encoder = flate2::write::GzEncoder::new(
+                Vec::with_capacity(self.json.len() / 8),
+                flate2::Compression::new(6),
+            );
+            // Writing into a Vec cannot fail.
+            let _ = encoder.write_all(&self.json);
+            Bytes::from(encoder.finish().unwrap_or_default())
+        })
     }
 
     /// Finds a skill by name, optionally restricted to a category.
@@ -329,5 +347,12 @@ mod tests {
         assert_eq!(parsed, before.list);
         let after = c.set_enabled(SkillCategory::Public, "a", false);
         assert_ne!(before.etag, after.etag);
+        let mut unzipped = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(&after.json_gzip()[..]),
+            &mut unzipped,
+        )
+        .unwrap();
+        assert_eq!(unzipped, after.json);
     }
 }

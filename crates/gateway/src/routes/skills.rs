@@ -17,7 +17,7 @@ use crate::params::{CategoryQuery, SkillName};
 
 /// Every skill with its state, plus skills that failed to load.
 ///
-/// Served from memory with an `ETag`; `If-None-Match` answers 304.
+/// Served from memory with an `ETag`; `If-None-Match` answers 304; gzip when accepted.
 #[utoipa::path(
     get,
     path = "/api/skills",
@@ -34,14 +34,15 @@ pub async fn list_skills(State(app): State<AppState>, headers: HeaderMap) -> Res
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| etag_matches(v, &snapshot.etag));
+    let gzip = accepts_gzip(&headers);
     if fresh {
         return (
             StatusCode::NOT_MODIFIED,
-            [(header::ETAG, snapshot.etag.clone())],
+            [(header::ETAG, etag(&snapshot, gzip))],
         )
             .into_response();
     }
-    listing_response(&snapshot)
+    listing_response(&snapshot, gzip)
 }
 
 /// One skill with its `SKILL.md` body and file list.
@@ -139,26 +140,65 @@ pub async fn set_skill(
 )]
 pub async fn reload_skills(State(app): State<AppState>) -> ApiResult<Response> {
     let snapshot = app.reload_skills().await.map_err(AppError::internal)?;
-    Ok(listing_response(&snapshot))
+    Ok(listing_response(&snapshot, false))
 }
 
-fn listing_response(snapshot: &Snapshot) -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, "application/json"),
-            (header::CACHE_CONTROL, "no-cache"),
-        ],
-        [(header::ETAG, snapshot.etag.clone())],
-        Body::from(snapshot.json.clone()),
-    )
-        .into_response()
+fn listing_response(snapshot: &Snapshot, gzip: bool) -> Response {
+    let headers = [
+        (header::CONTENT_TYPE, "application/json"),
+        (header::CACHE_CONTROL, "no-cache"),
+        (header::VARY, "accept-encoding"),
+    ];
+    let tag = [(header::ETAG, etag(snapshot, gzip))];
+    if gzip {
+        let encoding = [(header::CONTENT_ENCODING, "gzip")];
+        (
+            headers,
+            tag,
+            encoding,
+            Body::from(snapshot.json_gzip().clone()),
+        )
+            .into_response()
+    } else {
+        (headers, tag, Body::from(snapshot.json.clone())).into_response()
+    }
+}
+
+/// Each representation has its own entity tag (RFC 9110 §8.8.3).
+fn etag(snapshot: &Snapshot, gzip: bool) -> String {
+    if gzip {
+        format!("{}-gzip\"", snapshot.etag.trim_end_matches('"'))
+    } else {
+        snapshot.etag.clone()
+    }
 }
 
 fn etag_matches(if_none_match: &str, etag: &str) -> bool {
+    let etag = etag.trim_start_matches("W/");
     if_none_match
         .split(',')
         .map(|t| t.trim().trim_start_matches("W/"))
         .any(|t| t == etag || t == "*")
+}
+
+/// True when `Accept-Encoding` lists gzip (or `*`) without `q=0`.
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|item| {
+            let mut parts = item.split(';');
+            let coding = parts.next().unwrap_or("").trim();
+            let refused = parts.any(|p| {
+                p.trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
+        })
 }
 
 fn find_error(e: FindError) -> AppError {
@@ -168,5 +208,35 @@ fn find_error(e: FindError) -> AppError {
             "skill '{name}' exists as both a public and a custom skill; say which with \"category\""
         ))
         .with_details(json!({ "name": name, "categories": ["public", "custom"] })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(value: &'static str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::ACCEPT_ENCODING, HeaderValue::from_static(value));
+        h
+    }
+
+    #[test]
+    fn gzip_is_used_only_when_accepted() {
+        assert!(accepts_gzip(&headers("gzip, deflate, br")));
+        assert!(accepts_gzip(&headers("br;q=1.0, GZIP;q=0.5")));
+        assert!(accepts_gzip(&headers("*")));
+        assert!(!accepts_gzip(&headers("gzip;q=0, br")));
+        assert!(!accepts_gzip(&headers("br, identity")));
+        assert!(!accepts_gzip(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn etags_match_lists_weak_tags_and_wildcards() {
+        assert!(etag_matches("\"a\"", "\"a\""));
+        assert!(etag_matches("\"x\", W/\"a\"", "\"a\""));
+        assert!(etag_matches("*", "\"a\""));
+        assert!(!etag_matches("\"b\"", "\"a\""));
     }
 }

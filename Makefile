@@ -1,0 +1,22 @@
+# Antler. `make run` starts the server with embedded defaults; `make test` runs every test.
+.PHONY: run test bench lint fmt snapshots
+
+run:
+	cargo run --release -p antler-cli --bin antler -- serve
+
+test:
+	scripts/test.sh
+
+bench:
+	scripts/bench/run.sh
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	cargo fmt --all
+
+# Accept a deliberate API change into the OpenAPI snapshot (review the diff afterwards).
+snapshots:
+	UPDATE_SNAPSHOTS=1 cargo test -p antler-gateway --test openapi_snapshot

@@ -1,0 +1,161 @@
+//! The `antler` command line: configuration errors, migrate, skill list and validate.
+
+use std::path::Path;
+
+use crate::common::{Env, antler};
+
+fn run(cmd: &mut std::process::Command) -> (i32, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn an_invalid_config_file_exits_2_naming_the_key() {
+    let env = Env::new();
+    let file = env.root.path().join("bad.yaml");
+    std::fs::write(&file, "database:\n  max_connections: many\n").unwrap();
+    let (code, _, stderr) = run(env
+        .command(&["serve", "--config", file.to_str().unwrap()])
+        .env_remove("ANTLER_LOG_LEVEL"));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("database.max_connections"), "{stderr}");
+}
+
+#[test]
+fn an_invalid_environment_override_exits_2_naming_key_and_variable() {
+    let env = Env::new();
+    let (code, _, stderr) = run(env.command(&["serve"]).env("ANTLER_BIND", "not-an-address"));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("bind"), "{stderr}");
+    let (code, _, stderr) = run(env
+        .command(&["serve"])
+        .env("ANTLER_SKILLS_WATCH", "perhaps"));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("skills.watch") && stderr.contains("ANTLER_SKILLS_WATCH"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&mut env.command(&["serve", "--bind", "nonsense"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("bind"), "{stderr}");
+}
+
+#[test]
+fn an_unknown_key_in_the_file_is_refused_by_name() {
+    let env = Env::new();
+    let file = env.root.path().join("typo.yaml");
+    std::fs::write(&file, "skills:\n  wach: false\n").unwrap();
+    let (code, _, stderr) = run(&mut env.command(&["serve", "--config", file.to_str().unwrap()]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("wach"), "{stderr}");
+}
+
+#[test]
+fn the_default_config_file_is_used_when_present() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.root.path().join("config")).unwrap();
+    std::fs::write(
+        env.root.path().join("config/antler.yaml"),
+        "log:\n  format: jsonish\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = run(&mut env.command(&["migrate"]));
+    assert_eq!(code, 2, "config/antler.yaml was read: {stderr}");
+    assert!(stderr.contains("log.format"), "{stderr}");
+}
+
+#[test]
+fn migrate_creates_the_database_in_the_data_dir() {
+    let env = Env::new();
+    let (code, stdout, stderr) = run(&mut env.command(&["migrate"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("up to date"));
+    assert!(env.data_dir().join("antler.db").is_file());
+    // Running it again is a no-op.
+    let (code, _, _) = run(&mut env.command(&["migrate"]));
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn skill_list_prints_state_and_errors() {
+    let env = Env::new();
+    env.write_skill("public", "pdf", "pdf", "PDF.");
+    env.write_skill("custom", "pdf", "pdf", "Custom PDF.");
+    env.write_raw("custom", "broken", "no frontmatter\n");
+    let (code, stdout, stderr) = run(&mut env.command(&["skill", "list"]));
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("CATEGORY"));
+    assert!(lines[1].starts_with("public") && lines[1].contains("shadowed by custom"));
+    assert!(lines[2].starts_with("custom"));
+    assert!(lines[3].contains("custom/broken/SKILL.md"));
+    let (code, stdout, _) = run(&mut env.command(&["skill", "list", "--json"]));
+    assert_eq!(code, 0);
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["skills"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn skill_validate_passes_a_valid_skill_and_prints_warnings() {
+    let env = Env::new();
+    env.write_raw(
+        "public",
+        "good",
+        "---\nname: good\ndescription: Good.\nauthor: me\n---\nbody\n",
+    );
+    let (code, stdout, _) = run(antler()
+        .args(["skill", "validate"])
+        .arg(env.skills_dir().join("public/good")));
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("warning: [frontmatter] unknown frontmatter key 'author'"));
+    assert!(stdout.contains("ok: good is a valid skill"));
+}
+
+#[test]
+fn skill_validate_fails_with_one_line_per_problem() {
+    let env = Env::new();
+    let long = "d".repeat(1100);
+    env.write_raw(
+        "public",
+        "dir-name",
+        &format!(
+            "---\nname: other\ndescription: {long}\ncompatibility: {}\n---\n",
+            "c".repeat(600)
+        ),
+    );
+    let (code, stdout, _) = run(antler()
+        .args(["skill", "validate"])
+        .arg(env.skills_dir().join("public/dir-name")));
+    assert_eq!(code, 1);
+    let errors: Vec<&str> = stdout.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 3, "{stdout}");
+    assert!(stdout.contains("[name-dir-mismatch]"));
+    assert!(stdout.contains("[description-too-long]"));
+    assert!(stdout.contains("[compatibility-too-long]"));
+    let (code, stdout, _) = run(antler()
+        .args(["skill", "validate"])
+        .arg(env.root.path().join("missing")));
+    assert_eq!(code, 1);
+    assert!(stdout.contains("cannot read"));
+}
+
+#[test]
+fn every_built_in_skill_validates() {
+    let public = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../skills/public");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&public).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.join("SKILL.md").is_file() {
+            continue;
+        }
+        let (code, stdout, _) = run(antler().args(["skill", "validate"]).arg(&dir));
+        assert_eq!(code, 0, "{}: {stdout}", dir.display());
+        assert!(!stdout.contains("warning"), "{}: {stdout}", dir.display());
+        count += 1;
+    }
+    assert!(count >= 3, "at least three built-in skills, found {count}");
+}

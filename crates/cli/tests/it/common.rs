@@ -1,0 +1,196 @@
+//! Test harness: temporary skills/data directories and the real `antler` binary on port 0.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// The binary under test.
+pub(crate) fn antler() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_antler"))
+}
+
+/// A temporary installation: `skills/{public,custom}` and `data/`.
+pub(crate) struct Env {
+    pub(crate) root: tempfile::TempDir,
+}
+
+impl Env {
+    pub(crate) fn new() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("skills/public")).unwrap();
+        std::fs::create_dir_all(root.path().join("skills/custom")).unwrap();
+        Env { root }
+    }
+
+    pub(crate) fn skills_dir(&self) -> PathBuf {
+        self.root.path().join("skills")
+    }
+
+    pub(crate) fn data_dir(&self) -> PathBuf {
+        self.root.path().join("data")
+    }
+
+    /// Writes `skills/<category>/<rel>/SKILL.md`.
+    pub(crate) fn write_skill(
+        &self,
+        category: &str,
+        rel: &str,
+        name: &str,
+        description: &str,
+    ) -> PathBuf {
+        let dir = self.skills_dir().join(category).join(rel);
+        write_skill_dir(&dir, name, description);
+        dir
+    }
+
+    /// Writes a raw `SKILL.md`.
+    pub(crate) fn write_raw(&self, category: &str, rel: &str, text: &str) {
+        let dir = self.skills_dir().join(category).join(rel);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("SKILL.md"), text).unwrap();
+    }
+
+    /// The environment a server of this installation runs with.
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = antler();
+        cmd.args(args)
+            .current_dir(self.root.path())
+            .env("ANTLER_DATA_DIR", self.data_dir())
+            .env("ANTLER_SKILLS_DIR", self.skills_dir())
+            .env("ANTLER_LOG_LEVEL", "warn");
+        cmd
+    }
+
+    /// Starts `antler serve --bind 127.0.0.1:0` with the file watcher off (tests that need
+    /// it use [`Env::start_with`]).
+    pub(crate) fn start(&self) -> Server {
+        self.start_with(&[("ANTLER_SKILLS_WATCH", "false")])
+    }
+
+    pub(crate) fn start_with(&self, env: &[(&str, &str)]) -> Server {
+        let mut cmd = self.command(&["serve", "--bind", "127.0.0.1:0"]);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        Server::spawn(cmd)
+    }
+}
+
+pub(crate) fn write_skill_dir(dir: &Path, name: &str, description: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nDo the thing.\n"),
+    )
+    .unwrap();
+}
+
+/// A running server; killed when dropped.
+pub(crate) struct Server {
+    child: Child,
+    pub(crate) base: String,
+    pub(crate) http: reqwest::Client,
+}
+
+impl Server {
+    pub(crate) fn spawn(mut cmd: Command) -> Server {
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start antler");
+        let stdout = child.stdout.take().unwrap();
+        let mut first = String::new();
+        BufReader::new(stdout).read_line(&mut first).unwrap();
+        let base = first
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line: {first:?}"))
+            .to_string();
+        Server {
+            child,
+            base,
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(20))
+                .build()
+                .unwrap(),
+        }
+    }
+
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub(crate) async fn get(&self, path: &str) -> reqwest::Response {
+        self.http.get(self.url(path)).send().await.unwrap()
+    }
+
+    pub(crate) async fn get_json(&self, path: &str) -> (u16, serde_json::Value) {
+        let r = self.get(path).await;
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap())
+    }
+
+    pub(crate) async fn put_json(
+        &self,
+        path: &str,
+        body: serde_json::Value,
+    ) -> (u16, serde_json::Value) {
+        let r = self
+            .http
+            .put(self.url(path))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap())
+    }
+
+    pub(crate) async fn post(&self, path: &str) -> (u16, serde_json::Value) {
+        let r = self.http.post(self.url(path)).send().await.unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap())
+    }
+
+    /// Stops the server with SIGTERM and waits for it.
+    pub(crate) fn stop(mut self) {
+        terminate(&mut self.child);
+    }
+}
+
+fn terminate(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    for _ in 0..100 {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Asserts the JSON error envelope and returns its code.
+pub(crate) fn error_code(body: &serde_json::Value) -> &str {
+    let error = body
+        .get("error")
+        .unwrap_or_else(|| panic!("no envelope: {body}"));
+    assert!(
+        error["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+    error["code"].as_str().unwrap()
+}

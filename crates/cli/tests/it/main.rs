@@ -1,0 +1,13 @@
+//! Integration tests: the real `antler` binary, started on port 0 with temporary directories,
+//! driven over HTTP and the command line. One test binary keeps linking fast.
+
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "tests: a failed step should abort the test with its message"
+)]
+
+mod api_skills;
+mod cli;
+mod common;

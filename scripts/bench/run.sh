@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# `make bench`: builds release binaries and runs every benchmark, printing Markdown tables.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+python3 - <<'PY'
+import sys; sys.path.insert(0, "scripts/bench")
+from common import need
+need("wrk")
+PY
+cargo build --release -p antler-cli --bin antler
+export BENCH_SECONDS="${BENCH_SECONDS:-10}"
+echo "# Antler benchmarks ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs)"
+python3 scripts/bench/skills_api.py

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# `make test`: every test. Installs what the tests need when it is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if cargo nextest --version >/dev/null 2>&1; then
+  cargo nextest run --workspace --no-fail-fast
+else
+  cargo test --workspace --no-fail-fast
+fi
+
+# The built-in skills' scripts (Python 3 standard library only).
+python3 -m unittest discover -s tests/skills -t . -v

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Package a skill folder as an installable <name>.skill archive.
+
+Usage:
+    package_skill.py <skill-dir> [output-dir]
+
+Validates the folder first (same checks as quick_validate.py) and refuses to package when
+there is any error. The output directory defaults to /mnt/user-data/outputs when it exists,
+else the current directory; it is created when missing.
+
+The archive is a ZIP (deflate) whose single top-level directory is <name>/, holding SKILL.md
+and the rest of the folder. Left out: dotfiles and dot-directories, __pycache__, *.pyc and
+*.pyo files, symbolic links (with a warning), anything that is not a regular file or
+directory, and the output archive itself. Entries are sorted and carry a fixed timestamp
+and fixed permissions (0755 for executables, 0644 otherwise), so the same folder always
+gives the same bytes. The archive is written to a temporary file next to the target and
+renamed into place, so a failed run never leaves a half-written .skill file.
+
+Prints the archive path and the number of files. Exit status: 0 packaged, 1 refused or
+failed, 2 bad command line.
+"""
+
+import os
+import stat
+import sys
+import tempfile
+import zipfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from quick_validate import validate_skill_dir  # noqa: E402
+
+DEFAULT_OUTPUT_DIR = "/mnt/user-data/outputs"
+FIXED_DATE_TIME = (1980, 1, 1, 0, 0, 0)
+SKIPPED_DIR_NAMES = {"__pycache__"}
+SKIPPED_SUFFIXES = (".pyc", ".pyo")
+
+
+class PackageError(Exception):
+    """Packaging cannot go on."""
+
+
+def is_skipped_name(name):
+    return name.startswith(".") or name in SKIPPED_DIR_NAMES or name.endswith(SKIPPED_SUFFIXES)
+
+
+def collect(skill_dir, excluded, warnings):
+    """Returns sorted (archive-relative path, absolute path, is_dir) for the folder's content.
+
+    `excluded` holds real paths never to include (the output archive and its temp file).
+    """
+    entries = []
+
+    def walk(abs_dir, rel_dir):
+        try:
+            names = sorted(os.listdir(abs_dir))
+        except OSError as exc:
+            raise PackageError("cannot list %s: %s" % (abs_dir, exc.strerror or exc))
+        for name in names:
+            abs_path = os.path.join(abs_dir, name)
+            rel_path = name if not rel_dir else rel_dir + "/" + name
+            if is_skipped_name(name):
+                continue
+            if os.path.realpath(abs_path) in excluded and not os.path.islink(abs_path):
+                continue
+            try:
+                info = os.lstat(abs_path)
+            except OSError as exc:
+                raise PackageError("cannot read %s: %s" % (abs_path, exc.strerror or exc))
+            if stat.S_ISLNK(info.st_mode):
+                warnings.append("skipped symbolic link %s" % rel_path)
+            elif stat.S_ISDIR(info.st_mode):
+                entries.append((rel_path + "/", abs_path, True))
+                walk(abs_path, rel_path)
+            elif stat.S_ISREG(info.st_mode):
+                entries.append((rel_path, abs_path, False))
+            else:
+                warnings.append("skipped %s (not a regular file)" % rel_path)
+
+    walk(skill_dir, "")
+    entries.sort(key=lambda entry: entry[0])
+    return entries
+
+
+def zip_info(arcname, is_dir, executable):
+    info = zipfile.ZipInfo(arcname, date_time=FIXED_DATE_TIME)
+    info.create_system = 3  # Unix, so the permission bits below are honoured
+    if is_dir:
+        info.external_attr = ((stat.S_IFDIR | 0o755) << 16) | 0x10
+        info.compress_type = zipfile.ZIP_STORED
+    else:
+        mode = 0o755 if executable else 0o644
+        info.external_attr = (stat.S_IFREG | mode) << 16
+        info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def write_archive(path, name, entries):
+    """Writes the entries under the top directory `name`/; returns the number of files."""
+    files = 0
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(zip_info(name + "/", True, False), b"")
+        for rel_path, abs_path, is_dir in entries:
+            arcname = name + "/" + rel_path
+            if is_dir:
+                archive.writestr(zip_info(arcname, True, False), b"")
+                continue
+            try:
+                with open(abs_path, "rb") as handle:
+                    data = handle.read()
+                executable = bool(os.stat(abs_path).st_mode & 0o111)
+            except OSError as exc:
+                raise PackageError("cannot read %s: %s" % (abs_path, exc.strerror or exc))
+            archive.writestr(zip_info(arcname, False, executable), data, compresslevel=9)
+            files += 1
+    with zipfile.ZipFile(path) as archive:
+        bad = archive.testzip()
+        if bad is not None:
+            raise PackageError("the archive failed its integrity check at %s" % bad)
+    return files
+
+
+def package(skill_dir, output_dir=None, out=print, err=None):
+    """Validates and packages `skill_dir`; returns (archive path, file count)."""
+    err = err or (lambda message: print(message, file=sys.stderr))
+    if not os.path.isdir(skill_dir):
+        raise PackageError("%s is not a directory" % skill_dir)
+    skill_dir = os.path.realpath(skill_dir)
+
+    report = validate_skill_dir(skill_dir)
+    for message in report.warnings:
+        err("warning: %s" % message)
+    if report.errors:
+        for message in report.errors:
+            err("error: %s" % message)
+        raise PackageError(
+            "%s is not a valid skill (%d error%s); fix it and try again"
+            % (skill_dir, len(report.errors), "" if len(report.errors) == 1 else "s")
+        )
+    name = report.name
+
+    if output_dir is None:
+        output_dir = DEFAULT_OUTPUT_DIR if os.path.isdir(DEFAULT_OUTPUT_DIR) else os.getcwd()
+    try:
+        os.makedirs(output_dir, exist_ok=True)
+    except OSError as exc:
+        raise PackageError("cannot create %s: %s" % (output_dir, exc.strerror or exc))
+    if not os.path.isdir(output_dir):
+        raise PackageError("%s is not a directory" % output_dir)
+    output_dir = os.path.realpath(output_dir)
+    target = os.path.join(output_dir, name + ".skill")
+    if os.path.isdir(target):
+        raise PackageError("%s is a directory; remove it first" % target)
+
+    try:
+        fd, temp_path = tempfile.mkstemp(prefix=".%s." % name, suffix=".tmp", dir=output_dir)
+    except OSError as exc:
+        raise PackageError("cannot write in %s: %s" % (output_dir, exc.strerror or exc))
+    os.close(fd)
+    try:
+        warnings = []
+        entries = collect(skill_dir, {target, os.path.realpath(temp_path)}, warnings)
+        for message in warnings:
+            err("warning: %s" % message)
+        files = write_archive(temp_path, name, entries)
+        os.chmod(temp_path, 0o644)
+        os.replace(temp_path, target)
+    except (OSError, zipfile.BadZipFile) as exc:
+        _remove_quietly(temp_path)
+        raise PackageError("cannot write %s: %s" % (target, getattr(exc, "strerror", None) or exc))
+    except BaseException:
+        _remove_quietly(temp_path)
+        raise
+    out("Packaged %s (%d file%s)" % (target, files, "" if files == 1 else "s"))
+    return target, files
+
+
+def _remove_quietly(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
+def main(argv):
+    args = argv[1:]
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    if len(args) not in (1, 2) or any(a.startswith("-") and a != "-" for a in args):
+        sys.stderr.write("usage: package_skill.py <skill-dir> [output-dir]\n")
+        return 2
+    try:
+        package(args[0], args[1] if len(args) == 2 else None)
+    except PackageError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
