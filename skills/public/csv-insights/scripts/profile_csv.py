@@ -732,8 +732,9 @@ def main(argv=None):
             print("error: cannot write %s: %s" % (args.out, exc.strerror or exc), file=sys.stderr)
             return 1
         print(
-            "Wrote %s (%d rows, %d columns, %d duplicate rows)"
-            % (args.out, profile.rows, len(profile.columns), profile.duplicates),
+            "Wrote %s (%d rows, %d columns, %d duplicate row%s)"
+            % (args.out, profile.rows, len(profile.columns), profile.duplicates,
+               "" if profile.duplicates == 1 else "s"),
             file=sys.stderr,
         )
     else:

@@ -6,6 +6,7 @@ Usage:
                   [--embed-images] [--css FILE] [--lang CODE]
 
 Output defaults to the input path with a .html extension (stdout when reading stdin).
+A leading YAML front matter block (between '---' lines) is skipped; its title: is used.
 
 Supported Markdown (CommonMark/GitHub style, practical subset):
   headings (# to ######, and underlined with === or ---), paragraphs, hard line breaks
@@ -23,7 +24,8 @@ paths or #anchors; image URLs http(s), relative paths or data:image/... (others 
 dropped with a warning). A Content-Security-Policy meta tag also forbids scripts.
 
 Options:
-  --title TEXT     document title (default: the first level-1 heading, else the file name)
+  --title TEXT     document title (default: front matter title, else the first level-1
+                   heading, else the file name)
   --toc            add a table of contents of level-2 and level-3 headings
   --embed-images   inline local images (png, jpg, gif, webp, svg, bmp; up to 10 MiB each)
                    as data: URIs so the HTML file is fully self-contained
@@ -118,6 +120,7 @@ nav.toc { background: var(--soft); border: 1px solid var(--line); border-radius:
   padding: 12px 20px; margin: 0 0 2em; }
 nav.toc .toc-title { font-weight: 650; margin: 0 0 0.4em; }
 nav.toc ul { margin: 0; padding-left: 1.2em; } nav.toc li + li { margin-top: 0.1em; }
+nav.toc li.toc-sub { margin-left: 1.2em; list-style-type: circle; }
 @media print {
   body { background: #fff; color: #000; font-size: 11pt; }
   main.report { max-width: none; padding: 0; }
@@ -240,8 +243,21 @@ class Context:
 class Inline:
     def __init__(self, ctx):
         self.ctx = ctx
+        self.depth = 0
+        # (text, char, k) -> smallest start from which no closer exists; keeps runs of
+        # unmatched '*' linear instead of quadratic.
+        self.no_closer = {}
 
     def render(self, text, in_link=False):
+        if self.depth == 0:
+            self.no_closer.clear()
+        self.depth += 1
+        try:
+            return self._render(text, in_link)
+        finally:
+            self.depth -= 1
+
+    def _render(self, text, in_link):
         out = []
         buf = []
 
@@ -558,6 +574,16 @@ class Inline:
         return None
 
     def find_closer(self, text, start, c, k):
+        key = (text, c, k)
+        failed_from = self.no_closer.get(key)
+        if failed_from is not None and start >= failed_from:
+            return None
+        found = self._find_closer(text, start, c, k)
+        if found is None:
+            self.no_closer[key] = start if failed_from is None else min(start, failed_from)
+        return found
+
+    def _find_closer(self, text, start, c, k):
         n = len(text)
         j = start
         while j < n:
@@ -965,8 +991,26 @@ def extract_references(lines, ctx):
                     ctx.refs[label] = (unescape_md(url), unescape_md(title) if title else None)
                 continue
         kept.append(line)
-        previous_blank = not line.strip() or fence is not None and False
+        previous_blank = not line.strip()
     return kept
+
+
+def strip_front_matter(lines):
+    """Drops a leading YAML front matter block; returns (lines, title or None)."""
+    if not lines or lines[0].rstrip() != "---":
+        return lines, None
+    for k in range(1, min(len(lines), 200)):
+        if lines[k].rstrip() in ("---", "..."):
+            block = lines[1:k]
+            if not any(re.match(r"^[A-Za-z_][\w-]*:(?:\s|$)", line) for line in block[:1]):
+                return lines, None
+            title = None
+            for line in block:
+                m = re.match(r"^title:\s*(.+?)\s*$", line)
+                if m:
+                    title = m.group(1).strip("\"'") or None
+            return lines[k + 1 :], title
+    return lines, None
 
 
 def convert(markdown, base_dir=".", title=None, toc=False, embed_images=False,
@@ -977,6 +1021,7 @@ def convert(markdown, base_dir=".", title=None, toc=False, embed_images=False,
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = [line.expandtabs(4) for line in text.split("\n")]
+    lines, meta_title = strip_front_matter(lines)
     lines = extract_references(lines, ctx)
     blocks = Blocks(ctx)
     body = blocks.render(lines, top=True)
@@ -986,8 +1031,7 @@ def convert(markdown, base_dir=".", title=None, toc=False, embed_images=False,
         items = []
         for level, anchor, heading in ctx.headings:
             cls = ' class="toc-sub"' if level == 3 else ""
-            indent = "&nbsp;&nbsp;&nbsp;" if level == 3 else ""
-            items.append('<li%s>%s<a href="#%s">%s</a></li>' % (cls, indent, attr(anchor), esc(heading)))
+            items.append('<li%s><a href="#%s">%s</a></li>' % (cls, attr(anchor), esc(heading)))
         toc_html = (
             '<nav class="toc" aria-label="Contents">\n<p class="toc-title">Contents</p>\n'
             "<ul>\n%s\n</ul>\n</nav>" % "\n".join(items)
@@ -998,7 +1042,7 @@ def convert(markdown, base_dir=".", title=None, toc=False, embed_images=False,
         body = toc_html + "\n" + body
     body = body.replace(TOC_MARK, "")
 
-    doc_title = title or getattr(ctx, "title_from_h1", None) or fallback_title
+    doc_title = title or meta_title or getattr(ctx, "title_from_h1", None) or fallback_title
     css = CSS
     if extra_css:
         css += "\n/* extra */\n" + extra_css.replace("</", "<\\/")

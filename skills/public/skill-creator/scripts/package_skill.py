@@ -16,6 +16,11 @@ and fixed permissions (0755 for executables, 0644 otherwise), so the same folder
 gives the same bytes. The archive is written to a temporary file next to the target and
 renamed into place, so a failed run never leaves a half-written .skill file.
 
+Before writing, it refuses what Antler's installer would refuse: file names with '\\', ':'
+or control characters, a second SKILL.md outside evals/ or tests/, native executables
+(ELF, Mach-O, PE), files over 64 MiB, more than 4096 entries or 512 MiB in total, and
+files over 1 MiB that compress more than 200:1.
+
 Prints the archive path and the number of files. Exit status: 0 packaged, 1 refused or
 failed, 2 bad command line.
 """
@@ -35,6 +40,13 @@ DEFAULT_OUTPUT_DIR = "/mnt/user-data/outputs"
 FIXED_DATE_TIME = (1980, 1, 1, 0, 0, 0)
 SKIPPED_DIR_NAMES = {"__pycache__"}
 SKIPPED_SUFFIXES = (".pyc", ".pyo")
+# Mirrors of the installer's limits (crates/skills/src/archive).
+MAX_ENTRIES = 4096
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
+MAX_RATIO = 200
+RATIO_FLOOR_BYTES = 1024 * 1024
+NESTED_SKILL_ALLOWED = ("evals/", "tests/")
 
 
 class PackageError(Exception):
@@ -83,6 +95,63 @@ def collect(skill_dir, excluded, warnings):
     return entries
 
 
+def native_executable(head):
+    """Names the native executable format of a file's first bytes, or None."""
+    if head[:4] == b"\x7fELF":
+        return "ELF"
+    if head[:4] in (b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe"):
+        return "Mach-O"
+    if head[:4] == b"\xca\xfe\xba\xbe" and len(head) >= 8 and int.from_bytes(head[4:8], "big") < 20:
+        return "Mach-O"
+    if head[:2] == b"MZ" and len(head) >= 0x40:
+        offset = int.from_bytes(head[0x3C:0x40], "little")
+        if head[offset : offset + 4] == b"PE\0\0":
+            return "PE"
+    return None
+
+
+def check_entries(entries):
+    """Returns the reasons the installer would refuse these entries (empty when fine)."""
+    problems = []
+    total = 0
+    if len(entries) + 1 > MAX_ENTRIES:
+        problems.append("%d entries; at most %d allowed" % (len(entries) + 1, MAX_ENTRIES))
+    for rel_path, abs_path, is_dir in entries:
+        name = rel_path.rstrip("/")
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            problems.append("%r: file names must be valid UTF-8" % name)
+            continue
+        if "\\" in name or ":" in name:
+            problems.append("%s: file names may not contain '\\' or ':'" % name)
+        elif any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name):
+            problems.append("%r: file names may not contain control characters" % name)
+        elif any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in name.split("/")):
+            problems.append("%s: a path segment is longer than 255 bytes" % name)
+        if is_dir:
+            continue
+        if name.rsplit("/", 1)[-1] == "SKILL.md" and "/" in name and not name.startswith(
+            NESTED_SKILL_ALLOWED
+        ):
+            problems.append("%s: a second SKILL.md is only allowed under evals/ or tests/" % name)
+        try:
+            size = os.path.getsize(abs_path)
+            with open(abs_path, "rb") as handle:
+                head = handle.read(4096)
+        except OSError as exc:
+            raise PackageError("cannot read %s: %s" % (abs_path, exc.strerror or exc))
+        total += size
+        if size > MAX_FILE_BYTES:
+            problems.append("%s: %d bytes; at most %d per file" % (name, size, MAX_FILE_BYTES))
+        kind = native_executable(head)
+        if kind:
+            problems.append("%s: %s executables are not allowed in skills; ship scripts" % (name, kind))
+    if total > MAX_TOTAL_BYTES:
+        problems.append("%d bytes in total; at most %d allowed" % (total, MAX_TOTAL_BYTES))
+    return problems
+
+
 def zip_info(arcname, is_dir, executable):
     info = zipfile.ZipInfo(arcname, date_time=FIXED_DATE_TIME)
     info.create_system = 3  # Unix, so the permission bits below are honoured
@@ -118,6 +187,14 @@ def write_archive(path, name, entries):
         bad = archive.testzip()
         if bad is not None:
             raise PackageError("the archive failed its integrity check at %s" % bad)
+        for info in archive.infolist():
+            if info.file_size > RATIO_FLOOR_BYTES and (
+                info.file_size // max(info.compress_size, 1) > MAX_RATIO
+            ):
+                raise PackageError(
+                    "%s compresses more than %d:1, which the installer refuses as a likely "
+                    "zip bomb; remove or shrink it" % (info.filename, MAX_RATIO)
+                )
     return files
 
 
@@ -163,6 +240,14 @@ def package(skill_dir, output_dir=None, out=print, err=None):
         entries = collect(skill_dir, {target, os.path.realpath(temp_path)}, warnings)
         for message in warnings:
             err("warning: %s" % message)
+        problems = check_entries(entries)
+        if problems:
+            for message in problems:
+                err("error: %s" % message)
+            raise PackageError(
+                "%d problem%s would make the installer refuse this skill"
+                % (len(problems), "" if len(problems) == 1 else "s")
+            )
         files = write_archive(temp_path, name, entries)
         os.chmod(temp_path, 0o644)
         os.replace(temp_path, target)
