@@ -55,6 +55,20 @@ enum SkillCommand {
         /// The skill directory (holding SKILL.md).
         dir: PathBuf,
     },
+    /// Install a .skill archive as a custom skill (same checks as the API).
+    Install {
+        /// The archive.
+        file: PathBuf,
+        /// Replace an installed custom skill of the same name.
+        #[arg(long)]
+        overwrite: bool,
+        /// Install it disabled.
+        #[arg(long)]
+        disable: bool,
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -65,6 +79,12 @@ fn main() -> ExitCode {
         Command::Skill { command } => match command {
             SkillCommand::List { config, json } => commands::skill::list(config, json),
             SkillCommand::Validate { dir } => commands::skill::validate(&dir),
+            SkillCommand::Install {
+                file,
+                overwrite,
+                disable,
+                config,
+            } => commands::skill::install(config.as_deref(), &file, overwrite, !disable),
         },
     }
 }

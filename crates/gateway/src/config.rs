@@ -28,6 +28,8 @@ pub struct Config {
     pub http: HttpConfig,
     /// Skills catalog behaviour.
     pub skills: SkillsConfig,
+    /// Limits on files uploaded into threads.
+    pub uploads: UploadsConfig,
     /// Logging.
     pub log: LogConfig,
 }
@@ -41,6 +43,7 @@ impl Default for Config {
             database: DatabaseConfig::default(),
             http: HttpConfig::default(),
             skills: SkillsConfig::default(),
+            uploads: UploadsConfig::default(),
             log: LogConfig::default(),
         }
     }
@@ -95,6 +98,8 @@ pub struct SkillsConfig {
     pub max_depth: usize,
     /// Directories scanned per category before stopping with a warning.
     pub max_dirs: usize,
+    /// Limits applied to `.skill` archives.
+    pub install: InstallConfig,
 }
 
 impl Default for SkillsConfig {
@@ -106,6 +111,71 @@ impl Default for SkillsConfig {
             prompt_budget_chars: antler_skills::prompt::DEFAULT_BUDGET,
             max_depth: limits.max_depth,
             max_dirs: limits.max_dirs,
+            install: InstallConfig::default(),
+        }
+    }
+}
+
+/// `skills.install.*`: what a `.skill` archive may contain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct InstallConfig {
+    /// Most entries in an archive.
+    pub max_entries: usize,
+    /// Most bytes after decompression (declared or actual).
+    pub max_total_bytes: u64,
+    /// Most bytes of one member.
+    pub max_file_bytes: u64,
+    /// Largest compression ratio for members over 1 MiB.
+    pub max_ratio: u64,
+    /// Largest archive accepted by `POST /api/skills/upload`.
+    pub max_upload_bytes: u64,
+}
+
+impl Default for InstallConfig {
+    fn default() -> Self {
+        let limits = antler_skills::archive::ArchiveLimits::default();
+        InstallConfig {
+            max_entries: limits.max_entries,
+            max_total_bytes: limits.max_total_bytes,
+            max_file_bytes: limits.max_file_bytes,
+            max_ratio: limits.max_ratio,
+            max_upload_bytes: 100 * 1024 * 1024,
+        }
+    }
+}
+
+impl InstallConfig {
+    /// The archive limits these settings describe.
+    pub fn limits(&self) -> antler_skills::archive::ArchiveLimits {
+        antler_skills::archive::ArchiveLimits {
+            max_entries: self.max_entries,
+            max_total_bytes: self.max_total_bytes,
+            max_file_bytes: self.max_file_bytes,
+            max_ratio: self.max_ratio,
+            ..Default::default()
+        }
+    }
+}
+
+/// `uploads.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UploadsConfig {
+    /// Most files in one request.
+    pub max_files: usize,
+    /// Largest single file, in bytes.
+    pub max_file_bytes: u64,
+    /// Largest request, in bytes.
+    pub max_request_bytes: u64,
+}
+
+impl Default for UploadsConfig {
+    fn default() -> Self {
+        UploadsConfig {
+            max_files: 10,
+            max_file_bytes: 50 * 1024 * 1024,
+            max_request_bytes: 100 * 1024 * 1024,
         }
     }
 }
@@ -268,6 +338,21 @@ impl Config {
         }
         if self.skills.max_dirs == 0 {
             return Err(ConfigError::new("skills.max_dirs", "must be at least 1"));
+        }
+        if self.uploads.max_files == 0 {
+            return Err(ConfigError::new("uploads.max_files", "must be at least 1"));
+        }
+        if self.uploads.max_file_bytes == 0 || self.uploads.max_request_bytes == 0 {
+            return Err(ConfigError::new(
+                "uploads",
+                "byte limits must be at least 1",
+            ));
+        }
+        if self.skills.install.max_entries == 0 || self.skills.install.max_ratio == 0 {
+            return Err(ConfigError::new(
+                "skills.install",
+                "limits must be at least 1",
+            ));
         }
         if self.skills.prompt_budget_chars < 500 {
             return Err(ConfigError::new(

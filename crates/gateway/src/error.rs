@@ -82,6 +82,16 @@ impl AppError {
     pub fn code(&self) -> &'static str {
         self.code
     }
+
+    /// The message sent to clients.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The structured details, when any.
+    pub fn details(&self) -> Option<&serde_json::Value> {
+        self.details.as_ref()
+    }
 }
 
 impl From<antler_store::StoreError> for AppError {

@@ -5,6 +5,7 @@ pub mod app;
 pub mod config;
 pub mod error;
 pub mod extract;
+pub mod files;
 pub mod params;
 pub mod router;
 pub mod routes;

@@ -32,3 +32,44 @@ pub struct CategoryQuery {
     /// Restrict to one category (needed when the name exists in both).
     pub category: Option<SkillCategory>,
 }
+
+/// A thread id from the path (`^[A-Za-z0-9_-]{1,64}$`); anything else is refused with 422.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadId(pub String);
+
+/// Checks a thread id.
+pub fn check_thread_id(id: &str) -> Result<(), crate::error::AppError> {
+    let ok = (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if ok {
+        Ok(())
+    } else {
+        Err(crate::error::AppError::new(
+            axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_thread_id",
+            format!("thread id {id:?} must be 1-64 characters of letters, digits, '-' and '_'"),
+        ))
+    }
+}
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ThreadId {
+    type Rejection = crate::error::AppError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        let params = axum::extract::RawPathParams::from_request_parts(parts, state)
+            .await
+            .map_err(|e| crate::error::AppError::internal(anyhow::anyhow!(e.body_text())))?;
+        let id = params
+            .iter()
+            .find(|(k, _)| *k == "thread_id")
+            .map(|(_, v)| v.to_string())
+            .unwrap_or_default();
+        check_thread_id(&id)?;
+        Ok(ThreadId(id))
+    }
+}

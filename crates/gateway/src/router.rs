@@ -5,10 +5,11 @@ use std::any::Any;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::{Method, StatusCode, Uri};
+use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -16,8 +17,9 @@ use utoipa_axum::routes;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::app::AppState;
+use crate::config::Config;
 use crate::error::{AppError, InternalCause};
-use crate::routes::{health, skills};
+use crate::routes::{artifacts, health, skill_install, skills, threads, uploads};
 
 /// Top-level OpenAPI metadata; paths are added by [`api_router`].
 #[derive(OpenApi)]
@@ -29,38 +31,81 @@ use crate::routes::{health, skills};
     ),
     tags(
         (name = "system", description = "Health and documentation"),
-        (name = "skills", description = "List, inspect, enable and disable skills"),
+        (name = "skills", description = "List, inspect, enable, disable, install and delete skills"),
+        (name = "threads", description = "Conversation threads"),
+        (name = "uploads", description = "Files people add to a thread"),
+        (name = "artifacts", description = "Every file of a thread, and a look inside .skill archives"),
     ),
+    // Wildcard routes are registered on the axum router directly (see `router`).
+    paths(artifacts::get),
     components(schemas(antler_protocol::error::ErrorEnvelope))
 )]
 struct ApiDoc;
 
-/// Every documented route, before state is attached.
-fn api_router() -> OpenApiRouter<AppState> {
+/// Every documented route, before state is attached. Routes that take files get their own
+/// body limit.
+fn api_router(config: &Config) -> OpenApiRouter<AppState> {
+    // Multipart framing adds a little to the files themselves.
+    let slack = 64 * 1024;
+    let uploads = OpenApiRouter::new()
+        .routes(routes!(uploads::upload, uploads::list_uploads))
+        .layer(DefaultBodyLimit::max(
+            usize::try_from(config.uploads.max_request_bytes + slack).unwrap_or(usize::MAX),
+        ));
+    let skill_upload = OpenApiRouter::new()
+        .routes(routes!(skill_install::upload))
+        .layer(DefaultBodyLimit::max(
+            usize::try_from(config.skills.install.max_upload_bytes + slack).unwrap_or(usize::MAX),
+        ));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::health))
         .routes(routes!(skills::list_skills))
         .routes(routes!(skills::reload_skills))
-        .routes(routes!(skills::get_skill, skills::set_skill))
+        .routes(routes!(skill_install::install))
+        .routes(routes!(
+            skills::get_skill,
+            skills::set_skill,
+            skill_install::delete
+        ))
+        .routes(routes!(threads::create_thread))
+        .routes(routes!(threads::search_threads))
+        .routes(routes!(
+            threads::get_thread,
+            threads::patch_thread,
+            threads::delete_thread
+        ))
+        .routes(routes!(uploads::upload_limits))
+        .routes(routes!(uploads::delete_upload))
+        .routes(routes!(artifacts::list))
+        .merge(uploads)
+        .merge(skill_upload)
 }
 
-/// The OpenAPI 3.1 document of the whole API.
+/// The OpenAPI 3.1 document of the whole API (with default limits).
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    api_router().split_for_parts().1
+    api_router(&Config::default()).split_for_parts().1
 }
 
 /// The full application router.
 pub fn router(state: AppState) -> Router {
     let body_limit = state.config.http.max_body_bytes;
-    let (api, doc) = api_router().split_for_parts();
-    api.merge(SwaggerUi::new("/api/docs").url("/api/openapi.json", doc))
-        .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(body_limit))
-        .layer(middleware::from_fn(log_failures))
-        .layer(CatchPanicLayer::custom(panic_response))
-        .layer(TraceLayer::new_for_http())
-        .with_state(state)
+    let (api, doc) = api_router(&state.config).split_for_parts();
+    api.route(
+        "/api/threads/{thread_id}/artifacts/{*path}",
+        axum::routing::get(artifacts::get),
+    )
+    .merge(SwaggerUi::new("/api/docs").url("/api/openapi.json", doc))
+    .fallback(not_found)
+    .method_not_allowed_fallback(method_not_allowed)
+    .layer(DefaultBodyLimit::max(body_limit))
+    .layer(SetResponseHeaderLayer::overriding(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    ))
+    .layer(middleware::from_fn(log_failures))
+    .layer(CatchPanicLayer::custom(panic_response))
+    .layer(TraceLayer::new_for_http())
+    .with_state(state)
 }
 
 async fn not_found(uri: Uri) -> AppError {

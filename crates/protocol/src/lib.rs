@@ -4,5 +4,7 @@
 //! OpenAPI document is generated from the same definitions the server sends.
 
 pub mod error;
+pub mod files;
 pub mod health;
 pub mod skills;
+pub mod threads;

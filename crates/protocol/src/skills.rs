@@ -131,3 +131,94 @@ pub struct SetSkillEnabled {
     #[serde(default)]
     pub category: Option<SkillCategory>,
 }
+
+/// One problem that refuses an archive (or, in a preview, would refuse it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct InstallFinding {
+    /// Stable rule id such as `unsafe-path`, `symlink`, `native-executable`, `name-format`.
+    #[schema(example = "unsafe-path")]
+    pub rule: String,
+    /// The archive entry (or `SKILL.md`) concerned; empty for the archive as a whole.
+    #[schema(example = "../evil.sh")]
+    pub path: String,
+    /// What is wrong, for people.
+    pub message: String,
+}
+
+/// A member of a `.skill` archive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ArchiveEntry {
+    /// Path inside the archive.
+    #[schema(example = "my-skill/SKILL.md")]
+    pub path: String,
+    /// Declared uncompressed size in bytes.
+    pub size: u64,
+    /// Compressed size in bytes.
+    pub compressed_size: u64,
+}
+
+/// What an archive's `SKILL.md` says and whether the archive would install.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ArchiveSkill {
+    /// Frontmatter `name`, when readable.
+    pub name: Option<String>,
+    /// Frontmatter `description`, when readable.
+    pub description: Option<String>,
+    /// Frontmatter `license`.
+    pub license: Option<String>,
+    /// Frontmatter `compatibility`.
+    pub compatibility: Option<String>,
+    /// Frontmatter `metadata`.
+    pub metadata: BTreeMap<String, String>,
+    /// Frontmatter `allowed-tools`.
+    pub allowed_tools: Vec<String>,
+    /// The skill root inside the archive (`""` or `name/`).
+    pub root: String,
+    /// True when installing would succeed (no findings).
+    pub valid: bool,
+    /// Every problem that would refuse the install.
+    pub findings: Vec<InstallFinding>,
+    /// Problems that would not refuse it (dropped entries, unknown keys).
+    pub warnings: Vec<String>,
+}
+
+/// The member list of a `.skill` archive plus its validation result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ArchivePreview {
+    /// Every entry, in archive order.
+    pub entries: Vec<ArchiveEntry>,
+    /// The parsed skill and the validation result.
+    pub skill: ArchiveSkill,
+}
+
+/// `POST /api/skills/install` body: install a `.skill` file from a thread.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InstallFromThread {
+    /// The thread holding the archive.
+    pub thread_id: String,
+    /// Virtual path of the archive, e.g. `/mnt/user-data/outputs/my-skill.skill`.
+    #[schema(example = "/mnt/user-data/outputs/my-skill.skill")]
+    pub path: String,
+    /// Replace an installed custom skill of the same name (the old one is kept in history).
+    #[serde(default)]
+    pub overwrite: bool,
+    /// Enable the skill after installing (default true).
+    #[serde(default = "yes")]
+    pub enable: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The answer to a successful install.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct InstallResult {
+    /// The installed skill as listed.
+    pub skill: Skill,
+    /// Whether an existing custom skill was replaced.
+    pub replaced: bool,
+    /// Non-fatal problems (dropped entries, unknown frontmatter keys).
+    pub warnings: Vec<String>,
+}

@@ -2,10 +2,12 @@
 //! `<skills dir>/{public,custom}`, the cached catalog merged with enabled state, the file
 //! watcher that keeps it fresh, and the system-prompt section rendered from it.
 
+pub mod archive;
 pub mod catalog;
 pub mod discovery;
 pub mod files;
 pub mod frontmatter;
+pub mod install;
 pub mod name;
 pub mod prompt;
 pub mod validate;

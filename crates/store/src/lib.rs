@@ -9,8 +9,10 @@ use std::sync::Arc;
 
 pub mod skill_states;
 mod sqlite;
+pub mod threads;
 
 pub use skill_states::{SkillState, SkillStateRepo};
+pub use threads::{ThreadQuery, ThreadRecord, ThreadRepo, ThreadSort};
 
 /// Failures of the storage layer. The gateway maps every variant to a 500 without leaking text.
 #[derive(Debug, thiserror::Error)]
@@ -27,6 +29,9 @@ pub enum StoreError {
     /// A stored value is not what the schema promises.
     #[error("corrupt row: {0}")]
     Corrupt(String),
+    /// The row exists but may not be used this way (for example another owner's id).
+    #[error("conflict: {0}")]
+    Conflict(String),
 }
 
 /// Where the database is.
@@ -71,6 +76,8 @@ fn redact(url: &str) -> String {
 pub struct Store {
     /// Enabled state of skills.
     pub skill_states: Arc<dyn SkillStateRepo>,
+    /// Conversation threads.
+    pub threads: Arc<dyn ThreadRepo>,
 }
 
 impl std::fmt::Debug for Store {

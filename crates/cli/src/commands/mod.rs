@@ -23,7 +23,13 @@ pub(crate) fn load_config(file: Option<&Path>) -> Result<Config, ExitCode> {
 
 /// Logs go to stderr so stdout stays machine-readable.
 pub(crate) fn init_logging(config: &Config) {
-    let filter = tracing_subscriber::EnvFilter::try_new(&config.log.level)
+    // notify reports routine inotify bookkeeping at info level; keep it out unless asked for.
+    let level = if config.log.level.contains("notify") {
+        config.log.level.clone()
+    } else {
+        format!("{},notify=warn", config.log.level)
+    };
+    let filter = tracing_subscriber::EnvFilter::try_new(&level)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use antler_gateway::App;
 use antler_skills::validate::{Mode, inspect};
@@ -9,19 +10,24 @@ use antler_skills::{SKILL_FILE, Severity};
 
 use super::{fail, load_config, runtime};
 
-pub(crate) fn list(config: Option<PathBuf>, json: bool) -> ExitCode {
-    let mut config = match load_config(config.as_deref()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
+/// Exit code when an archive is refused.
+const EXIT_REFUSED: u8 = 1;
+
+/// Starts the app without its file watcher (one-shot commands).
+fn start(config: Option<&Path>) -> Result<(tokio::runtime::Runtime, Arc<App>), ExitCode> {
+    let mut config = load_config(config)?;
     config.skills.watch = false;
-    let rt = match runtime() {
-        Ok(rt) => rt,
+    let rt = runtime()?;
+    match rt.block_on(App::start(config)) {
+        Ok(app) => Ok((rt, Arc::new(app))),
+        Err(e) => Err(fail("cannot load skills", &e)),
+    }
+}
+
+pub(crate) fn list(config: Option<PathBuf>, json: bool) -> ExitCode {
+    let (_rt, app) = match start(config.as_deref()) {
+        Ok(v) => v,
         Err(code) => return code,
-    };
-    let app = match rt.block_on(App::start(config)) {
-        Ok(app) => app,
-        Err(e) => return fail("cannot load skills", &e),
     };
     let snapshot = app.skills.snapshot();
     if json {
@@ -87,5 +93,64 @@ pub(crate) fn validate(dir: &Path) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+pub(crate) fn install(
+    config: Option<&Path>,
+    file: &Path,
+    overwrite: bool,
+    enable: bool,
+) -> ExitCode {
+    let archive = match std::fs::File::open(file) {
+        Ok(f) => f,
+        Err(e) => {
+            println!("error: cannot open {}: {e}", file.display());
+            return ExitCode::from(EXIT_REFUSED);
+        }
+    };
+    let (rt, app) = match start(config) {
+        Ok(v) => v,
+        Err(code) => return code,
+    };
+    match rt.block_on(app.install_archive(archive, overwrite, enable)) {
+        Ok(result) => {
+            for w in &result.warnings {
+                println!("warning: {w}");
+            }
+            let verb = if result.replaced {
+                "replaced"
+            } else {
+                "installed"
+            };
+            let state = if result.skill.enabled {
+                "enabled"
+            } else {
+                "disabled"
+            };
+            println!(
+                "{verb}: {} ({state}) at {}",
+                result.skill.name, result.skill.location
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("error: {}", e.message());
+            if let Some(findings) = e
+                .details()
+                .and_then(|d| d.get("findings"))
+                .and_then(|f| f.as_array())
+            {
+                for f in findings {
+                    println!(
+                        "  [{}] {}: {}",
+                        f["rule"].as_str().unwrap_or(""),
+                        f["path"].as_str().unwrap_or(""),
+                        f["message"].as_str().unwrap_or("")
+                    );
+                }
+            }
+            ExitCode::from(EXIT_REFUSED)
+        }
     }
 }

@@ -194,3 +194,97 @@ pub(crate) fn error_code(body: &serde_json::Value) -> &str {
     );
     error["code"].as_str().unwrap()
 }
+
+impl Server {
+    pub(crate) async fn post_json(
+        &self,
+        path: &str,
+        body: serde_json::Value,
+    ) -> (u16, serde_json::Value) {
+        let r = self
+            .http
+            .post(self.url(path))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        let text = r.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
+        )
+    }
+
+    pub(crate) async fn delete(&self, path: &str) -> (u16, serde_json::Value) {
+        let r = self.http.delete(self.url(path)).send().await.unwrap();
+        let status = r.status().as_u16();
+        let text = r.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
+        )
+    }
+
+    pub(crate) async fn create_thread(&self, id: &str) {
+        let (status, body) = self
+            .post_json("/api/threads", serde_json::json!({ "thread_id": id }))
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
+
+    /// Sends a request line byte for byte (clients normalise `..` away; attackers do not).
+    pub(crate) async fn raw_get(&self, path: &str) -> (u16, String) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let addr = self.base.trim_start_matches("http://");
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).await.unwrap();
+        let text = String::from_utf8_lossy(&response).into_owned();
+        let status = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let body = text.split("\r\n\r\n").nth(1).unwrap_or("").to_string();
+        (status, body)
+    }
+}
+
+impl Env {
+    /// Host side of a thread's `/mnt/user-data`.
+    pub(crate) fn user_data(&self, thread: &str) -> PathBuf {
+        self.data_dir()
+            .join("users/local/threads")
+            .join(thread)
+            .join("user-data")
+    }
+
+    /// Every path under the installation except the database and scratch files, sorted.
+    pub(crate) fn tree(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.root.path().to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let entry = entry.unwrap();
+                let path = entry.path();
+                let rel = path
+                    .strip_prefix(self.root.path())
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                if rel.starts_with("data/antler.db") || rel.starts_with("data/tmp/") {
+                    continue;
+                }
+                if entry.file_type().unwrap().is_dir() {
+                    stack.push(path);
+                }
+                out.push(rel);
+            }
+        }
+        out.sort();
+        out
+    }
+}

@@ -9,5 +9,9 @@
 )]
 
 mod api_skills;
+mod artifacts;
 mod cli;
 mod common;
+mod install;
+mod threads;
+mod uploads;

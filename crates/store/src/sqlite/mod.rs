@@ -12,6 +12,7 @@ use sqlx::sqlite::{
 use crate::{Store, StoreError};
 
 mod skill_states;
+mod threads;
 
 /// Opens the file, creating it and its directory when missing.
 pub(crate) async fn connect(path: &Path, max_connections: u32) -> Result<SqlitePool, StoreError> {
@@ -40,6 +41,7 @@ pub(crate) async fn migrate(pool: &SqlitePool) -> Result<(), StoreError> {
 
 pub(crate) fn store(pool: SqlitePool) -> Store {
     Store {
-        skill_states: Arc::new(skill_states::SqliteSkillStates { pool }),
+        skill_states: Arc::new(skill_states::SqliteSkillStates { pool: pool.clone() }),
+        threads: Arc::new(threads::SqliteThreads { pool }),
     }
 }

@@ -4,12 +4,20 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
+use antler_skills::Catalog;
 use antler_skills::catalog::States;
+use antler_skills::install::Installer;
 use antler_skills::watch::WatchGuard;
-use antler_skills::{Catalog, Snapshot};
 use antler_store::Store;
 
 use crate::config::Config;
+use crate::files::etag::EtagCache;
+
+mod skills;
+pub(crate) use skills::install_error;
+mod threads;
+
+pub(crate) use threads::thread_json;
 
 /// Everything a handler may need. Built once at startup.
 pub struct App {
@@ -19,6 +27,10 @@ pub struct App {
     pub store: Store,
     /// The skills catalog (scan cache merged with enabled state).
     pub skills: Arc<Catalog>,
+    /// Installs `.skill` archives into `custom/` and deletes custom skills.
+    pub installer: Installer,
+    /// Content hashes of served files, keyed by inode and modification time.
+    pub etags: EtagCache,
     /// Degradations reported by `/health` (for example a file watcher that failed to start).
     pub warnings: Vec<String>,
     /// Keeps the skills file watcher running for the life of the app.
@@ -87,21 +99,22 @@ impl App {
             dir = %config.skills_dir.display(),
             "skills catalog loaded"
         );
+        let installer = Installer::new(&config.skills_dir, config.skills.install.limits());
+        std::fs::create_dir_all(config.data_dir.join("tmp"))?;
         Ok(App {
             config,
             store,
             skills: catalog,
+            installer,
+            etags: EtagCache::default(),
             warnings,
             _watcher: watcher,
         })
     }
 
-    /// Rescans the skills directory and re-reads enabled state from the database.
-    pub async fn reload_skills(&self) -> anyhow::Result<Arc<Snapshot>> {
-        let catalog = self.skills.clone();
-        tokio::task::spawn_blocking(move || catalog.rescan()).await?;
-        let states = load_states(&self.store).await?;
-        Ok(self.skills.replace_states(states))
+    /// Scratch space for uploads in flight (same filesystem as the data dir).
+    pub fn tmp_dir(&self) -> std::path::PathBuf {
+        self.config.data_dir.join("tmp")
     }
 }
 

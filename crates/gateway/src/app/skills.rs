@@ -1,0 +1,147 @@
+//! Skill operations that combine the catalog, the installer and the database.
+
+use std::fs::File;
+use std::sync::Arc;
+
+use antler_protocol::skills::{InstallFinding, InstallResult, SkillCategory};
+use antler_skills::Snapshot;
+use antler_skills::install::InstallError;
+use axum::http::StatusCode;
+use serde_json::json;
+
+use super::{App, load_states};
+use crate::error::AppError;
+
+impl App {
+    /// Rescans the skills directory and re-reads enabled state from the database.
+    pub async fn reload_skills(&self) -> anyhow::Result<Arc<Snapshot>> {
+        self.rescan().await?;
+        let states = load_states(&self.store).await?;
+        Ok(self.skills.replace_states(states))
+    }
+
+    async fn rescan(&self) -> Result<Arc<Snapshot>, tokio::task::JoinError> {
+        let catalog = self.skills.clone();
+        tokio::task::spawn_blocking(move || catalog.rescan()).await
+    }
+
+    /// Installs the archive in `file` as a custom skill, records its state and refreshes the
+    /// catalog so the skill is listed at once.
+    pub async fn install_archive(
+        self: &Arc<Self>,
+        file: File,
+        overwrite: bool,
+        enable: bool,
+    ) -> Result<InstallResult, AppError> {
+        let app = self.clone();
+        let installed =
+            tokio::task::spawn_blocking(move || app.installer.install(&file, overwrite))
+                .await?
+                .map_err(install_error)?;
+        self.store
+            .skill_states
+            .set(SkillCategory::Custom, &installed.name, enable)
+            .await?;
+        self.skills
+            .set_enabled(SkillCategory::Custom, &installed.name, enable);
+        let snapshot = self.rescan().await?;
+        let (skill, _) = snapshot
+            .find(&installed.name, Some(SkillCategory::Custom))
+            .map_err(|e| AppError::internal(anyhow::anyhow!("installed skill not listed: {e}")))?;
+        tracing::info!(skill.name = %installed.name, replaced = installed.replaced, enabled = enable, "skill installed");
+        Ok(InstallResult {
+            skill: skill.clone(),
+            replaced: installed.replaced,
+            warnings: installed.warnings,
+        })
+    }
+
+    /// Deletes a custom skill (kept restorable in history) and forgets its state.
+    pub async fn delete_skill(self: &Arc<Self>, name: &str) -> Result<(), AppError> {
+        let snapshot = self.skills.snapshot();
+        let relative = match snapshot.find(name, Some(SkillCategory::Custom)) {
+            Ok((skill, _)) => skill.relative_path.clone(),
+            Err(_) if snapshot.find(name, Some(SkillCategory::Public)).is_ok() => {
+                return Err(AppError::forbidden(format!(
+                    "'{name}' is a public skill; public skills are read-only (disable it instead)"
+                )));
+            }
+            Err(_) => {
+                return Err(AppError::not_found(format!(
+                    "no custom skill named '{name}'"
+                )));
+            }
+        };
+        let app = self.clone();
+        let owned = name.to_string();
+        tokio::task::spawn_blocking(move || app.installer.delete(&owned, &relative))
+            .await?
+            .map_err(install_error)?;
+        self.store
+            .skill_states
+            .remove(SkillCategory::Custom, name)
+            .await?;
+        self.rescan().await?;
+        tracing::info!(skill.name = %name, "custom skill deleted");
+        Ok(())
+    }
+}
+
+/// Maps installer failures to statuses: 400 invalid, 413 too large, 409 conflicts.
+pub(crate) fn install_error(e: InstallError) -> AppError {
+    match e {
+        InstallError::NotAZip(why) => AppError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_archive",
+            "the file is not a zip archive",
+        )
+        .with_details(json!({ "findings": [InstallFinding {
+            rule: "not-a-zip".into(),
+            path: String::new(),
+            message: why,
+        }] })),
+        InstallError::Refused {
+            findings,
+            too_large,
+        } => {
+            let (status, code) = if too_large {
+                (StatusCode::PAYLOAD_TOO_LARGE, "archive_too_large")
+            } else {
+                (StatusCode::BAD_REQUEST, "invalid_archive")
+            };
+            let summary = findings
+                .iter()
+                .take(3)
+                .map(|f| f.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; ");
+            AppError::new(
+                status,
+                code,
+                format!(
+                    "the archive was refused ({} problem(s)): {summary}",
+                    findings.len()
+                ),
+            )
+            .with_details(json!({ "findings": findings }))
+        }
+        InstallError::Exists(name) => AppError::new(
+            StatusCode::CONFLICT,
+            "skill_exists",
+            format!(
+                "a custom skill named '{name}' is already installed; pass overwrite to replace it"
+            ),
+        )
+        .with_details(json!({ "name": name })),
+        InstallError::Busy(name) => AppError::new(
+            StatusCode::CONFLICT,
+            "install_in_progress",
+            format!("another install or delete of '{name}' is in progress; try again"),
+        )
+        .with_details(json!({ "name": name })),
+        InstallError::NotFound(name) => {
+            AppError::not_found(format!("no custom skill named '{name}'"))
+        }
+        InstallError::Io(e) => AppError::internal(e),
+    }
+}

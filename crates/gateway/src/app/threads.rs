@@ -1,0 +1,54 @@
+//! Thread records and their directories.
+
+use antler_protocol::threads::Thread;
+use antler_sandbox::ThreadDirs;
+use antler_sandbox::paths::LOCAL_OWNER;
+use antler_store::ThreadRecord;
+use antler_store::threads::timestamp;
+
+use super::App;
+use crate::error::AppError;
+
+impl App {
+    /// The owner of requests until authentication arrives.
+    pub fn owner(&self) -> &'static str {
+        LOCAL_OWNER
+    }
+
+    /// Host directories of a thread.
+    pub fn thread_dirs(&self, thread_id: &str) -> ThreadDirs {
+        ThreadDirs::new(&self.config.data_dir, self.owner(), thread_id)
+    }
+
+    /// The thread, or 404.
+    pub async fn require_thread(&self, thread_id: &str) -> Result<ThreadRecord, AppError> {
+        self.store
+            .threads
+            .get(self.owner(), thread_id)
+            .await?
+            .ok_or_else(|| AppError::not_found(format!("no thread '{thread_id}'")))
+    }
+
+    /// The thread's directories after checking it exists, created when missing.
+    pub async fn thread_files(&self, thread_id: &str) -> Result<ThreadDirs, AppError> {
+        self.require_thread(thread_id).await?;
+        let dirs = self.thread_dirs(thread_id);
+        let create = dirs.clone();
+        tokio::task::spawn_blocking(move || create.create())
+            .await?
+            .map_err(AppError::internal)?;
+        Ok(dirs)
+    }
+}
+
+/// The wire shape of a stored thread.
+pub(crate) fn thread_json(t: ThreadRecord) -> Thread {
+    Thread {
+        thread_id: t.thread_id,
+        created_at: timestamp(t.created_at),
+        updated_at: timestamp(t.updated_at),
+        metadata: t.metadata,
+        status: t.status,
+        values: t.values,
+    }
+}

@@ -1,0 +1,244 @@
+//! `/api/threads/{thread_id}/artifacts`: every file of a thread, served safely, and a look
+//! inside `.skill` archives.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+
+use antler_protocol::error::ErrorEnvelope;
+use antler_protocol::files::ArtifactList;
+use antler_protocol::skills::ArchivePreview;
+use antler_sandbox::beneath::{self, BeneathError};
+use antler_sandbox::{ThreadDirs, VirtualPath};
+use axum::Json;
+use axum::extract::{OriginalUri, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use percent_encoding::percent_decode_str;
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use crate::app::AppState;
+use crate::error::{ApiResult, AppError};
+use crate::extract::ApiQuery;
+use crate::files::archive::{MemberError, preview, read_member};
+use crate::files::etag::{FileVersion, sha256_etag};
+use crate::files::serve::{FileInfo, bytes_response, content_type, file_response};
+use crate::files::walk::list_artifacts;
+use crate::params::ThreadId;
+
+/// Lists every file under the thread's `/mnt/user-data`.
+#[utoipa::path(
+    get,
+    path = "/api/threads/{thread_id}/artifacts",
+    tag = "artifacts",
+    params(("thread_id" = String, Path, description = "Thread id")),
+    responses(
+        (status = 200, description = "Files sorted by path", body = ArtifactList),
+        (status = 404, description = "No such thread", body = ErrorEnvelope),
+        (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
+    )
+)]
+pub async fn list(
+    State(app): State<AppState>,
+    ThreadId(id): ThreadId,
+) -> ApiResult<Json<ArtifactList>> {
+    let dirs = app.thread_files(&id).await?;
+    let (artifacts, truncated) =
+        tokio::task::spawn_blocking(move || list_artifacts(&id, &dirs)).await?;
+    Ok(Json(ArtifactList {
+        artifacts,
+        truncated,
+    }))
+}
+
+/// `?download=true` forces `Content-Disposition: attachment`.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct DownloadQuery {
+    /// Send as a download.
+    #[serde(default)]
+    pub download: bool,
+}
+
+/// Serves one file by its container path, e.g. `…/artifacts/mnt/user-data/outputs/report.md`.
+///
+/// A path continuing past a `.skill` file serves that member from inside the archive; a
+/// `.skill` path ending in `/` answers the member list with the validation result.
+#[utoipa::path(
+    get,
+    path = "/api/threads/{thread_id}/artifacts/{path}",
+    tag = "artifacts",
+    params(
+        ("thread_id" = String, Path, description = "Thread id"),
+        ("path" = String, Path, description = "Container path without the leading '/', e.g. mnt/user-data/outputs/report.md"),
+        DownloadQuery,
+    ),
+    responses(
+        (status = 200, description = "The file (or archive member, or `ArchivePreview` for `.skill/`)", body = ArchivePreview),
+        (status = 206, description = "The requested byte range"),
+        (status = 304, description = "Matches If-None-Match"),
+        (status = 400, description = "Not under /mnt/user-data, a traversal attempt, or a directory", body = ErrorEnvelope),
+        (status = 403, description = "Resolves outside the thread's files", body = ErrorEnvelope),
+        (status = 404, description = "No such thread, file or archive member", body = ErrorEnvelope),
+        (status = 413, description = "Archive member over 16 MiB", body = ErrorEnvelope),
+        (status = 416, description = "Range not satisfiable"),
+        (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
+    )
+)]
+pub async fn get(
+    State(app): State<AppState>,
+    ThreadId(id): ThreadId,
+    OriginalUri(uri): OriginalUri,
+    ApiQuery(query): ApiQuery<DownloadQuery>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let prefix = format!("/api/threads/{id}/artifacts");
+    let raw = uri.path().strip_prefix(&prefix).unwrap_or("");
+    let path = VirtualPath::parse_user_data(&decode(raw)?)
+        .map_err(|e| AppError::new(StatusCode::BAD_REQUEST, "invalid_path", e.to_string()))?;
+    let dirs = app.thread_files(&id).await?;
+    let etags = app.clone();
+    let installer = app.clone();
+    let resolved =
+        tokio::task::spawn_blocking(move || resolve(&dirs, &path, &etags.etags)).await??;
+    Ok(match resolved {
+        Resolved::File(file, info) => file_response(file, &info, &headers, query.download).await,
+        Resolved::Member(bytes, info) => bytes_response(bytes, &info, &headers, query.download),
+        Resolved::Archive(file) => {
+            let inspection =
+                tokio::task::spawn_blocking(move || installer.installer.inspect(&file))
+                    .await?
+                    .map_err(crate::app::install_error)?;
+            Json(preview(inspection)).into_response()
+        }
+    })
+}
+
+/// Percent-decodes each segment once. A segment that decodes to a `/` (an encoded slash) is
+/// refused here, before segments are joined.
+fn decode(raw: &str) -> Result<String, AppError> {
+    let mut out = String::with_capacity(raw.len());
+    for (i, segment) in raw.split('/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        let decoded = percent_decode_str(segment).decode_utf8().map_err(|_| {
+            AppError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_path",
+                "path is not valid UTF-8",
+            )
+        })?;
+        if decoded.contains('/') {
+            return Err(AppError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_path",
+                format!("path segment {segment:?} encodes a '/'"),
+            ));
+        }
+        out.push_str(&decoded);
+    }
+    Ok(out)
+}
+
+enum Resolved {
+    File(File, FileInfo),
+    Member(Vec<u8>, FileInfo),
+    Archive(File),
+}
+
+fn resolve(
+    dirs: &ThreadDirs,
+    path: &VirtualPath,
+    etags: &crate::files::etag::EtagCache,
+) -> Result<Resolved, AppError> {
+    let root = dirs.user_data();
+    // A `.skill` file followed by more segments (or a trailing slash) is looked into.
+    for (i, segment) in path.segments.iter().enumerate() {
+        let inside = i + 1 < path.segments.len() || path.trailing_slash;
+        if !inside || !segment.to_ascii_lowercase().ends_with(".skill") {
+            continue;
+        }
+        let rel: std::path::PathBuf = path.segments[..=i].iter().collect();
+        let Ok(file) = beneath::open(root, &rel) else {
+            continue;
+        };
+        if !file.metadata().map(|m| m.is_file()).unwrap_or(false) {
+            continue;
+        }
+        let member = path.segments[i + 1..].join("/");
+        if member.is_empty() {
+            return Ok(Resolved::Archive(file));
+        }
+        let (name, bytes) = read_member(file, &member).map_err(member_error)?;
+        let etag = sha256_etag(&mut bytes.as_slice()).map_err(AppError::internal)?;
+        let info = FileInfo {
+            content_type: content_type(&name, &bytes[..bytes.len().min(512)]),
+            name: name.rsplit('/').next().unwrap_or(&name).to_string(),
+            len: bytes.len() as u64,
+            modified: None,
+            etag,
+        };
+        return Ok(Resolved::Member(bytes, info));
+    }
+    let mut file = beneath::open(root, &path.relative()).map_err(|e| match e {
+        BeneathError::NotFound => AppError::not_found(format!("no file at {}", path.display())),
+        BeneathError::Escapes => AppError::forbidden(format!(
+            "{} resolves outside the thread's files",
+            path.display()
+        )),
+        BeneathError::Io(e) => AppError::internal(e),
+    })?;
+    let meta = file.metadata().map_err(AppError::internal)?;
+    if meta.is_dir() {
+        return Err(AppError::bad_request(format!(
+            "{} is a directory; list files with GET /api/threads/{{id}}/artifacts",
+            path.display()
+        )));
+    }
+    if !meta.is_file() {
+        return Err(AppError::bad_request(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    let version = FileVersion::of(&meta);
+    let etag = match etags.get(&version) {
+        Some(tag) => tag,
+        None => etags
+            .compute(version, &mut file)
+            .map_err(AppError::internal)?,
+    };
+    let mut head = [0u8; 512];
+    file.seek(SeekFrom::Start(0)).map_err(AppError::internal)?;
+    let n = file.read(&mut head).map_err(AppError::internal)?;
+    file.seek(SeekFrom::Start(0)).map_err(AppError::internal)?;
+    let name = path.segments.last().cloned().unwrap_or_default();
+    let info = FileInfo {
+        content_type: content_type(&name, &head[..n]),
+        name,
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        etag,
+    };
+    Ok(Resolved::File(file, info))
+}
+
+fn member_error(e: MemberError) -> AppError {
+    match e {
+        MemberError::NotAZip => {
+            AppError::new(StatusCode::BAD_REQUEST, "invalid_archive", e.to_string())
+        }
+        MemberError::Missing(_) => AppError::not_found(e.to_string()),
+        MemberError::Directory(_) => AppError::bad_request(e.to_string()),
+        MemberError::TooLarge(_) => AppError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            e.to_string(),
+        ),
+        MemberError::Unreadable(_) => {
+            AppError::new(StatusCode::BAD_REQUEST, "invalid_archive", e.to_string())
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Installing skills from `.skill` archives (from a thread or uploaded) and deleting custom
+//! skills. Both install routes share one pipeline (`App::install_archive`).
+
+use antler_protocol::error::ErrorEnvelope;
+use antler_protocol::skills::{InstallFromThread, InstallResult};
+use antler_sandbox::VirtualPath;
+use antler_sandbox::beneath::{self, BeneathError};
+use axum::Json;
+use axum::extract::State;
+use axum::extract::multipart::{Multipart, MultipartRejection};
+use axum::http::StatusCode;
+use tokio::io::AsyncWriteExt;
+
+use crate::app::AppState;
+use crate::error::{ApiResult, AppError};
+use crate::extract::{ApiJson, ApiPath};
+use crate::params::{SkillName, check_thread_id};
+use crate::routes::uploads::multipart_error;
+
+/// Installs a `.skill` file that is in a thread (for example one the agent produced).
+#[utoipa::path(
+    post,
+    path = "/api/skills/install",
+    tag = "skills",
+    request_body = InstallFromThread,
+    responses(
+        (status = 200, description = "Installed", body = InstallResult),
+        (status = 400, description = "Not a zip, or refused: `details.findings` lists every problem", body = ErrorEnvelope),
+        (status = 403, description = "The path resolves outside the thread's files", body = ErrorEnvelope),
+        (status = 404, description = "No such thread or file", body = ErrorEnvelope),
+        (status = 409, description = "Already installed (pass overwrite) or an install of that name is running", body = ErrorEnvelope),
+        (status = 413, description = "The archive exceeds a size limit", body = ErrorEnvelope),
+        (status = 422, description = "Invalid body or thread id", body = ErrorEnvelope),
+    )
+)]
+pub async fn install(
+    State(app): State<AppState>,
+    ApiJson(body): ApiJson<InstallFromThread>,
+) -> ApiResult<Json<InstallResult>> {
+    check_thread_id(&body.thread_id)?;
+    let path = VirtualPath::parse_user_data(&body.path)
+        .map_err(|e| AppError::new(StatusCode::BAD_REQUEST, "invalid_path", e.to_string()))?;
+    let dirs = app.thread_files(&body.thread_id).await?;
+    let display = path.display();
+    let file =
+        tokio::task::spawn_blocking(move || beneath::open(dirs.user_data(), &path.relative()))
+            .await?
+            .map_err(|e| match e {
+                BeneathError::NotFound => AppError::not_found(format!("no file at {display}")),
+                BeneathError::Escapes => {
+                    AppError::forbidden(format!("{display} resolves outside the thread's files"))
+                }
+                BeneathError::Io(e) => AppError::internal(e),
+            })?;
+    if !file.metadata().map(|m| m.is_file()).unwrap_or(false) {
+        return Err(AppError::bad_request("the path is not a regular file"));
+    }
+    Ok(Json(
+        app.0
+            .install_archive(file, body.overwrite, body.enable)
+            .await?,
+    ))
+}
+
+/// Installs an uploaded `.skill` archive (multipart: `file`, optional `overwrite`, `enable`).
+#[utoipa::path(
+    post,
+    path = "/api/skills/upload",
+    tag = "skills",
+    request_body(content_type = "multipart/form-data", description = "`file`: the archive; `overwrite`, `enable`: true/false"),
+    responses(
+        (status = 200, description = "Installed", body = InstallResult),
+        (status = 400, description = "No file, bad option, not a zip, or refused (`details.findings`)", body = ErrorEnvelope),
+        (status = 409, description = "Already installed (pass overwrite) or an install of that name is running", body = ErrorEnvelope),
+        (status = 413, description = "The archive exceeds a size limit", body = ErrorEnvelope),
+        (status = 415, description = "Not multipart/form-data", body = ErrorEnvelope),
+    )
+)]
+pub async fn upload(
+    State(app): State<AppState>,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> ApiResult<Json<InstallResult>> {
+    let mut multipart = multipart.map_err(|e| {
+        AppError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            e.body_text(),
+        )
+    })?;
+    let limit = app.config.skills.install.max_upload_bytes;
+    let mut archive: Option<tempfile::NamedTempFile> = None;
+    let (mut overwrite, mut enable) = (false, true);
+    while let Some(mut field) = multipart
+        .next_field()
+        .await
+        .map_err(|e| multipart_error(&e, None, limit))?
+    {
+        match field.name().unwrap_or("") {
+            "file" => {
+                let temp = tempfile::Builder::new()
+                    .prefix(".skill-upload-")
+                    .tempfile_in(app.tmp_dir())
+                    .map_err(AppError::internal)?;
+                let mut out = tokio::fs::File::from_std(
+                    temp.as_file().try_clone().map_err(AppError::internal)?,
+                );
+                let mut size: u64 = 0;
+                while let Some(chunk) = field
+                    .chunk()
+                    .await
+                    .map_err(|e| multipart_error(&e, Some("file"), limit))?
+                {
+                    size += chunk.len() as u64;
+                    if size > limit {
+                        return Err(AppError::new(
+                            StatusCode::PAYLOAD_TOO_LARGE,
+                            "payload_too_large",
+                            format!("the archive is larger than the limit of {limit} bytes"),
+                        ));
+                    }
+                    out.write_all(&chunk).await.map_err(AppError::internal)?;
+                }
+                out.flush().await.map_err(AppError::internal)?;
+                archive = Some(temp);
+            }
+            "overwrite" => overwrite = flag("overwrite", &field.text().await.unwrap_or_default())?,
+            "enable" => enable = flag("enable", &field.text().await.unwrap_or_default())?,
+            other => {
+                return Err(AppError::bad_request(format!(
+                    "unexpected form field {other:?}; expected file, overwrite, enable"
+                )));
+            }
+        }
+    }
+    let archive = archive
+        .ok_or_else(|| AppError::bad_request("no archive: send it in the form field 'file'"))?;
+    let file = archive.reopen().map_err(AppError::internal)?;
+    // The temporary file is removed when `archive` drops, after the install has read it.
+    let result = app.0.install_archive(file, overwrite, enable).await?;
+    drop(archive);
+    Ok(Json(result))
+}
+
+fn flag(name: &str, value: &str) -> Result<bool, AppError> {
+    match value.trim() {
+        "true" | "1" | "on" | "yes" => Ok(true),
+        "false" | "0" | "off" | "no" | "" => Ok(false),
+        other => Err(AppError::bad_request(format!(
+            "{name} must be true or false, not {other:?}"
+        ))),
+    }
+}
+
+/// Deletes a custom skill (the files move to `custom/.history/`; public skills are read-only).
+#[utoipa::path(
+    delete,
+    path = "/api/skills/{name}",
+    tag = "skills",
+    params(("name" = String, Path, description = "Skill name")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 400, description = "Invalid name", body = ErrorEnvelope),
+        (status = 403, description = "Public skills cannot be deleted", body = ErrorEnvelope),
+        (status = 404, description = "No such custom skill", body = ErrorEnvelope),
+        (status = 409, description = "An install of that name is running", body = ErrorEnvelope),
+    )
+)]
+pub async fn delete(
+    State(app): State<AppState>,
+    ApiPath(name): ApiPath<SkillName>,
+) -> ApiResult<StatusCode> {
+    app.0.delete_skill(name.as_str()).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

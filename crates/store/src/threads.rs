@@ -1,0 +1,109 @@
+//! Conversation threads.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+
+use crate::StoreError;
+
+/// A stored thread.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadRecord {
+    /// Unique id.
+    pub thread_id: String,
+    /// Who owns it.
+    pub owner: String,
+    /// Creation time.
+    pub created_at: DateTime<Utc>,
+    /// Last change.
+    pub updated_at: DateTime<Utc>,
+    /// Free-form metadata (title and such).
+    pub metadata: Map<String, Value>,
+    /// `idle`, `busy`, `interrupted` or `error`.
+    pub status: String,
+    /// The thread's state values (messages, artifacts, title).
+    pub values: Value,
+}
+
+/// Which field orders a search.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ThreadSort {
+    /// Newest first by creation (default).
+    #[default]
+    CreatedAt,
+    /// Most recently changed first.
+    UpdatedAt,
+    /// By id.
+    ThreadId,
+}
+
+/// A search over one owner's threads.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ThreadQuery {
+    /// Every key must equal the thread's metadata value.
+    pub metadata: Map<String, Value>,
+    /// Only threads in this status.
+    pub status: Option<String>,
+    /// Page size.
+    pub limit: u32,
+    /// Rows to skip.
+    pub offset: u32,
+    /// Sort field.
+    pub sort: ThreadSort,
+    /// Ascending instead of the default descending.
+    pub ascending: bool,
+}
+
+/// Outcome of an idempotent create.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Created {
+    /// The thread (new or existing).
+    pub thread: ThreadRecord,
+    /// False when it already existed.
+    pub created: bool,
+}
+
+/// Reads and writes threads.
+#[async_trait]
+pub trait ThreadRepo: Send + Sync + 'static {
+    /// Creates the thread, or returns the existing one with that id and owner.
+    async fn create(
+        &self,
+        owner: &str,
+        thread_id: &str,
+        metadata: Map<String, Value>,
+    ) -> Result<Created, StoreError>;
+    /// One thread of an owner.
+    async fn get(&self, owner: &str, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError>;
+    /// Shallow-merges `patch` into the metadata (a `null` value removes the key).
+    async fn merge_metadata(
+        &self,
+        owner: &str,
+        thread_id: &str,
+        patch: Map<String, Value>,
+    ) -> Result<Option<ThreadRecord>, StoreError>;
+    /// Deletes the thread; false when there was none.
+    async fn delete(&self, owner: &str, thread_id: &str) -> Result<bool, StoreError>;
+    /// Searches an owner's threads.
+    async fn search(
+        &self,
+        owner: &str,
+        query: &ThreadQuery,
+    ) -> Result<Vec<ThreadRecord>, StoreError>;
+}
+
+/// Applies a shallow metadata patch.
+pub fn merge(metadata: &mut Map<String, Value>, patch: Map<String, Value>) {
+    for (k, v) in patch {
+        if v.is_null() {
+            metadata.remove(&k);
+        } else {
+            metadata.insert(k, v);
+        }
+    }
+}
+
+/// RFC 3339 with microseconds, so text order is time order.
+pub fn timestamp(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
