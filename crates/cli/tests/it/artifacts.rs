@@ -194,6 +194,8 @@ async fn etag_304_ranges_and_416_follow_http_semantics() {
         .unwrap();
     assert_eq!(bad.status().as_u16(), 416);
     assert_eq!(bad.headers()["content-range"], "bytes */10000");
+    let body: Value = bad.json().await.unwrap();
+    assert_eq!(error_code(&body), "range_not_satisfiable");
     let stale = server
         .http
         .get(&url)

@@ -134,7 +134,15 @@ pub async fn file_response(
             );
             headers.remove(header::CONTENT_DISPOSITION);
             headers.remove(header::CONTENT_TYPE);
-            return (StatusCode::RANGE_NOT_SATISFIABLE, headers).into_response();
+            let error = crate::error::AppError::new(
+                StatusCode::RANGE_NOT_SATISFIABLE,
+                "range_not_satisfiable",
+                format!(
+                    "the requested range is outside the file's {} bytes",
+                    info.len
+                ),
+            );
+            return (headers, error).into_response();
         }
         Some(RangeChoice::Whole) | None => (StatusCode::OK, 0, info.len),
     };

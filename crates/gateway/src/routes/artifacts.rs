@@ -82,7 +82,7 @@ pub struct DownloadQuery {
         (status = 403, description = "Resolves outside the thread's files", body = ErrorEnvelope),
         (status = 404, description = "No such thread, file or archive member", body = ErrorEnvelope),
         (status = 413, description = "Archive member over 16 MiB", body = ErrorEnvelope),
-        (status = 416, description = "Range not satisfiable"),
+        (status = 416, description = "Range not satisfiable", body = ErrorEnvelope),
         (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
     )
 )]
