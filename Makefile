@@ -1,5 +1,5 @@
 # Antler. `make run` starts the server with embedded defaults; `make test` runs every test.
-.PHONY: run test bench lint fmt snapshots
+.PHONY: run test bench lint fmt snapshots fuzz-archive
 
 run:
 	cargo run --release -p antler-cli --bin antler -- serve
@@ -16,6 +16,10 @@ lint:
 
 fmt:
 	cargo fmt --all
+
+# Fuzz the .skill archive inspector for FUZZ_SECONDS (default 60).
+fuzz-archive:
+	scripts/fuzz-archive.sh
 
 # Accept a deliberate API change into the OpenAPI snapshot (review the diff afterwards).
 snapshots:

@@ -6,8 +6,11 @@ python3 - <<'PY'
 import sys; sys.path.insert(0, "scripts/bench")
 from common import need
 need("wrk")
+need("unzip")
 PY
 cargo build --release -p antler-cli --bin antler
+cargo build --release -p antler-gateway --example serve_dir
 export BENCH_SECONDS="${BENCH_SECONDS:-10}"
 echo "# Antler benchmarks ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs)"
 python3 scripts/bench/skills_api.py
+python3 scripts/bench/files.py

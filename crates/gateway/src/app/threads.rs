@@ -29,6 +29,12 @@ impl App {
             .ok_or_else(|| AppError::not_found(format!("no thread '{thread_id}'")))
     }
 
+    /// The thread's directories after checking it exists (for reading: not created).
+    pub async fn existing_thread_dirs(&self, thread_id: &str) -> Result<ThreadDirs, AppError> {
+        self.require_thread(thread_id).await?;
+        Ok(self.thread_dirs(thread_id))
+    }
+
     /// The thread's directories after checking it exists, created when missing.
     pub async fn thread_files(&self, thread_id: &str) -> Result<ThreadDirs, AppError> {
         self.require_thread(thread_id).await?;

@@ -83,7 +83,7 @@ fn disposition(info: &FileInfo, download: bool) -> String {
 
 /// A conditional, range-aware response streaming `file`.
 pub async fn file_response(
-    file: File,
+    file: FileBody,
     info: &FileInfo,
     request: &HeaderMap,
     download: bool,
@@ -147,13 +147,48 @@ pub async fn file_response(
         Some(RangeChoice::Whole) | None => (StatusCode::OK, 0, info.len),
     };
     insert(&mut headers, header::CONTENT_LENGTH, &len.to_string());
-    let mut file = file;
-    if start > 0 && file.seek(SeekFrom::Start(start)).is_err() {
-        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
-    }
-    let reader = tokio::fs::File::from_std(file).take(len);
-    let body = Body::from_stream(ReaderStream::with_capacity(reader, 64 * 1024));
+    let body = match file {
+        FileBody::Loaded(bytes) => {
+            let end = usize::try_from(start + len)
+                .unwrap_or(usize::MAX)
+                .min(bytes.len());
+            let begin = usize::try_from(start).unwrap_or(usize::MAX).min(end);
+            Body::from(bytes.slice(begin..end))
+        }
+        FileBody::Open(mut file) => {
+            if start > 0 && file.seek(SeekFrom::Start(start)).is_err() {
+                return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+            }
+            let reader = tokio::fs::File::from_std(file).take(len);
+            Body::from_stream(ReaderStream::with_capacity(reader, 256 * 1024))
+        }
+    };
     (status, headers, body).into_response()
+}
+
+/// Files up to this size are read in one go while the request is already on a blocking
+/// thread; larger ones are streamed.
+pub const LOAD_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// The content of a file response.
+#[derive(Debug)]
+pub enum FileBody {
+    /// Small files, read whole (one blocking hop per request instead of one per chunk).
+    Loaded(bytes::Bytes),
+    /// Large files, streamed.
+    Open(File),
+}
+
+impl FileBody {
+    /// Reads `file` (positioned at its start) whole when it is small.
+    pub fn from_file(mut file: File, len: u64) -> std::io::Result<Self> {
+        if len > LOAD_LIMIT {
+            return Ok(FileBody::Open(file));
+        }
+        let mut buf = Vec::with_capacity(len as usize);
+        std::io::Read::read_to_end(&mut file, &mut buf)?;
+        Ok(FileBody::Loaded(buf.into()))
+    }
 }
 
 /// A fully buffered response (archive members), with the same header policy.

@@ -22,7 +22,7 @@ use crate::error::{ApiResult, AppError};
 use crate::extract::ApiQuery;
 use crate::files::archive::{MemberError, preview, read_member};
 use crate::files::etag::{FileVersion, sha256_etag};
-use crate::files::serve::{FileInfo, bytes_response, content_type, file_response};
+use crate::files::serve::{FileBody, FileInfo, bytes_response, content_type, file_response};
 use crate::files::walk::list_artifacts;
 use crate::params::ThreadId;
 
@@ -42,7 +42,7 @@ pub async fn list(
     State(app): State<AppState>,
     ThreadId(id): ThreadId,
 ) -> ApiResult<Json<ArtifactList>> {
-    let dirs = app.thread_files(&id).await?;
+    let dirs = app.existing_thread_dirs(&id).await?;
     let (artifacts, truncated) =
         tokio::task::spawn_blocking(move || list_artifacts(&id, &dirs)).await?;
     Ok(Json(ArtifactList {
@@ -97,7 +97,7 @@ pub async fn get(
     let raw = uri.path().strip_prefix(&prefix).unwrap_or("");
     let path = VirtualPath::parse_user_data(&decode(raw)?)
         .map_err(|e| AppError::new(StatusCode::BAD_REQUEST, "invalid_path", e.to_string()))?;
-    let dirs = app.thread_files(&id).await?;
+    let dirs = app.existing_thread_dirs(&id).await?;
     let etags = app.clone();
     let installer = app.clone();
     let resolved =
@@ -143,7 +143,7 @@ fn decode(raw: &str) -> Result<String, AppError> {
 }
 
 enum Resolved {
-    File(File, FileInfo),
+    File(FileBody, FileInfo),
     Member(Vec<u8>, FileInfo),
     Archive(File),
 }
@@ -222,7 +222,8 @@ fn resolve(
         modified: meta.modified().ok(),
         etag,
     };
-    Ok(Resolved::File(file, info))
+    let body = FileBody::from_file(file, info.len).map_err(AppError::internal)?;
+    Ok(Resolved::File(body, info))
 }
 
 fn member_error(e: MemberError) -> AppError {

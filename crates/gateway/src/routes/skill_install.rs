@@ -40,7 +40,7 @@ pub async fn install(
     check_thread_id(&body.thread_id)?;
     let path = VirtualPath::parse_user_data(&body.path)
         .map_err(|e| AppError::new(StatusCode::BAD_REQUEST, "invalid_path", e.to_string()))?;
-    let dirs = app.thread_files(&body.thread_id).await?;
+    let dirs = app.existing_thread_dirs(&body.thread_id).await?;
     let display = path.display();
     let file =
         tokio::task::spawn_blocking(move || beneath::open(dirs.user_data(), &path.relative()))

@@ -153,11 +153,15 @@ pub async fn list_uploads(
     State(app): State<AppState>,
     ThreadId(id): ThreadId,
 ) -> ApiResult<Json<UploadList>> {
-    let dirs = app.thread_files(&id).await?;
+    let dirs = app.existing_thread_dirs(&id).await?;
     let uploads = dirs.dir(UserDataDir::Uploads);
     let files = tokio::task::spawn_blocking(move || {
         let mut files = Vec::new();
-        for entry in std::fs::read_dir(&uploads)?.filter_map(Result::ok) {
+        let read = match std::fs::read_dir(&uploads) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
+            other => other?,
+        };
+        for entry in read.filter_map(Result::ok) {
             let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
                 continue;
             };
@@ -222,7 +226,7 @@ pub async fn delete_upload(
             "{filename:?} is not a plain file name"
         )));
     }
-    let dirs = app.thread_files(&id).await?;
+    let dirs = app.existing_thread_dirs(&id).await?;
     let path = dirs.dir(UserDataDir::Uploads).join(&filename);
     let meta = tokio::fs::symlink_metadata(&path)
         .await

@@ -80,7 +80,10 @@ pub fn extract<R: Read + Seek>(
             }
             out.write_all(&buf[..n])?;
         }
-        out.sync_all()?;
     }
+    // One flush of the filesystem instead of an fsync per file: the data is durable before
+    // the caller renames the skill into place.
+    let dir = std::fs::File::open(dest)?;
+    rustix::fs::syncfs(&dir).map_err(io::Error::from)?;
     Ok(total)
 }
