@@ -10,4 +10,4 @@ else
 fi
 
 # The built-in skills' scripts (Python 3 standard library only).
-python3 -m unittest discover -s tests/skills -t . -v
+python3 -m unittest discover -s tests/skills -v

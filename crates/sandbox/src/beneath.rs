@@ -8,7 +8,9 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
-use rustix::fs::{Mode, OFlags, ResolveFlags, openat2};
+use std::os::fd::OwnedFd;
+
+use rustix::fs::{Mode, OFlags, ResolveFlags, mkdirat, openat2};
 
 /// What went wrong opening a path beneath a root.
 #[derive(Debug, thiserror::Error)]
@@ -37,10 +39,71 @@ pub fn open(root: &Path, rel: &Path) -> Result<File, BeneathError> {
         rel,
         OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY,
         Mode::empty(),
-        ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
+        RESOLVE,
     )
     .map_err(|e| classify(e.into()))?;
     Ok(File::from(fd))
+}
+
+const RESOLVE: ResolveFlags = ResolveFlags::BENEATH.union(ResolveFlags::NO_MAGICLINKS);
+
+/// Who should own files the server creates for the sandbox (its non-root user).
+pub type Owner = Option<(u32, u32)>;
+
+/// Opens `rel` beneath `root` for writing (truncating, or appending), creating missing parent
+/// directories (each also resolved beneath its parent) and the file itself.
+pub fn create(root: &Path, rel: &Path, append: bool, owner: Owner) -> Result<File, BeneathError> {
+    let mut dir: OwnedFd = File::open(root).map_err(classify)?.into();
+    let mut components: Vec<&std::ffi::OsStr> = rel.iter().collect();
+    let name = components.pop().ok_or(BeneathError::NotFound)?;
+    for component in components {
+        let next = match openat2(&dir, component, dir_flags(), Mode::empty(), RESOLVE) {
+            Ok(fd) => fd,
+            Err(e) if e == rustix::io::Errno::NOENT => {
+                mkdirat(&dir, component, Mode::from_raw_mode(0o755))
+                    .or_else(|e| {
+                        if e == rustix::io::Errno::EXIST {
+                            Ok(())
+                        } else {
+                            Err(e)
+                        }
+                    })
+                    .map_err(|e| classify(e.into()))?;
+                let fd = openat2(&dir, component, dir_flags(), Mode::empty(), RESOLVE)
+                    .map_err(|e| classify(e.into()))?;
+                chown(&fd, owner)?;
+                fd
+            }
+            Err(e) => return Err(classify(e.into())),
+        };
+        dir = next;
+    }
+    let mode = if append {
+        OFlags::APPEND
+    } else {
+        OFlags::TRUNC
+    };
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::CLOEXEC | OFlags::NOCTTY | mode;
+    let fd = openat2(&dir, name, flags, Mode::from_raw_mode(0o644), RESOLVE)
+        .map_err(|e| classify(e.into()))?;
+    chown(&fd, owner)?;
+    Ok(File::from(fd))
+}
+
+fn dir_flags() -> OFlags {
+    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC
+}
+
+fn chown(fd: &OwnedFd, owner: Owner) -> Result<(), BeneathError> {
+    if let Some((uid, gid)) = owner {
+        rustix::fs::fchown(
+            fd,
+            Some(rustix::fs::Uid::from_raw(uid)),
+            Some(rustix::fs::Gid::from_raw(gid)),
+        )
+        .map_err(|e| BeneathError::Io(e.into()))?;
+    }
+    Ok(())
 }
 
 fn classify(e: io::Error) -> BeneathError {
@@ -90,5 +153,32 @@ mod tests {
             open(root.path(), Path::new("missing")),
             Err(BeneathError::NotFound)
         ));
+    }
+
+    #[test]
+    fn creates_files_and_parents_but_never_through_escaping_links() {
+        use std::io::Write;
+        let outside = tempfile::tempdir().unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let mut f = create(root.path(), Path::new("a/b/c.txt"), false, None).unwrap();
+        f.write_all(b"one").unwrap();
+        let mut f = create(root.path(), Path::new("a/b/c.txt"), true, None).unwrap();
+        f.write_all(b"two").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(root.path().join("a/b/c.txt")).unwrap(),
+            "onetwo"
+        );
+        symlink(outside.path(), root.path().join("out")).unwrap();
+        symlink(outside.path().join("new.txt"), root.path().join("dangling")).unwrap();
+        for escape in ["out/x.txt", "dangling", "../x.txt"] {
+            assert!(
+                matches!(
+                    create(root.path(), Path::new(escape), false, None),
+                    Err(BeneathError::Escapes)
+                ),
+                "{escape}"
+            );
+        }
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     }
 }

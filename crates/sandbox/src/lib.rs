@@ -1,11 +1,19 @@
-//! The sandbox layer: the container paths the agent sees and their host side.
+//! The sandbox layer: where the agent's tools run.
 //!
 //! Every thread has `/mnt/user-data/{workspace,uploads,outputs}` (read-write) backed by
-//! `<data dir>/users/<owner>/threads/<id>/user-data/…` on the host; skills appear read-only at
-//! `/mnt/skills`. [`paths`] maps between the two on segment boundaries and refuses traversal;
-//! [`beneath`] opens host files so that symlinks can never lead outside a root.
+//! `<data dir>/users/<owner>/threads/<id>/user-data/…` on the host; the enabled skills appear
+//! read-only at `/mnt/skills` through a projection ([`view`]). [`paths`] maps container paths
+//! on segment boundaries, [`beneath`] opens host files so symlinks never lead outside, and
+//! [`files`] implements the file tools on the host side. Commands run in a Docker container
+//! per thread ([`docker`]) or, when allowed, on the host ([`local`]).
 
+pub mod api;
 pub mod beneath;
+pub mod error;
+pub mod files;
+pub mod output;
 pub mod paths;
 
+pub use api::{ExecOutput, ExecRequest, Sandbox, SandboxProvider};
+pub use error::SandboxError;
 pub use paths::{PathError, ThreadDirs, UserDataDir, VirtualPath};

@@ -1,0 +1,172 @@
+//! The interfaces the agent runtime uses: a [`Sandbox`] per thread and the
+//! [`SandboxProvider`] that hands them out.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::SandboxError;
+
+/// A command to run with `bash -lc` in `/mnt/user-data/workspace`.
+#[derive(Debug, Clone)]
+pub struct ExecRequest {
+    /// The shell command.
+    pub command: String,
+    /// Killed (with everything it started) after this long.
+    pub timeout: Duration,
+    /// Cancelling kills the command at once.
+    pub cancel: CancellationToken,
+}
+
+impl ExecRequest {
+    /// A request with a fresh cancellation token.
+    pub fn new(command: impl Into<String>, timeout: Duration) -> Self {
+        ExecRequest {
+            command: command.into(),
+            timeout,
+            cancel: CancellationToken::new(),
+        }
+    }
+}
+
+/// What a command did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ExecOutput {
+    /// Standard output (middle-truncated past the cap, with a marker).
+    pub stdout: String,
+    /// Standard error (same).
+    pub stderr: String,
+    /// Exit code; `None` when it could not be read.
+    pub exit_code: Option<i64>,
+    /// Killed because it ran past its timeout.
+    pub timed_out: bool,
+    /// Killed because the run was cancelled.
+    pub cancelled: bool,
+    /// Bytes of stdout left out of the middle.
+    pub stdout_skipped: u64,
+    /// Bytes of stderr left out of the middle.
+    pub stderr_skipped: u64,
+}
+
+/// One entry of a directory listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DirEntry {
+    /// Container path.
+    pub path: String,
+    /// Directory.
+    pub is_dir: bool,
+    /// Size in bytes (0 for directories).
+    pub size: u64,
+}
+
+/// A directory listing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Listing {
+    /// Entries, depth-first in name order.
+    pub entries: Vec<DirEntry>,
+    /// True when the cap cut the listing short.
+    pub truncated: bool,
+}
+
+/// A content search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrepRequest {
+    /// Regular expression (or literal text when `literal`).
+    pub pattern: String,
+    /// Where to search (file or directory, container path).
+    pub path: String,
+    /// Only files whose path matches this glob (e.g. `*.py`).
+    pub glob: Option<String>,
+    /// Treat `pattern` as plain text.
+    pub literal: bool,
+    /// Match case exactly.
+    pub case_sensitive: bool,
+    /// Most matching lines returned.
+    pub max_matches: usize,
+}
+
+/// One matching line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GrepMatch {
+    /// Container path of the file.
+    pub path: String,
+    /// 1-based line number.
+    pub line_number: usize,
+    /// The line (shortened when very long).
+    pub line: String,
+}
+
+/// Search results.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GrepResult {
+    /// Matches in path then line order.
+    pub matches: Vec<GrepMatch>,
+    /// True when `max_matches` cut the results short.
+    pub truncated: bool,
+}
+
+/// Paths matching a glob.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GlobResult {
+    /// Container paths, sorted.
+    pub paths: Vec<String>,
+    /// True when the cap cut the results short.
+    pub truncated: bool,
+}
+
+/// One thread's sandbox.
+#[async_trait]
+pub trait Sandbox: Send + Sync {
+    /// The thread it belongs to.
+    fn thread_id(&self) -> &str;
+    /// Runs a shell command.
+    async fn exec(&self, request: ExecRequest) -> Result<ExecOutput, SandboxError>;
+    /// Reads a text file, optionally lines `start..=end` (1-based).
+    async fn read_file(
+        &self,
+        path: &str,
+        lines: Option<(usize, usize)>,
+    ) -> Result<String, SandboxError>;
+    /// Writes (or appends to) a file, creating parent directories.
+    async fn write_file(&self, path: &str, content: &str, append: bool)
+    -> Result<(), SandboxError>;
+    /// Lists a directory to `depth` levels.
+    async fn list_dir(&self, path: &str, depth: usize) -> Result<Listing, SandboxError>;
+    /// Finds paths matching `pattern` under `path`.
+    async fn glob(&self, pattern: &str, path: &str) -> Result<GlobResult, SandboxError>;
+    /// Searches file contents.
+    async fn grep(&self, request: GrepRequest) -> Result<GrepResult, SandboxError>;
+}
+
+/// What an operator sees of a running sandbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SandboxInfo {
+    /// The thread, or `None` for a warm (unbound) container.
+    pub thread_id: Option<String>,
+    /// Container id or a local marker.
+    pub id: String,
+    /// Commands running now.
+    pub busy: usize,
+    /// Seconds since last use.
+    pub idle_secs: u64,
+}
+
+/// Hands out sandboxes per thread.
+#[async_trait]
+pub trait SandboxProvider: Send + Sync {
+    /// `docker` or `local`.
+    fn kind(&self) -> &'static str;
+    /// The thread's sandbox, started if needed.
+    async fn acquire(&self, thread_id: &str) -> Result<Arc<dyn Sandbox>, SandboxError>;
+    /// Marks the thread's sandbox idle (it may be reaped later).
+    async fn release(&self, thread_id: &str);
+    /// Removes the thread's sandbox now.
+    async fn destroy(&self, thread_id: &str) -> Result<(), SandboxError>;
+    /// Sandboxes currently held.
+    async fn list(&self) -> Vec<SandboxInfo>;
+    /// Removes everything, within a bounded time.
+    async fn shutdown(&self);
+}

@@ -1,0 +1,396 @@
+//! File operations on the host side of a sandbox's mounts. Both providers use them: the
+//! Docker provider's files are bind mounts, so reading and writing on the host is the same
+//! as inside the container, without an exec round trip.
+//!
+//! Every path the model passes is a container path; it is normalised lexically, must stay
+//! under `/mnt/user-data` (read-write) or `/mnt/skills` (read-only), and is opened with
+//! `RESOLVE_BENEATH`, so symlinks cannot lead out. Relative paths start at the workspace.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobMatcher};
+use regex::RegexBuilder;
+
+use crate::api::{DirEntry, GlobResult, GrepMatch, GrepRequest, GrepResult, Listing};
+use crate::beneath::{self, BeneathError, Owner};
+use crate::error::SandboxError;
+use crate::paths::{SKILLS_ROOT, USER_DATA_ROOT};
+
+/// Largest file `read_file` returns whole.
+pub const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
+/// Most entries in a listing or glob result.
+pub const MAX_ENTRIES: usize = 1_000;
+/// Longest line returned by grep.
+pub const MAX_LINE_CHARS: usize = 400;
+/// Files larger than this are not searched.
+pub const MAX_GREP_FILE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The two host roots behind `/mnt/user-data` and `/mnt/skills`.
+#[derive(Debug, Clone)]
+pub struct HostFs {
+    user_data: PathBuf,
+    skills: PathBuf,
+    owner: Owner,
+}
+
+/// A resolved container path.
+#[derive(Debug, Clone)]
+struct Resolved {
+    root: PathBuf,
+    rel: PathBuf,
+    display: String,
+    writable: bool,
+}
+
+impl HostFs {
+    /// File access for one thread: its user-data dir and the skills view. Files created are
+    /// given to `owner` (the sandbox user) when set.
+    pub fn new(user_data: PathBuf, skills: PathBuf, owner: Owner) -> Self {
+        HostFs {
+            user_data,
+            skills,
+            owner,
+        }
+    }
+
+    /// Host side of `/mnt/user-data`.
+    pub fn user_data(&self) -> &Path {
+        &self.user_data
+    }
+
+    /// Host side of `/mnt/skills`.
+    pub fn skills(&self) -> &Path {
+        &self.skills
+    }
+
+    fn resolve(&self, path: &str) -> Result<Resolved, SandboxError> {
+        let absolute = if path.starts_with('/') {
+            path.to_string()
+        } else {
+            format!("{USER_DATA_ROOT}/workspace/{path}")
+        };
+        let mut segments: Vec<&str> = Vec::new();
+        for segment in absolute.split('/') {
+            match segment {
+                "" | "." => {}
+                ".." => {
+                    segments.pop();
+                }
+                s if s.contains('\0') => {
+                    return Err(SandboxError::Invalid(format!("{path:?}: NUL in path")));
+                }
+                s => segments.push(s),
+            }
+        }
+        let display = format!("/{}", segments.join("/"));
+        let (root, writable, skip) = match segments.as_slice() {
+            ["mnt", "user-data", ..] => (&self.user_data, true, 2),
+            ["mnt", "skills", ..] => (&self.skills, false, 2),
+            _ => {
+                return Err(SandboxError::PermissionDenied {
+                    path: display,
+                    why: format!("only {USER_DATA_ROOT} and {SKILLS_ROOT} are accessible"),
+                });
+            }
+        };
+        Ok(Resolved {
+            root: root.clone(),
+            rel: segments[skip..].iter().collect(),
+            display,
+            writable,
+        })
+    }
+
+    fn open(&self, r: &Resolved) -> Result<File, SandboxError> {
+        beneath::open(&r.root, &r.rel).map_err(|e| beneath_error(&r.display, e))
+    }
+
+    /// Reads a UTF-8 text file, optionally lines `start..=end` (1-based, inclusive).
+    pub fn read_file(
+        &self,
+        path: &str,
+        lines: Option<(usize, usize)>,
+    ) -> Result<String, SandboxError> {
+        let r = self.resolve(path)?;
+        let file = self.open(&r)?;
+        let meta = file
+            .metadata()
+            .map_err(|e| SandboxError::io(&r.display, &e))?;
+        if meta.is_dir() {
+            return Err(SandboxError::IsDirectory(r.display));
+        }
+        let mut reader = BufReader::new(file);
+        if is_binary(
+            reader
+                .fill_buf()
+                .map_err(|e| SandboxError::io(&r.display, &e))?,
+        ) {
+            return Err(SandboxError::Invalid(format!(
+                "{}: binary file ({} bytes); inspect it with bash (file, xxd, python3)",
+                r.display,
+                meta.len()
+            )));
+        }
+        match lines {
+            None => {
+                if meta.len() > MAX_READ_BYTES {
+                    return Err(SandboxError::Invalid(format!(
+                        "{}: {} bytes is too large to read whole; read a line range or use bash (head, grep)",
+                        r.display,
+                        meta.len()
+                    )));
+                }
+                let mut bytes = Vec::with_capacity(meta.len() as usize);
+                reader
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| SandboxError::io(&r.display, &e))?;
+                Ok(String::from_utf8_lossy(&bytes).into_owned())
+            }
+            Some((start, end)) => {
+                if start == 0 || end < start {
+                    return Err(SandboxError::Invalid(format!(
+                        "line range {start}-{end} is invalid: lines start at 1 and end >= start"
+                    )));
+                }
+                let mut out = String::new();
+                for (i, line) in reader.split(b'\n').enumerate() {
+                    let n = i + 1;
+                    if n > end {
+                        break;
+                    }
+                    let line = line.map_err(|e| SandboxError::io(&r.display, &e))?;
+                    if n >= start {
+                        out.push_str(&String::from_utf8_lossy(&line));
+                        out.push('\n');
+                    }
+                    if out.len() as u64 > MAX_READ_BYTES {
+                        break;
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// Writes or appends, creating parent directories. `/mnt/skills` is read-only.
+    pub fn write_file(&self, path: &str, content: &str, append: bool) -> Result<(), SandboxError> {
+        let r = self.resolve(path)?;
+        if !r.writable {
+            return Err(SandboxError::PermissionDenied {
+                path: r.display,
+                why: "skills are read-only; write to /mnt/user-data/workspace or outputs".into(),
+            });
+        }
+        if r.rel.as_os_str().is_empty() || r.rel.components().count() < 2 {
+            return Err(SandboxError::PermissionDenied {
+                path: r.display,
+                why: "write inside /mnt/user-data/workspace, uploads or outputs".into(),
+            });
+        }
+        let mut file = beneath::create(&r.root, &r.rel, append, self.owner)
+            .map_err(|e| beneath_error(&r.display, e))?;
+        std::io::Write::write_all(&mut file, content.as_bytes())
+            .map_err(|e| SandboxError::io(&r.display, &e))
+    }
+
+    /// Lists `path` to `depth` levels (1 = its direct entries).
+    pub fn list_dir(&self, path: &str, depth: usize) -> Result<Listing, SandboxError> {
+        let r = self.resolve(path)?;
+        let dir = self.open_dir(&r)?;
+        let base = fd_path(&dir);
+        let mut out = Listing::default();
+        for entry in walkdir::WalkDir::new(&base)
+            .min_depth(1)
+            .max_depth(depth.max(1))
+            .follow_links(false)
+            .sort_by_file_name()
+        {
+            let Ok(entry) = entry else { continue };
+            if out.entries.len() >= MAX_ENTRIES {
+                out.truncated = true;
+                break;
+            }
+            let rel = entry.path().strip_prefix(&base).unwrap_or(entry.path());
+            out.entries.push(DirEntry {
+                path: join_display(&r.display, rel),
+                is_dir: entry.file_type().is_dir(),
+                size: if entry.file_type().is_file() {
+                    entry.metadata().map(|m| m.len()).unwrap_or(0)
+                } else {
+                    0
+                },
+            });
+        }
+        Ok(out)
+    }
+
+    /// Paths under `path` matching `pattern` (relative to `path`, or absolute).
+    pub fn glob(&self, pattern: &str, path: &str) -> Result<GlobResult, SandboxError> {
+        let (base, pattern) = if pattern.starts_with('/') {
+            split_literal_prefix(pattern)
+        } else {
+            (path.to_string(), pattern.to_string())
+        };
+        let matcher = glob_matcher(&pattern)?;
+        let r = self.resolve(&base)?;
+        let dir = self.open_dir(&r)?;
+        let root = fd_path(&dir);
+        let mut out = GlobResult::default();
+        for entry in walkdir::WalkDir::new(&root)
+            .min_depth(1)
+            .max_depth(32)
+            .follow_links(false)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(Result::ok)
+        {
+            let rel = entry.path().strip_prefix(&root).unwrap_or(entry.path());
+            if matcher.is_match(rel) {
+                if out.paths.len() >= MAX_ENTRIES {
+                    out.truncated = true;
+                    break;
+                }
+                out.paths.push(join_display(&r.display, rel));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Searches file contents line by line.
+    pub fn grep(&self, req: &GrepRequest) -> Result<GrepResult, SandboxError> {
+        let pattern = if req.literal {
+            regex::escape(&req.pattern)
+        } else {
+            req.pattern.clone()
+        };
+        let regex = RegexBuilder::new(&pattern)
+            .case_insensitive(!req.case_sensitive)
+            .size_limit(1 << 20)
+            .build()
+            .map_err(|e| SandboxError::Invalid(format!("invalid pattern: {e}")))?;
+        let filter = req.glob.as_deref().map(glob_matcher).transpose()?;
+        let r = self.resolve(&req.path)?;
+        let target = self.open(&r)?;
+        let is_dir = target.metadata().map(|m| m.is_dir()).unwrap_or(false);
+        let root = fd_path(&target);
+        let mut out = GrepResult::default();
+        let walker = walkdir::WalkDir::new(&root)
+            .max_depth(if is_dir { 32 } else { 0 })
+            .follow_links(false)
+            .sort_by_file_name();
+        'files: for entry in walker.into_iter().filter_map(Result::ok) {
+            if !entry.file_type().is_file() && !(entry.depth() == 0 && !is_dir) {
+                continue;
+            }
+            let rel = entry.path().strip_prefix(&root).unwrap_or(Path::new(""));
+            if let Some(f) = &filter
+                && is_dir
+                && !(f.is_match(rel) || rel.file_name().is_some_and(|n| f.is_match(n)))
+            {
+                continue;
+            }
+            if entry.metadata().map(|m| m.len()).unwrap_or(0) > MAX_GREP_FILE_BYTES {
+                continue;
+            }
+            let Ok(file) = File::open(entry.path()) else {
+                continue;
+            };
+            let mut reader = BufReader::new(file);
+            if reader.fill_buf().map(is_binary).unwrap_or(true) {
+                continue;
+            }
+            let display = if is_dir {
+                join_display(&r.display, rel)
+            } else {
+                r.display.clone()
+            };
+            for (i, line) in reader.split(b'\n').enumerate() {
+                let Ok(line) = line else { break };
+                let text = String::from_utf8_lossy(&line);
+                if regex.is_match(&text) {
+                    if out.matches.len() >= req.max_matches {
+                        out.truncated = true;
+                        break 'files;
+                    }
+                    out.matches.push(GrepMatch {
+                        path: display.clone(),
+                        line_number: i + 1,
+                        line: shorten(&text),
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn open_dir(&self, r: &Resolved) -> Result<File, SandboxError> {
+        let dir = self.open(r)?;
+        if !dir.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+            return Err(SandboxError::NotDirectory(r.display.clone()));
+        }
+        Ok(dir)
+    }
+}
+
+/// The opened directory as a path that cannot be redirected by later symlink swaps.
+fn fd_path(file: &File) -> PathBuf {
+    PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()))
+}
+
+fn join_display(base: &str, rel: &Path) -> String {
+    let rel = rel.to_string_lossy();
+    if rel.is_empty() {
+        base.to_string()
+    } else if base == "/" {
+        format!("/{rel}")
+    } else {
+        format!("{base}/{rel}")
+    }
+}
+
+/// `/mnt/user-data/outputs/**/*.md` → (`/mnt/user-data/outputs`, `**/*.md`).
+fn split_literal_prefix(pattern: &str) -> (String, String) {
+    let segments: Vec<&str> = pattern.split('/').collect();
+    let literal = segments
+        .iter()
+        .take_while(|s| !s.contains(['*', '?', '[', '{']))
+        .count();
+    let literal = literal.min(segments.len().saturating_sub(1));
+    (segments[..literal].join("/"), segments[literal..].join("/"))
+}
+
+fn glob_matcher(pattern: &str) -> Result<GlobMatcher, SandboxError> {
+    Glob::new(pattern)
+        .map(|g| g.compile_matcher())
+        .map_err(|e| SandboxError::Invalid(format!("invalid glob {pattern:?}: {e}")))
+}
+
+fn is_binary(head: &[u8]) -> bool {
+    head.iter().take(8192).any(|b| *b == 0)
+}
+
+fn shorten(line: &str) -> String {
+    let line = line.trim_end_matches('\r');
+    if line.chars().count() <= MAX_LINE_CHARS {
+        return line.to_string();
+    }
+    let cut: String = line.chars().take(MAX_LINE_CHARS).collect();
+    format!("{cut}…")
+}
+
+fn beneath_error(display: &str, e: BeneathError) -> SandboxError {
+    match e {
+        BeneathError::NotFound => SandboxError::NotFound(display.to_string()),
+        BeneathError::Escapes => SandboxError::PermissionDenied {
+            path: display.to_string(),
+            why: "it leads outside the sandbox".into(),
+        },
+        BeneathError::Io(e) => SandboxError::io(display, &e),
+    }
+}
+
+#[cfg(test)]
+mod tests;
