@@ -282,7 +282,7 @@ impl HostFs {
             .follow_links(false)
             .sort_by_file_name();
         'files: for entry in walker.into_iter().filter_map(Result::ok) {
-            if !entry.file_type().is_file() && !(entry.depth() == 0 && !is_dir) {
+            if !entry.file_type().is_file() && (entry.depth() != 0 || is_dir) {
                 continue;
             }
             let rel = entry.path().strip_prefix(&root).unwrap_or(Path::new(""));

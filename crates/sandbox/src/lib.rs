@@ -9,10 +9,15 @@
 
 pub mod api;
 pub mod beneath;
+pub mod config;
+pub mod docker;
 pub mod error;
 pub mod files;
+pub mod local;
 pub mod output;
 pub mod paths;
+pub mod storage;
+pub mod view;
 
 pub use api::{ExecOutput, ExecRequest, Sandbox, SandboxProvider};
 pub use error::SandboxError;

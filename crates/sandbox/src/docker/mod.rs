@@ -1,0 +1,596 @@
+//! The Docker provider (bollard only, never the docker CLI): one hardened container per
+//! thread, a warm pool, a hard cap on containers, an idle reaper that never touches a busy
+//! container, crash reconciliation by label, and bounded shutdown.
+
+mod exec;
+mod sandbox;
+pub mod spec;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use bollard::Docker;
+use bollard::query_parameters::{
+    CreateContainerOptionsBuilder, ListContainersOptionsBuilder, RemoveContainerOptionsBuilder,
+    RenameContainerOptionsBuilder,
+};
+use tokio::sync::{Mutex, Notify, OwnedSemaphorePermit, Semaphore};
+
+pub use sandbox::DockerSandbox;
+use spec::{Binds, LABEL_INSTANCE, container_body};
+
+use crate::api::{Sandbox, SandboxInfo, SandboxProvider};
+use crate::beneath::Owner;
+use crate::config::{SandboxConfig, parse_user};
+use crate::error::SandboxError;
+use crate::files::HostFs;
+use crate::paths::{LOCAL_OWNER, ThreadDirs};
+use crate::storage;
+
+/// A started container not yet given to a thread.
+struct Warm {
+    container_id: String,
+    slot: PathBuf,
+    permit: OwnedSemaphorePermit,
+}
+
+struct Inner {
+    docker: Docker,
+    cfg: SandboxConfig,
+    data_dir: PathBuf,
+    skills_view: PathBuf,
+    instance: String,
+    user: (u32, u32),
+    /// Set when the server runs as root: files it creates are given to the sandbox user.
+    owner: Owner,
+    permits: Arc<Semaphore>,
+    bound: Mutex<HashMap<String, Arc<DockerSandbox>>>,
+    warm: Mutex<Vec<Warm>>,
+    locks: std::sync::Mutex<HashMap<String, Arc<Mutex<()>>>>,
+    replenish: Notify,
+    shutting_down: AtomicBool,
+    created: AtomicUsize,
+}
+
+/// Docker-backed sandboxes.
+pub struct DockerProvider {
+    inner: Arc<Inner>,
+    tasks: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for DockerProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DockerProvider")
+            .field("instance", &self.inner.instance)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Connects to the engine named by the configuration (or the environment's default).
+pub fn connect(cfg: &SandboxConfig) -> Result<Docker, SandboxError> {
+    let unavailable = |e: bollard::errors::Error| SandboxError::Unavailable(format!("docker: {e}"));
+    match cfg.docker.host.as_deref().filter(|h| !h.is_empty()) {
+        None => Docker::connect_with_defaults().map_err(unavailable),
+        Some(h) if h.starts_with("unix://") || h.starts_with('/') => Docker::connect_with_socket(
+            h.trim_start_matches("unix://"),
+            120,
+            bollard::API_DEFAULT_VERSION,
+        )
+        .map_err(unavailable),
+        Some(h) => {
+            Docker::connect_with_http(h, 120, bollard::API_DEFAULT_VERSION).map_err(unavailable)
+        }
+    }
+}
+
+/// Whether the engine answers and the image exists; `Err` says which is missing.
+pub async fn check(docker: &Docker, image: &str) -> Result<(), SandboxError> {
+    tokio::time::timeout(Duration::from_secs(3), docker.ping())
+        .await
+        .map_err(|_| SandboxError::Unavailable("docker: the engine does not answer".into()))?
+        .map_err(|e| SandboxError::Unavailable(format!("docker: {e}")))?;
+    docker.inspect_image(image).await.map_err(|_| {
+        SandboxError::Unavailable(format!(
+            "docker: image {image} not found; build it with `make sandbox-image`"
+        ))
+    })?;
+    Ok(())
+}
+
+impl DockerProvider {
+    /// Connects, removes what a previous run of this instance left behind, and starts the
+    /// warm pool and the idle reaper.
+    pub async fn start(
+        cfg: SandboxConfig,
+        data_dir: &Path,
+        skills_view: &Path,
+        instance: &str,
+    ) -> Result<Self, SandboxError> {
+        Self::start_with(cfg, data_dir, skills_view, instance, true).await
+    }
+
+    /// Like [`DockerProvider::start`]; `reconcile: false` leaves existing containers alone
+    /// (for a one-shot command next to a running server).
+    pub async fn start_with(
+        cfg: SandboxConfig,
+        data_dir: &Path,
+        skills_view: &Path,
+        instance: &str,
+        reconcile: bool,
+    ) -> Result<Self, SandboxError> {
+        let docker = connect(&cfg)?;
+        check(&docker, &cfg.image).await?;
+        let root = rustix::process::getuid().is_root();
+        let user = cfg
+            .docker
+            .user
+            .as_deref()
+            .and_then(parse_user)
+            .unwrap_or(if root {
+                (1000, 1000)
+            } else {
+                (
+                    rustix::process::getuid().as_raw(),
+                    rustix::process::getgid().as_raw(),
+                )
+            });
+        let inner = Arc::new(Inner {
+            permits: Arc::new(Semaphore::new(cfg.docker.max_containers)),
+            docker,
+            data_dir: data_dir.to_path_buf(),
+            skills_view: skills_view.to_path_buf(),
+            instance: instance.to_string(),
+            user,
+            owner: root.then_some(user),
+            bound: Mutex::new(HashMap::new()),
+            warm: Mutex::new(Vec::new()),
+            locks: std::sync::Mutex::new(HashMap::new()),
+            replenish: Notify::new(),
+            shutting_down: AtomicBool::new(false),
+            created: AtomicUsize::new(0),
+            cfg,
+        });
+        if reconcile {
+            inner.reconcile().await?;
+        }
+        let provider = DockerProvider {
+            tasks: std::sync::Mutex::new(vec![
+                tokio::spawn(replenisher(inner.clone())),
+                tokio::spawn(reaper(inner.clone())),
+            ]),
+            inner,
+        };
+        Ok(provider)
+    }
+
+    /// Containers created since start (cold and warm); for tests and benchmarks.
+    pub fn containers_created(&self) -> usize {
+        self.inner.created.load(Ordering::Relaxed)
+    }
+
+    /// Warm containers ready now.
+    pub async fn warm_ready(&self) -> usize {
+        self.inner.warm.lock().await.len()
+    }
+
+    /// The instance id in container labels.
+    pub fn instance(&self) -> &str {
+        &self.inner.instance
+    }
+}
+
+impl Inner {
+    fn short_instance(&self) -> String {
+        self.instance
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .take(12)
+            .collect()
+    }
+
+    fn thread_lock(&self, thread: &str) -> Arc<Mutex<()>> {
+        let mut locks = self
+            .locks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        locks.entry(thread.to_string()).or_default().clone()
+    }
+
+    /// Removes every container labelled with this instance (left by a crash) and slots that
+    /// no thread uses.
+    async fn reconcile(&self) -> Result<(), SandboxError> {
+        self.reconcile_containers().await?;
+        let data = self.data_dir.clone();
+        let removed = tokio::task::spawn_blocking(move || storage::collect_garbage(&data))
+            .await
+            .map_err(|e| SandboxError::Infra(e.to_string()))?
+            .map_err(|e| SandboxError::Infra(format!("cannot clean sandbox slots: {e}")))?;
+        if removed > 0 {
+            tracing::info!(removed, "removed unused sandbox slots");
+        }
+        Ok(())
+    }
+
+    /// Removes every container labelled with this instance.
+    async fn reconcile_containers(&self) -> Result<(), SandboxError> {
+        let filters = HashMap::from([(
+            "label".to_string(),
+            vec![format!("{LABEL_INSTANCE}={}", self.instance)],
+        )]);
+        let stale = self
+            .docker
+            .list_containers(Some(
+                ListContainersOptionsBuilder::new()
+                    .all(true)
+                    .filters(&filters)
+                    .build(),
+            ))
+            .await
+            .map_err(|e| SandboxError::Unavailable(format!("docker: {e}")))?;
+        let ids: Vec<String> = stale.into_iter().filter_map(|c| c.id).collect();
+        if !ids.is_empty() {
+            tracing::warn!(count = ids.len(), instance = %self.instance, "removing sandbox containers left by a previous run");
+        }
+        futures::future::join_all(ids.iter().map(|id| self.remove(id))).await;
+        Ok(())
+    }
+
+    async fn remove(&self, id: &str) {
+        let options = RemoveContainerOptionsBuilder::new()
+            .force(true)
+            .v(true)
+            .build();
+        if let Err(e) = self.docker.remove_container(id, Some(options)).await {
+            tracing::warn!(container = id, error = %e, "could not remove sandbox container");
+        }
+    }
+
+    /// Creates and starts a container whose user-data mounts come from `user_data`.
+    async fn create(
+        &self,
+        name: &str,
+        user_data: &Path,
+        thread: Option<&str>,
+    ) -> Result<String, SandboxError> {
+        let body = container_body(
+            &self.cfg,
+            &Binds {
+                user_data,
+                skills_view: &self.skills_view,
+            },
+            self.user,
+            &self.instance,
+            thread,
+        );
+        let options = CreateContainerOptionsBuilder::new().name(name).build();
+        let created = match self
+            .docker
+            .create_container(Some(options.clone()), body.clone())
+            .await
+        {
+            Ok(c) => c,
+            Err(bollard::errors::Error::DockerResponseServerError {
+                status_code: 409, ..
+            }) => {
+                // A container of that name survived an earlier failure: replace it.
+                self.remove(name).await;
+                self.docker
+                    .create_container(Some(options), body)
+                    .await
+                    .map_err(|e| SandboxError::Infra(format!("docker create: {e}")))?
+            }
+            Err(e) => return Err(SandboxError::Infra(format!("docker create: {e}"))),
+        };
+        if let Err(e) = self
+            .docker
+            .start_container(
+                &created.id,
+                None::<bollard::query_parameters::StartContainerOptions>,
+            )
+            .await
+        {
+            self.remove(&created.id).await;
+            return Err(SandboxError::Infra(format!("docker start: {e}")));
+        }
+        self.created.fetch_add(1, Ordering::Relaxed);
+        Ok(created.id)
+    }
+
+    fn sandbox(
+        &self,
+        thread: &str,
+        container_id: String,
+        permit: OwnedSemaphorePermit,
+    ) -> Arc<DockerSandbox> {
+        let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread);
+        Arc::new(DockerSandbox {
+            thread_id: thread.to_string(),
+            container_id,
+            docker: self.docker.clone(),
+            fs: HostFs::new(
+                dirs.user_data().to_path_buf(),
+                self.skills_view.clone(),
+                self.owner,
+            ),
+            max_output: self.cfg.max_output_bytes,
+            max_timeout: Duration::from_secs(self.cfg.command_timeout_secs),
+            busy: AtomicUsize::new(0),
+            broken: AtomicBool::new(false),
+            last_used: std::sync::Mutex::new(Instant::now()),
+            permit: std::sync::Mutex::new(Some(permit)),
+        })
+    }
+
+    /// Gives a warm container to `thread` when one is ready and the thread can move in.
+    async fn take_warm(&self, thread: &str) -> Option<Arc<DockerSandbox>> {
+        let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread);
+        if storage::is_slotted(&dirs) {
+            return None;
+        }
+        let warm = self.warm.lock().await.pop()?;
+        self.replenish.notify_one();
+        let slot = warm.slot.clone();
+        let bind_dirs = dirs.clone();
+        let bound =
+            tokio::task::spawn_blocking(move || storage::bind_into_slot(&bind_dirs, &slot)).await;
+        if !matches!(bound, Ok(Ok(()))) {
+            tracing::warn!(
+                thread,
+                "could not move thread files into a warm sandbox; starting a fresh one"
+            );
+            self.remove(&warm.container_id).await;
+            return None;
+        }
+        let docker = self.docker.clone();
+        let (id, name) = (
+            warm.container_id.clone(),
+            format!("antler-{}-{thread}", self.short_instance()),
+        );
+        tokio::spawn(async move {
+            let _ = docker
+                .rename_container(
+                    &id,
+                    RenameContainerOptionsBuilder::new().name(&name).build(),
+                )
+                .await;
+        });
+        Some(self.sandbox(thread, warm.container_id, warm.permit))
+    }
+
+    async fn cold(&self, thread: &str) -> Result<Arc<DockerSandbox>, SandboxError> {
+        let wait = Duration::from_secs(self.cfg.docker.acquire_timeout_secs);
+        let permit = tokio::time::timeout(wait, self.permits.clone().acquire_owned())
+            .await
+            .map_err(|_| {
+                SandboxError::Unavailable(format!(
+                    "all {} sandboxes are in use; waited {}s",
+                    self.cfg.docker.max_containers,
+                    wait.as_secs()
+                ))
+            })?
+            .map_err(|_| {
+                SandboxError::Unavailable("the sandbox provider is shutting down".into())
+            })?;
+        let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread);
+        let owner = self.owner;
+        let prepare = dirs.clone();
+        let user_data = tokio::task::spawn_blocking(move || {
+            prepare.create()?;
+            let storage = storage::storage_of(&prepare);
+            storage::chown_dirs(&storage, owner)?;
+            std::io::Result::Ok(storage)
+        })
+        .await
+        .map_err(|e| SandboxError::Infra(e.to_string()))?
+        .map_err(|e| SandboxError::Infra(format!("cannot prepare thread directories: {e}")))?;
+        let name = format!("antler-{}-{thread}", self.short_instance());
+        let id = self.create(&name, &user_data, Some(thread)).await?;
+        Ok(self.sandbox(thread, id, permit))
+    }
+
+    async fn make_warm(&self) -> Result<bool, SandboxError> {
+        let Ok(permit) = self.permits.clone().try_acquire_owned() else {
+            return Ok(false);
+        };
+        let slots = storage::slots_root(&self.data_dir);
+        let owner = self.owner;
+        let slot = tokio::task::spawn_blocking(move || storage::new_slot(&slots, owner))
+            .await
+            .map_err(|e| SandboxError::Infra(e.to_string()))?
+            .map_err(|e| SandboxError::Infra(format!("cannot create a slot: {e}")))?;
+        let name = format!(
+            "antler-{}-warm-{}",
+            self.short_instance(),
+            &uuid::Uuid::new_v4().simple().to_string()[..12]
+        );
+        match self.create(&name, &slot, None).await {
+            Ok(container_id) => {
+                self.warm.lock().await.push(Warm {
+                    container_id,
+                    slot,
+                    permit,
+                });
+                Ok(true)
+            }
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&slot);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Keeps `warm_pool` containers ready.
+async fn replenisher(inner: Arc<Inner>) {
+    let mut failures = 0u32;
+    loop {
+        while !inner.shutting_down.load(Ordering::SeqCst)
+            && inner.warm.lock().await.len() < inner.cfg.docker.warm_pool
+        {
+            match inner.make_warm().await {
+                Ok(true) => failures = 0,
+                Ok(false) => break,
+                Err(e) => {
+                    failures += 1;
+                    tracing::warn!(error = %e, "could not start a warm sandbox");
+                    tokio::time::sleep(Duration::from_secs(u64::from(failures.min(6)) * 5)).await;
+                    break;
+                }
+            }
+        }
+        tokio::select! {
+            () = inner.replenish.notified() => {}
+            () = tokio::time::sleep(Duration::from_secs(5)) => {}
+        }
+    }
+}
+
+/// Removes containers idle past the timeout that nobody holds and that run no command.
+async fn reaper(inner: Arc<Inner>) {
+    let every = Duration::from_secs(inner.cfg.docker.reap_interval_secs.max(1));
+    let idle_limit = Duration::from_secs(inner.cfg.docker.idle_timeout_secs);
+    loop {
+        tokio::time::sleep(every).await;
+        let victims: Vec<Arc<DockerSandbox>> = {
+            let mut bound = inner.bound.lock().await;
+            let idle: Vec<String> = bound
+                .iter()
+                .filter(|(_, sb)| {
+                    Arc::strong_count(sb) == 1
+                        && sb.busy.load(Ordering::SeqCst) == 0
+                        && sb.idle() >= idle_limit
+                })
+                .map(|(t, _)| t.clone())
+                .collect();
+            idle.iter().filter_map(|t| bound.remove(t)).collect()
+        };
+        for sb in victims {
+            tracing::info!(thread.id = %sb.thread_id, idle_secs = sb.idle().as_secs(), "reaping idle sandbox");
+            inner.remove(&sb.container_id).await;
+            sb.release_permit();
+            inner.replenish.notify_one();
+        }
+    }
+}
+
+#[async_trait]
+impl SandboxProvider for DockerProvider {
+    fn kind(&self) -> &'static str {
+        "docker"
+    }
+
+    async fn acquire(&self, thread_id: &str) -> Result<Arc<dyn Sandbox>, SandboxError> {
+        let inner = &self.inner;
+        if inner.shutting_down.load(Ordering::SeqCst) {
+            return Err(SandboxError::Unavailable(
+                "the server is shutting down".into(),
+            ));
+        }
+        let lock = inner.thread_lock(thread_id);
+        let _one_at_a_time = lock.lock().await;
+        let existing = inner.bound.lock().await.get(thread_id).cloned();
+        if let Some(sb) = existing {
+            if !sb.broken.load(Ordering::SeqCst) {
+                return Ok(sb);
+            }
+            tracing::warn!(
+                thread.id = thread_id,
+                "replacing a sandbox that failed to run a command"
+            );
+            inner.bound.lock().await.remove(thread_id);
+            inner.remove(&sb.container_id).await;
+            sb.release_permit();
+        }
+        let sb = match inner.take_warm(thread_id).await {
+            Some(sb) => sb,
+            None => inner.cold(thread_id).await?,
+        };
+        inner
+            .bound
+            .lock()
+            .await
+            .insert(thread_id.to_string(), sb.clone());
+        Ok(sb)
+    }
+
+    async fn release(&self, thread_id: &str) {
+        if let Some(sb) = self.inner.bound.lock().await.get(thread_id)
+            && let Ok(mut t) = sb.last_used.lock()
+        {
+            *t = Instant::now();
+        }
+    }
+
+    async fn destroy(&self, thread_id: &str) -> Result<(), SandboxError> {
+        let removed = self.inner.bound.lock().await.remove(thread_id);
+        if let Some(sb) = removed {
+            self.inner.remove(&sb.container_id).await;
+            sb.release_permit();
+            self.inner.replenish.notify_one();
+        }
+        Ok(())
+    }
+
+    async fn list(&self) -> Vec<SandboxInfo> {
+        let mut out: Vec<SandboxInfo> = self
+            .inner
+            .bound
+            .lock()
+            .await
+            .values()
+            .map(|sb| SandboxInfo {
+                thread_id: Some(sb.thread_id.clone()),
+                id: sb.container_id.clone(),
+                busy: sb.busy.load(Ordering::SeqCst),
+                idle_secs: sb.idle().as_secs(),
+            })
+            .collect();
+        out.extend(self.inner.warm.lock().await.iter().map(|w| SandboxInfo {
+            thread_id: None,
+            id: w.container_id.clone(),
+            busy: 0,
+            idle_secs: 0,
+        }));
+        out
+    }
+
+    async fn shutdown(&self) {
+        let inner = &self.inner;
+        inner.shutting_down.store(true, Ordering::SeqCst);
+        for task in self
+            .tasks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .drain(..)
+        {
+            task.abort();
+        }
+        let mut ids: Vec<String> = inner
+            .bound
+            .lock()
+            .await
+            .drain()
+            .map(|(_, sb)| sb.container_id.clone())
+            .collect();
+        ids.extend(inner.warm.lock().await.drain(..).map(|w| w.container_id));
+        let limit = Duration::from_secs(inner.cfg.docker.shutdown_timeout_secs);
+        let count = ids.len();
+        let removal = async {
+            futures::future::join_all(ids.iter().map(|id| inner.remove(id))).await;
+            // A warm container being created when the replenisher stopped is found by label.
+            let _ = inner.reconcile_containers().await;
+        };
+        if tokio::time::timeout(limit, removal).await.is_err() {
+            tracing::error!(
+                count,
+                "sandbox containers were not all removed in time; the next start removes them"
+            );
+        } else {
+            tracing::info!(count, "sandbox containers removed");
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! One thread's container: commands through the exec API, files through the host side of
+//! the bind mounts.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use bollard::Docker;
+use tokio::sync::OwnedSemaphorePermit;
+
+use crate::api::{ExecOutput, ExecRequest, GlobResult, GrepRequest, GrepResult, Listing, Sandbox};
+use crate::error::SandboxError;
+use crate::files::HostFs;
+
+/// A running container and what it is bound to.
+pub struct DockerSandbox {
+    pub(crate) thread_id: String,
+    pub(crate) container_id: String,
+    pub(crate) docker: Docker,
+    pub(crate) fs: HostFs,
+    pub(crate) max_output: usize,
+    pub(crate) max_timeout: Duration,
+    pub(crate) busy: AtomicUsize,
+    pub(crate) broken: AtomicBool,
+    pub(crate) last_used: std::sync::Mutex<Instant>,
+    /// Held while the container exists: the cap on concurrent containers. Taken out when the
+    /// container is removed, even if someone still holds this handle.
+    pub(crate) permit: std::sync::Mutex<Option<OwnedSemaphorePermit>>,
+}
+
+impl DockerSandbox {
+    pub(crate) fn idle(&self) -> Duration {
+        self.last_used
+            .lock()
+            .map(|t| t.elapsed())
+            .unwrap_or_default()
+    }
+
+    /// Gives the container's slot in the cap back.
+    pub(crate) fn release_permit(&self) {
+        if let Ok(mut p) = self.permit.lock() {
+            p.take();
+        }
+    }
+
+    fn touch(&self) {
+        if let Ok(mut t) = self.last_used.lock() {
+            *t = Instant::now();
+        }
+    }
+}
+
+/// Counts a command in flight so the idle reaper leaves the container alone.
+struct Busy<'a>(&'a DockerSandbox);
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.busy.fetch_sub(1, Ordering::SeqCst);
+        self.0.touch();
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, SandboxError> + Send + 'static,
+) -> Result<T, SandboxError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| SandboxError::Infra(format!("file task failed: {e}")))?
+}
+
+#[async_trait]
+impl Sandbox for DockerSandbox {
+    fn thread_id(&self) -> &str {
+        &self.thread_id
+    }
+
+    async fn exec(&self, mut request: ExecRequest) -> Result<ExecOutput, SandboxError> {
+        self.busy.fetch_add(1, Ordering::SeqCst);
+        let _busy = Busy(self);
+        request.timeout = request.timeout.min(self.max_timeout);
+        let result =
+            super::exec::run(&self.docker, &self.container_id, &request, self.max_output).await;
+        // The next acquire replaces a container that cannot run or stop commands.
+        match result {
+            Ok((output, healthy)) => {
+                if !healthy {
+                    tracing::warn!(thread.id = %self.thread_id, "sandbox stopped responding; it will be replaced");
+                    self.broken.store(true, Ordering::SeqCst);
+                }
+                Ok(output)
+            }
+            Err(e) => {
+                self.broken.store(true, Ordering::SeqCst);
+                Err(e)
+            }
+        }
+    }
+
+    async fn read_file(
+        &self,
+        path: &str,
+        lines: Option<(usize, usize)>,
+    ) -> Result<String, SandboxError> {
+        self.touch();
+        let (fs, path) = (self.fs.clone(), path.to_string());
+        blocking(move || fs.read_file(&path, lines)).await
+    }
+
+    async fn write_file(
+        &self,
+        path: &str,
+        content: &str,
+        append: bool,
+    ) -> Result<(), SandboxError> {
+        self.touch();
+        let (fs, path, content) = (self.fs.clone(), path.to_string(), content.to_string());
+        blocking(move || fs.write_file(&path, &content, append)).await
+    }
+
+    async fn list_dir(&self, path: &str, depth: usize) -> Result<Listing, SandboxError> {
+        self.touch();
+        let (fs, path) = (self.fs.clone(), path.to_string());
+        blocking(move || fs.list_dir(&path, depth)).await
+    }
+
+    async fn glob(&self, pattern: &str, path: &str) -> Result<GlobResult, SandboxError> {
+        self.touch();
+        let (fs, pattern, path) = (self.fs.clone(), pattern.to_string(), path.to_string());
+        blocking(move || fs.glob(&pattern, &path)).await
+    }
+
+    async fn grep(&self, request: GrepRequest) -> Result<GrepResult, SandboxError> {
+        self.touch();
+        let fs = self.fs.clone();
+        blocking(move || fs.grep(&request)).await
+    }
+}

@@ -1,0 +1,448 @@
+//! The local provider: the same container paths mapped onto host directories, for machines
+//! without Docker. File tools work; commands are refused unless `allow_host_bash` is set,
+//! and then run in their own process group with the timeout, the output caps and a scrubbed
+//! environment (no secrets inherited from the server).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use tokio::io::AsyncReadExt;
+use tokio::sync::Mutex;
+
+use crate::api::{
+    ExecOutput, ExecRequest, GlobResult, GrepRequest, GrepResult, Listing, Sandbox, SandboxInfo,
+    SandboxProvider,
+};
+use crate::error::SandboxError;
+use crate::files::HostFs;
+use crate::output::CappedOutput;
+use crate::paths::{LOCAL_OWNER, SKILLS_ROOT, ThreadDirs, USER_DATA_ROOT};
+
+/// Environment variables passed to host commands; everything else (API keys, tokens) is
+/// dropped.
+const ENV_ALLOWLIST: [&str; 4] = ["PATH", "LANG", "LC_ALL", "TZ"];
+
+/// Runs file tools on host directories and, when allowed, commands on the host.
+pub struct LocalProvider {
+    data_dir: PathBuf,
+    skills_view: PathBuf,
+    allow_bash: bool,
+    max_output: usize,
+    sandboxes: Mutex<HashMap<String, Arc<LocalSandbox>>>,
+}
+
+impl std::fmt::Debug for LocalProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalProvider")
+            .field("allow_bash", &self.allow_bash)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LocalProvider {
+    /// A provider over `<data_dir>/users/…` with the skills view at `skills_view`.
+    pub fn new(data_dir: &Path, skills_view: &Path, allow_bash: bool, max_output: usize) -> Self {
+        LocalProvider {
+            data_dir: data_dir.to_path_buf(),
+            skills_view: skills_view.to_path_buf(),
+            allow_bash,
+            max_output,
+            sandboxes: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+#[async_trait]
+impl SandboxProvider for LocalProvider {
+    fn kind(&self) -> &'static str {
+        "local"
+    }
+
+    async fn acquire(&self, thread_id: &str) -> Result<Arc<dyn Sandbox>, SandboxError> {
+        let mut map = self.sandboxes.lock().await;
+        if let Some(existing) = map.get(thread_id) {
+            return Ok(existing.clone());
+        }
+        let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread_id);
+        dirs.create()
+            .map_err(|e| SandboxError::Infra(format!("cannot create thread directories: {e}")))?;
+        let sandbox = Arc::new(LocalSandbox {
+            thread_id: thread_id.to_string(),
+            fs: HostFs::new(
+                dirs.user_data().to_path_buf(),
+                self.skills_view.clone(),
+                None,
+            ),
+            allow_bash: self.allow_bash,
+            max_output: self.max_output,
+            busy: AtomicUsize::new(0),
+            last_used: std::sync::Mutex::new(Instant::now()),
+        });
+        map.insert(thread_id.to_string(), sandbox.clone());
+        Ok(sandbox)
+    }
+
+    async fn release(&self, _thread_id: &str) {}
+
+    async fn destroy(&self, thread_id: &str) -> Result<(), SandboxError> {
+        self.sandboxes.lock().await.remove(thread_id);
+        Ok(())
+    }
+
+    async fn list(&self) -> Vec<SandboxInfo> {
+        self.sandboxes
+            .lock()
+            .await
+            .values()
+            .map(|s| SandboxInfo {
+                thread_id: Some(s.thread_id.clone()),
+                id: format!("local:{}", s.thread_id),
+                busy: s.busy.load(Ordering::Relaxed),
+                idle_secs: s.idle().as_secs(),
+            })
+            .collect()
+    }
+
+    async fn shutdown(&self) {
+        self.sandboxes.lock().await.clear();
+    }
+}
+
+/// One thread's host-backed sandbox.
+pub struct LocalSandbox {
+    thread_id: String,
+    fs: HostFs,
+    allow_bash: bool,
+    max_output: usize,
+    busy: AtomicUsize,
+    last_used: std::sync::Mutex<Instant>,
+}
+
+impl LocalSandbox {
+    fn idle(&self) -> Duration {
+        self.last_used
+            .lock()
+            .map(|t| t.elapsed())
+            .unwrap_or_default()
+    }
+
+    /// Container paths in a command become host paths (on a path-segment boundary).
+    fn to_host(&self, command: &str) -> String {
+        let command = replace_root(
+            command,
+            USER_DATA_ROOT,
+            &self.fs.user_data().to_string_lossy(),
+        );
+        replace_root(&command, SKILLS_ROOT, &self.fs.skills().to_string_lossy())
+    }
+
+    /// Host paths in output become container paths again.
+    fn to_container(&self, text: &str) -> String {
+        text.replace(&*self.fs.user_data().to_string_lossy(), USER_DATA_ROOT)
+            .replace(&*self.fs.skills().to_string_lossy(), SKILLS_ROOT)
+    }
+}
+
+/// Replaces `root` where it is a whole path prefix (not `/mnt/skills-x`).
+fn replace_root(text: &str, root: &str, with: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(root) {
+        let after = &rest[i + root.len()..];
+        let boundary = after
+            .chars()
+            .next()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'));
+        out.push_str(&rest[..i]);
+        out.push_str(if boundary { with } else { root });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, SandboxError> + Send + 'static,
+) -> Result<T, SandboxError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| SandboxError::Infra(format!("file task failed: {e}")))?
+}
+
+#[async_trait]
+impl Sandbox for LocalSandbox {
+    fn thread_id(&self) -> &str {
+        &self.thread_id
+    }
+
+    async fn exec(&self, request: ExecRequest) -> Result<ExecOutput, SandboxError> {
+        if !self.allow_bash {
+            return Err(SandboxError::ExecDisabled(
+                "command execution is disabled: this server has no Docker sandbox. Use the file \
+                 tools, or ask the operator to install Docker (make sandbox-image) or to set \
+                 sandbox.allow_host_bash: true (runs commands on the host, unsafe)"
+                    .into(),
+            ));
+        }
+        self.busy.fetch_add(1, Ordering::Relaxed);
+        let result = run_on_host(
+            &self.to_host(&request.command),
+            &self.fs.user_data().join("workspace"),
+            &request,
+            self.max_output,
+        )
+        .await;
+        self.busy.fetch_sub(1, Ordering::Relaxed);
+        if let Ok(mut t) = self.last_used.lock() {
+            *t = Instant::now();
+        }
+        result.map(|mut out| {
+            out.stdout = self.to_container(&out.stdout);
+            out.stderr = self.to_container(&out.stderr);
+            out
+        })
+    }
+
+    async fn read_file(
+        &self,
+        path: &str,
+        lines: Option<(usize, usize)>,
+    ) -> Result<String, SandboxError> {
+        let (fs, path) = (self.fs.clone(), path.to_string());
+        blocking(move || fs.read_file(&path, lines)).await
+    }
+
+    async fn write_file(
+        &self,
+        path: &str,
+        content: &str,
+        append: bool,
+    ) -> Result<(), SandboxError> {
+        let (fs, path, content) = (self.fs.clone(), path.to_string(), content.to_string());
+        blocking(move || fs.write_file(&path, &content, append)).await
+    }
+
+    async fn list_dir(&self, path: &str, depth: usize) -> Result<Listing, SandboxError> {
+        let (fs, path) = (self.fs.clone(), path.to_string());
+        blocking(move || fs.list_dir(&path, depth)).await
+    }
+
+    async fn glob(&self, pattern: &str, path: &str) -> Result<GlobResult, SandboxError> {
+        let (fs, pattern, path) = (self.fs.clone(), pattern.to_string(), path.to_string());
+        blocking(move || fs.glob(&pattern, &path)).await
+    }
+
+    async fn grep(&self, request: GrepRequest) -> Result<GrepResult, SandboxError> {
+        let fs = self.fs.clone();
+        blocking(move || fs.grep(&request)).await
+    }
+}
+
+/// Runs `bash -c` in its own process group; the timeout or a cancellation kills the group.
+async fn run_on_host(
+    command: &str,
+    cwd: &Path,
+    request: &ExecRequest,
+    max_output: usize,
+) -> Result<ExecOutput, SandboxError> {
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(cwd)
+        .env_clear()
+        .envs(
+            ENV_ALLOWLIST
+                .iter()
+                .filter_map(|k| std::env::var(k).ok().map(|v| (*k, v))),
+        )
+        .env("HOME", cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| SandboxError::Infra(format!("cannot start bash: {e}")))?;
+    let pgid = child
+        .id()
+        .and_then(|id| rustix::process::Pid::from_raw(id as i32));
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let collect = async {
+        let (mut out, mut err) = (CappedOutput::new(max_output), CappedOutput::new(max_output));
+        let (mut ob, mut eb) = (vec![0u8; 16 * 1024], vec![0u8; 16 * 1024]);
+        let (mut o_open, mut e_open) = (true, true);
+        while o_open || e_open {
+            tokio::select! {
+                n = read_some(&mut stdout, &mut ob), if o_open => match n {
+                    Some(n) => out.push(&ob[..n]),
+                    None => o_open = false,
+                },
+                n = read_some(&mut stderr, &mut eb), if e_open => match n {
+                    Some(n) => err.push(&eb[..n]),
+                    None => e_open = false,
+                },
+            }
+        }
+        let status = child.wait().await.ok();
+        (out, err, status)
+    };
+    let kill = || {
+        if let Some(pgid) = pgid {
+            let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+        }
+    };
+    let mut output = ExecOutput::default();
+    tokio::pin!(collect);
+    let (out, err, status) = tokio::select! {
+        r = &mut collect => r,
+        () = tokio::time::sleep(request.timeout) => {
+            output.timed_out = true;
+            kill();
+            collect.await
+        }
+        () = request.cancel.cancelled() => {
+            output.cancelled = true;
+            kill();
+            collect.await
+        }
+    };
+    (output.stdout, output.stdout_skipped) = out.finish();
+    (output.stderr, output.stderr_skipped) = err.finish();
+    output.exit_code = status.map(|s| {
+        use std::os::unix::process::ExitStatusExt;
+        s.code()
+            .map(i64::from)
+            .unwrap_or_else(|| 128 + i64::from(s.signal().unwrap_or(0)))
+    });
+    Ok(output)
+}
+
+async fn read_some<R: tokio::io::AsyncRead + Unpin>(
+    reader: &mut Option<R>,
+    buf: &mut [u8],
+) -> Option<usize> {
+    let r = reader.as_mut()?;
+    match r.read(buf).await {
+        Ok(0) | Err(_) => None,
+        Ok(n) => Some(n),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn sandbox(allow: bool) -> (tempfile::TempDir, Arc<dyn Sandbox>) {
+        let tmp = tempfile::tempdir().unwrap();
+        let view = tmp.path().join("view");
+        std::fs::create_dir_all(view.join("public/demo")).unwrap();
+        std::fs::write(view.join("public/demo/SKILL.md"), "demo skill\n").unwrap();
+        let provider = LocalProvider::new(&tmp.path().join("data"), &view, allow, 1024);
+        let sb = provider.acquire("t1").await.unwrap();
+        (tmp, sb)
+    }
+
+    #[tokio::test]
+    async fn commands_are_refused_unless_allowed() {
+        let (_tmp, sb) = sandbox(false).await;
+        let e = sb
+            .exec(ExecRequest::new("echo hi", Duration::from_secs(5)))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, SandboxError::ExecDisabled(_)));
+        assert!(e.is_model_facing());
+        sb.write_file(
+            "/mnt/user-data/outputs/a.txt",
+            "file tools still work",
+            false,
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            sb.read_file("/mnt/user-data/outputs/a.txt", None)
+                .await
+                .unwrap(),
+            "file tools still work"
+        );
+    }
+
+    #[tokio::test]
+    async fn allowed_commands_see_container_paths_and_no_secrets() {
+        let (tmp, sb) = sandbox(true).await;
+        let out = sb
+            .exec(ExecRequest::new(
+                "pwd; cat /mnt/skills/public/demo/SKILL.md; echo x > /mnt/user-data/outputs/o.txt; env | grep -c ^CARGO || true",
+                Duration::from_secs(10),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(out.exit_code, Some(0), "{out:?}");
+        let lines: Vec<&str> = out.stdout.lines().collect();
+        assert_eq!(
+            lines[0], "/mnt/user-data/workspace",
+            "host paths never reach the model"
+        );
+        assert_eq!(lines[1], "demo skill");
+        assert_eq!(
+            lines[2], "0",
+            "the CARGO_* variables of the test process are not inherited"
+        );
+        assert!(
+            tmp.path()
+                .join("data/users/local/threads/t1/user-data/outputs/o.txt")
+                .is_file()
+        );
+        assert!(!out.stdout.contains(tmp.path().to_str().unwrap()));
+    }
+
+    #[tokio::test]
+    async fn timeouts_kill_the_whole_process_group_and_output_is_capped() {
+        let (_tmp, sb) = sandbox(true).await;
+        let started = Instant::now();
+        let out = sb
+            .exec(ExecRequest::new(
+                "sleep 30 & sleep 30; echo never",
+                Duration::from_millis(300),
+            ))
+            .await
+            .unwrap();
+        assert!(out.timed_out);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(out.exit_code, Some(137));
+        let big = sb
+            .exec(ExecRequest::new(
+                "head -c 100000 /dev/zero | tr '\\0' 'a'; echo; echo END",
+                Duration::from_secs(10),
+            ))
+            .await
+            .unwrap();
+        assert!(big.stdout_skipped > 90_000);
+        assert!(big.stdout.contains("bytes of output skipped"));
+        assert!(big.stdout.trim_end().ends_with("END"));
+        let req = ExecRequest::new("sleep 30", Duration::from_secs(60));
+        let cancel = req.cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            cancel.cancel();
+        });
+        let out = sb.exec(req).await.unwrap();
+        assert!(out.cancelled && !out.timed_out);
+    }
+
+    #[test]
+    fn container_roots_are_replaced_only_on_segment_boundaries() {
+        assert_eq!(
+            replace_root("cat /mnt/skills/a /mnt/skills-x/b", "/mnt/skills", "/h"),
+            "cat /h/a /mnt/skills-x/b"
+        );
+        assert_eq!(replace_root("ls /mnt/skills", "/mnt/skills", "/h"), "ls /h");
+        assert_eq!(replace_root("'/mnt/skills'", "/mnt/skills", "/h"), "'/h'");
+    }
+}

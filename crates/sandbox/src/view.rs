@@ -1,0 +1,280 @@
+//! The read-only projection of enabled skills that sandboxes mount at `/mnt/skills`:
+//! `<view>/{public,custom}/<relative path>/…`.
+//!
+//! Only enabled skills are copied in, so a disabled skill's files are not there to read, by
+//! `cat` or by the file tools. The view directory itself never changes identity (containers
+//! bind-mount it); each skill inside is replaced atomically (`RENAME_EXCHANGE` of a fresh copy)
+//! or removed by renaming it away first, so a reader sees the old or the new version.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use antler_protocol::skills::SkillCategory;
+use rustix::fs::{CWD, RenameFlags, renameat_with};
+
+/// A skill that should be visible.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectedSkill {
+    /// Its category.
+    pub category: SkillCategory,
+    /// Its directory below the category (`team/report`).
+    pub relative_path: String,
+    /// The skill directory on the host.
+    pub source: PathBuf,
+}
+
+/// What a sync changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SyncReport {
+    /// Skills copied in for the first time.
+    pub added: usize,
+    /// Skills whose files changed and were replaced.
+    pub updated: usize,
+    /// Skills taken out.
+    pub removed: usize,
+}
+
+/// The projection directory and what is in it.
+#[derive(Debug)]
+pub struct SkillsView {
+    root: PathBuf,
+    staging: PathBuf,
+    /// Fingerprint of each projected skill, keyed by `<category>/<relative path>`.
+    projected: Mutex<HashMap<String, u64>>,
+}
+
+/// Files copied per skill at most (a skill is instructions and a few scripts).
+const MAX_FILES: usize = 10_000;
+
+impl SkillsView {
+    /// Prepares an empty view at `root` (its previous content is discarded).
+    pub fn open(root: &Path) -> io::Result<Self> {
+        let staging = root.with_extension("staging");
+        for category in SkillCategory::ALL {
+            let dir = root.join(category.as_str());
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)?;
+            }
+            std::fs::create_dir_all(&dir)?;
+        }
+        if staging.exists() {
+            std::fs::remove_dir_all(&staging)?;
+        }
+        std::fs::create_dir_all(&staging)?;
+        Ok(SkillsView {
+            root: root.to_path_buf(),
+            staging,
+            projected: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The directory sandboxes mount at `/mnt/skills`.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Makes the view hold exactly `wanted` (blocking). Unchanged skills are left alone.
+    pub fn sync(&self, wanted: &[ProjectedSkill]) -> io::Result<SyncReport> {
+        let mut projected = self
+            .projected
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut report = SyncReport::default();
+        let mut keep = std::collections::HashSet::new();
+        for skill in wanted {
+            let key = format!("{}/{}", skill.category, skill.relative_path);
+            keep.insert(key.clone());
+            let print = fingerprint(&skill.source);
+            match projected.get(&key) {
+                Some(existing) if *existing == print => continue,
+                Some(_) => report.updated += 1,
+                None => report.added += 1,
+            }
+            self.place(&key, &skill.source)?;
+            projected.insert(key, print);
+        }
+        let gone: Vec<String> = projected
+            .keys()
+            .filter(|k| !keep.contains(*k))
+            .cloned()
+            .collect();
+        for key in gone {
+            self.remove(&key)?;
+            projected.remove(&key);
+            report.removed += 1;
+        }
+        Ok(report)
+    }
+
+    /// Copies `source` into place under `key`, replacing any previous copy atomically.
+    fn place(&self, key: &str, source: &Path) -> io::Result<()> {
+        let fresh = self.staging.join(uuid::Uuid::new_v4().to_string());
+        copy_tree(source, &fresh)?;
+        let target = self.root.join(key);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        match renameat_with(CWD, &fresh, CWD, &target, RenameFlags::NOREPLACE) {
+            Ok(()) => Ok(()),
+            Err(e) if e == rustix::io::Errno::EXIST || e == rustix::io::Errno::NOTEMPTY => {
+                renameat_with(CWD, &fresh, CWD, &target, RenameFlags::EXCHANGE)?;
+                std::fs::remove_dir_all(&fresh)
+            }
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&fresh);
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Takes a skill out: renamed away first (readers see it vanish at once), then deleted.
+    fn remove(&self, key: &str) -> io::Result<()> {
+        let target = self.root.join(key);
+        let trash = self.staging.join(uuid::Uuid::new_v4().to_string());
+        match std::fs::rename(&target, &trash) {
+            Ok(()) => std::fs::remove_dir_all(&trash)?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        // Tidy empty namespace directories left behind (never the category directories).
+        let mut dir = target.parent().map(Path::to_path_buf);
+        while let Some(d) = dir {
+            if d.parent() == Some(self.root.as_path()) || !d.starts_with(&self.root) {
+                break;
+            }
+            if std::fs::remove_dir(&d).is_err() {
+                break;
+            }
+            dir = d.parent().map(Path::to_path_buf);
+        }
+        Ok(())
+    }
+}
+
+/// Changes when any file under `dir` is added, removed, resized or touched.
+fn fingerprint(dir: &Path) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for entry in walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .take(MAX_FILES)
+    {
+        entry.path().hash(&mut hasher);
+        if let Ok(meta) = entry.metadata() {
+            (meta.len(), meta.mtime(), meta.mtime_nsec(), meta.mode()).hash(&mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
+/// Copies directories and regular files (permissions kept); symlinks are not copied, so a
+/// skill cannot point the sandbox at host files.
+fn copy_tree(source: &Path, dest: &Path) -> io::Result<()> {
+    std::fs::create_dir_all(dest)?;
+    for entry in walkdir::WalkDir::new(source)
+        .min_depth(1)
+        .follow_links(false)
+        .into_iter()
+        .take(MAX_FILES)
+    {
+        let entry = entry.map_err(io::Error::other)?;
+        let rel = entry
+            .path()
+            .strip_prefix(source)
+            .map_err(io::Error::other)?;
+        let to = dest.join(rel);
+        let kind = entry.file_type();
+        if kind.is_dir() {
+            std::fs::create_dir_all(&to)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &to)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill(root: &Path, rel: &str, body: &str) -> PathBuf {
+        let dir = root.join(rel);
+        std::fs::create_dir_all(dir.join("scripts")).unwrap();
+        std::fs::write(dir.join("SKILL.md"), body).unwrap();
+        std::fs::write(dir.join("scripts/run.sh"), "echo hi").unwrap();
+        dir
+    }
+
+    #[test]
+    fn projects_exactly_the_wanted_skills_and_follows_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = tmp.path().join("skills");
+        let a = skill(&src, "public/a", "A1");
+        let b = skill(&src, "custom/team/b", "B1");
+        std::os::unix::fs::symlink("/etc/passwd", b.join("leak")).unwrap();
+        let view = SkillsView::open(&tmp.path().join("view")).unwrap();
+        let want = |items: &[(&SkillCategory, &str, &PathBuf)]| -> Vec<ProjectedSkill> {
+            items
+                .iter()
+                .map(|(c, r, s)| ProjectedSkill {
+                    category: **c,
+                    relative_path: r.to_string(),
+                    source: (*s).clone(),
+                })
+                .collect()
+        };
+        let both = want(&[
+            (&SkillCategory::Public, "a", &a),
+            (&SkillCategory::Custom, "team/b", &b),
+        ]);
+        assert_eq!(
+            view.sync(&both).unwrap(),
+            SyncReport {
+                added: 2,
+                ..Default::default()
+            }
+        );
+        let root = view.root();
+        assert_eq!(
+            std::fs::read_to_string(root.join("public/a/SKILL.md")).unwrap(),
+            "A1"
+        );
+        assert!(root.join("custom/team/b/scripts/run.sh").is_file());
+        assert!(
+            !root.join("custom/team/b/leak").exists(),
+            "symlinks are not projected"
+        );
+        assert_eq!(
+            view.sync(&both).unwrap(),
+            SyncReport::default(),
+            "nothing changed"
+        );
+
+        std::fs::write(a.join("SKILL.md"), "A2 longer").unwrap();
+        assert_eq!(view.sync(&both).unwrap().updated, 1);
+        assert_eq!(
+            std::fs::read_to_string(root.join("public/a/SKILL.md")).unwrap(),
+            "A2 longer"
+        );
+
+        let only_a = want(&[(&SkillCategory::Public, "a", &a)]);
+        assert_eq!(view.sync(&only_a).unwrap().removed, 1);
+        assert!(
+            !root.join("custom/team").exists(),
+            "empty namespaces are tidied"
+        );
+        assert!(root.join("custom").is_dir());
+        assert_eq!(
+            std::fs::read_dir(tmp.path().join("view.staging"))
+                .unwrap()
+                .count(),
+            0
+        );
+    }
+}

@@ -1,0 +1,412 @@
+//! The Docker provider against a real engine and the real sandbox image
+//! (`make sandbox-image`; `make test` builds it first).
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a failed step aborts with its message"
+)]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use antler_protocol::skills::SkillCategory;
+use antler_sandbox::api::{ExecRequest, Sandbox, SandboxProvider};
+use antler_sandbox::config::SandboxConfig;
+use antler_sandbox::docker::{DockerProvider, connect};
+use antler_sandbox::view::{ProjectedSkill, SkillsView};
+use antler_sandbox::{SandboxError, ThreadDirs};
+use bollard::query_parameters::ListContainersOptionsBuilder;
+
+struct Env {
+    tmp: tempfile::TempDir,
+    view: SkillsView,
+    instance: String,
+}
+
+impl Env {
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let view = SkillsView::open(&tmp.path().join("data/skills-view")).unwrap();
+        Env {
+            tmp,
+            view,
+            instance: format!("test-{}", uuid::Uuid::new_v4().simple()),
+        }
+    }
+
+    fn data(&self) -> PathBuf {
+        self.tmp.path().join("data")
+    }
+
+    fn config(&self, tweak: impl FnOnce(&mut SandboxConfig)) -> SandboxConfig {
+        let mut cfg = SandboxConfig::default();
+        cfg.docker.warm_pool = 0;
+        cfg.docker.memory_mb = 256;
+        cfg.docker.pids_limit = 64;
+        tweak(&mut cfg);
+        cfg
+    }
+
+    async fn provider(&self, tweak: impl FnOnce(&mut SandboxConfig)) -> DockerProvider {
+        DockerProvider::start(
+            self.config(tweak),
+            &self.data(),
+            self.view.root(),
+            &self.instance,
+        )
+        .await
+        .unwrap()
+    }
+
+    fn skill(&self, name: &str) -> ProjectedSkill {
+        let dir = self.tmp.path().join("skills/public").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("SKILL.md"),
+            format!("---\nname: {name}\n---\n{name} body\n"),
+        )
+        .unwrap();
+        ProjectedSkill {
+            category: SkillCategory::Public,
+            relative_path: name.into(),
+            source: dir,
+        }
+    }
+
+    async fn containers(&self) -> Vec<String> {
+        let docker = connect(&SandboxConfig::default()).unwrap();
+        let filters = HashMap::from([(
+            "label".to_string(),
+            vec![format!("antler.instance={}", self.instance)],
+        )]);
+        docker
+            .list_containers(Some(
+                ListContainersOptionsBuilder::new()
+                    .all(true)
+                    .filters(&filters)
+                    .build(),
+            ))
+            .await
+            .unwrap()
+            .into_iter()
+            .filter_map(|c| c.id)
+            .collect()
+    }
+}
+
+async fn sh(sb: &Arc<dyn Sandbox>, command: &str) -> antler_sandbox::ExecOutput {
+    sb.exec(ExecRequest::new(command, Duration::from_secs(30)))
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_container_is_hardened() {
+    let env = Env::new();
+    let provider = env.provider(|_| {}).await;
+    let sb = provider.acquire("hard").await.unwrap();
+    let out = sh(&sb, "id -u; grep CapEff /proc/self/status; grep Seccomp: /proc/self/status; ls /sys/class/net; touch /etc/x 2>&1; echo rootfs=$?").await;
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_ne!(lines[0], "0", "not root: {out:?}");
+    assert!(
+        lines[1].ends_with("0000000000000000"),
+        "no capabilities: {}",
+        lines[1]
+    );
+    assert_eq!(
+        lines[2].split_whitespace().last(),
+        Some("2"),
+        "seccomp filter on"
+    );
+    assert_eq!(lines[3], "lo", "no network interface but loopback");
+    assert!(out.stdout.contains("Read-only file system"), "{out:?}");
+    let net = sh(
+        &sb,
+        "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 53), timeout=3)\"",
+    )
+    .await;
+    assert_ne!(net.exit_code, Some(0), "no network: {net:?}");
+    provider.shutdown().await;
+}
+
+#[tokio::test]
+async fn skills_are_read_only_and_only_enabled_ones_are_visible() {
+    let env = Env::new();
+    let (a, b) = (env.skill("alpha"), env.skill("beta"));
+    env.view.sync(&[a.clone()]).unwrap();
+    let provider = env.provider(|_| {}).await;
+    let sb = provider.acquire("skills").await.unwrap();
+    let out = sh(&sb, "cat /mnt/skills/public/alpha/SKILL.md; cat /mnt/skills/public/beta/SKILL.md; touch /mnt/skills/public/alpha/x").await;
+    assert!(out.stdout.contains("alpha body"));
+    assert!(
+        out.stderr.contains("beta/SKILL.md: No such file"),
+        "{out:?}"
+    );
+    assert!(out.stderr.contains("Read-only file system"), "{out:?}");
+    let file_api = sb
+        .read_file("/mnt/skills/public/beta/SKILL.md", None)
+        .await
+        .unwrap_err();
+    assert!(matches!(file_api, SandboxError::NotFound(_)));
+    // Enabling beta (and disabling alpha) shows in the same container without a restart.
+    let before = provider.list().await[0].id.clone();
+    env.view.sync(&[b]).unwrap();
+    let out = sh(
+        &sb,
+        "cat /mnt/skills/public/beta/SKILL.md; test -e /mnt/skills/public/alpha; echo alpha=$?",
+    )
+    .await;
+    assert!(
+        out.stdout.contains("beta body") && out.stdout.contains("alpha=1"),
+        "{out:?}"
+    );
+    assert_eq!(provider.list().await[0].id, before, "same container");
+    provider.shutdown().await;
+}
+
+#[tokio::test]
+async fn files_are_shared_with_the_host_and_not_between_threads() {
+    let env = Env::new();
+    let provider = env.provider(|_| {}).await;
+    let a = provider.acquire("thread-a").await.unwrap();
+    let b = provider.acquire("thread-b").await.unwrap();
+    let out = sh(
+        &a,
+        "echo report > /mnt/user-data/outputs/report.md && echo done",
+    )
+    .await;
+    assert_eq!(out.stdout.trim(), "done", "{out:?}");
+    let host = ThreadDirs::new(&env.data(), "local", "thread-a");
+    assert_eq!(
+        std::fs::read_to_string(host.user_data().join("outputs/report.md")).unwrap(),
+        "report\n"
+    );
+    a.write_file("/mnt/user-data/workspace/from-api.txt", "api", false)
+        .await
+        .unwrap();
+    assert_eq!(
+        sh(&a, "cat from-api.txt").await.stdout,
+        "api",
+        "file API writes are visible inside"
+    );
+    let other = sh(
+        &b,
+        "ls -A /mnt/user-data/outputs; ls / ; find / -name report.md 2>/dev/null | head -1",
+    )
+    .await;
+    assert!(
+        !other.stdout.contains("report.md"),
+        "thread B sees A's files: {other:?}"
+    );
+    provider.shutdown().await;
+}
+
+#[tokio::test]
+async fn timeouts_kill_the_process_tree_and_output_is_capped() {
+    let env = Env::new();
+    let provider = env.provider(|c| c.max_output_bytes = 4096).await;
+    let sb = provider.acquire("limits").await.unwrap();
+    let started = Instant::now();
+    let out = sb
+        .exec(ExecRequest::new(
+            "sleep 300 & sleep 300; echo never",
+            Duration::from_secs(1),
+        ))
+        .await
+        .unwrap();
+    assert!(out.timed_out, "{out:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(!out.stdout.contains("never"));
+    let left = sh(&sb, "ps -eo args= | grep -cx 'sleep 300' || true").await;
+    assert_eq!(
+        left.stdout.trim(),
+        "0",
+        "background processes were killed too"
+    );
+    let big = sh(
+        &sb,
+        "head -c 100000 /dev/zero | tr '\\0' a; echo; echo TAIL",
+    )
+    .await;
+    assert!(big.stdout_skipped > 90_000, "{}", big.stdout_skipped);
+    assert!(big.stdout.contains("bytes of output skipped"));
+    assert!(big.stdout.trim_end().ends_with("TAIL"));
+    let code = sh(&sb, "exit 7").await;
+    assert_eq!(code.exit_code, Some(7));
+    let req = ExecRequest::new("sleep 300", Duration::from_secs(60));
+    let cancel = req.cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        cancel.cancel();
+    });
+    let started = Instant::now();
+    let out = sb.exec(req).await.unwrap();
+    assert!(out.cancelled);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    provider.shutdown().await;
+}
+
+#[tokio::test]
+async fn fork_bombs_and_memory_hogs_are_contained() {
+    let env = Env::new();
+    let provider = env.provider(|_| {}).await;
+    let sb = provider.acquire("abuse").await.unwrap();
+    let bomb = sb
+        .exec(ExecRequest::new(
+            "bomb() { bomb | bomb & }; bomb",
+            Duration::from_secs(5),
+        ))
+        .await;
+    assert!(
+        bomb.is_ok() || matches!(bomb, Err(SandboxError::Infra(_))),
+        "{bomb:?}"
+    );
+    let hog = provider.acquire("abuse").await.unwrap();
+    let out = sh(
+        &hog,
+        "python3 -c \"b = bytearray(1024 * 1024 * 1024); print('allocated')\"",
+    )
+    .await;
+    assert!(
+        !out.stdout.contains("allocated"),
+        "the memory limit holds: {out:?}"
+    );
+    assert!(matches!(out.exit_code, Some(137) | Some(1)), "{out:?}");
+    // Still usable afterwards (or transparently replaced).
+    let after = provider.acquire("abuse").await.unwrap();
+    let ok = after
+        .exec(ExecRequest::new("echo alive", Duration::from_secs(30)))
+        .await
+        .unwrap();
+    assert_eq!(ok.stdout.trim(), "alive");
+    provider.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_warm_container_is_taken_by_a_new_thread() {
+    let env = Env::new();
+    let provider = env.provider(|c| c.docker.warm_pool = 1).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while provider.warm_ready().await < 1 {
+        assert!(Instant::now() < deadline, "no warm container came up");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let warm_id = provider.list().await[0].id.clone();
+    // The thread already has an upload: it moves into the warm container's slot.
+    let dirs = ThreadDirs::new(&env.data(), "local", "warm-hit");
+    dirs.create().unwrap();
+    std::fs::write(dirs.user_data().join("uploads/in.csv"), "a,b\n").unwrap();
+    let started = Instant::now();
+    let sb = provider.acquire("warm-hit").await.unwrap();
+    let took = started.elapsed();
+    let info = provider.list().await;
+    let bound = info
+        .iter()
+        .find(|i| i.thread_id.as_deref() == Some("warm-hit"))
+        .unwrap();
+    assert_eq!(bound.id, warm_id, "the warm container was used");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert_eq!(
+        sh(&sb, "cat /mnt/user-data/uploads/in.csv").await.stdout,
+        "a,b\n"
+    );
+    sh(&sb, "echo out > /mnt/user-data/outputs/o.txt").await;
+    assert!(
+        dirs.user_data().join("outputs/o.txt").is_file(),
+        "host path still reaches the files"
+    );
+    provider.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_container_cap_makes_acquirers_wait_then_fail_clearly() {
+    let env = Env::new();
+    let provider = Arc::new(
+        env.provider(|c| {
+            c.docker.max_containers = 1;
+            c.docker.acquire_timeout_secs = 1;
+        })
+        .await,
+    );
+    let _first = provider.acquire("cap-1").await.unwrap();
+    let started = Instant::now();
+    let e = provider.acquire("cap-2").await.err().unwrap();
+    assert!(matches!(e, SandboxError::Unavailable(_)), "{e}");
+    assert!(e.to_string().contains("in use"), "{e}");
+    assert!(started.elapsed() >= Duration::from_millis(900));
+    // A waiter gets the slot as soon as it frees up.
+    let waiter = {
+        let p = provider.clone();
+        tokio::spawn(async move { p.acquire("cap-2").await.map(|_| ()) })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    provider.destroy("cap-1").await.unwrap();
+    waiter.await.unwrap().unwrap();
+    provider.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_idle_reaper_skips_a_busy_container() {
+    let env = Env::new();
+    let provider = env
+        .provider(|c| {
+            c.docker.idle_timeout_secs = 1;
+            c.docker.reap_interval_secs = 1;
+        })
+        .await;
+    let busy = provider.acquire("busy").await.unwrap();
+    drop(provider.acquire("idle").await.unwrap());
+    let running = tokio::spawn(async move {
+        busy.exec(ExecRequest::new(
+            "sleep 4; echo finished",
+            Duration::from_secs(30),
+        ))
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(3000)).await;
+    let threads: Vec<Option<String>> = provider
+        .list()
+        .await
+        .into_iter()
+        .map(|i| i.thread_id)
+        .collect();
+    assert_eq!(
+        threads,
+        [Some("busy".to_string())],
+        "idle one reaped, busy one kept"
+    );
+    let out = running.await.unwrap().unwrap();
+    assert_eq!(out.stdout.trim(), "finished");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !provider.list().await.is_empty() || !env.containers().await.is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the finished container was not reaped"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    provider.shutdown().await;
+}
+
+#[tokio::test]
+async fn shutdown_removes_every_container_and_restart_removes_leftovers() {
+    let env = Env::new();
+    let provider = env.provider(|c| c.docker.warm_pool = 1).await;
+    provider.acquire("s1").await.unwrap();
+    provider.acquire("s2").await.unwrap();
+    assert!(env.containers().await.len() >= 2);
+    provider.shutdown().await;
+    assert!(env.containers().await.is_empty(), "all removed");
+
+    // A provider that vanishes without shutdown (a crash) leaves containers behind...
+    let crashed = env.provider(|_| {}).await;
+    crashed.acquire("orphan").await.unwrap();
+    std::mem::forget(crashed);
+    assert_eq!(env.containers().await.len(), 1);
+    // ...and the next start of the same instance removes them.
+    let restarted = env.provider(|_| {}).await;
+    assert!(env.containers().await.is_empty(), "reconciled at start");
+    restarted.shutdown().await;
+}
