@@ -1,5 +1,5 @@
 # Antler. `make run` starts the server with embedded defaults; `make test` runs every test.
-.PHONY: run test bench lint fmt snapshots fuzz-archive
+.PHONY: run test bench lint fmt snapshots fuzz-archive sandbox-image
 
 run:
 	cargo run --release -p antler-cli --bin antler -- serve
@@ -9,6 +9,10 @@ test:
 
 bench:
 	scripts/bench/run.sh
+
+# Build antler-sandbox:latest (starts Docker and bootstraps debian:bookworm-slim if needed).
+sandbox-image:
+	scripts/sandbox-image.sh
 
 lint:
 	cargo fmt --all -- --check

@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The sandbox tests need a Docker engine and the sandbox image (built offline if need be).
+scripts/sandbox-image.sh
+
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --no-fail-fast
 else

@@ -37,6 +37,45 @@ enum Command {
         #[command(subcommand)]
         command: SkillCommand,
     },
+    /// Operate the sandboxes.
+    Sandbox {
+        #[command(subcommand)]
+        command: SandboxCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum SandboxCommand {
+    /// Run a command in a thread's sandbox (its running container, or a temporary one).
+    Exec {
+        /// The thread.
+        #[arg(long)]
+        thread: String,
+        /// Kill the command after this many seconds.
+        #[arg(long, default_value_t = 600)]
+        timeout: u64,
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+        /// The command (after `--`).
+        #[arg(last = true, required = true)]
+        command: Vec<String>,
+    },
+    /// List sandbox containers on the Docker engine.
+    Ls {
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
+    /// Remove this instance's sandbox containers and unused slots (stop the server first).
+    Prune {
+        /// Remove every Antler sandbox container on the engine, of any instance.
+        #[arg(long)]
+        all: bool,
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -76,6 +115,18 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve { config, bind } => commands::serve::run(config, bind),
         Command::Migrate { config } => commands::migrate::run(config),
+        Command::Sandbox { command } => match command {
+            SandboxCommand::Exec {
+                thread,
+                timeout,
+                config,
+                command,
+            } => commands::sandbox::exec(config.as_deref(), &thread, timeout, &command),
+            SandboxCommand::Ls { config } => commands::sandbox::ls(config.as_deref()),
+            SandboxCommand::Prune { all, config } => {
+                commands::sandbox::prune(config.as_deref(), all)
+            }
+        },
         Command::Skill { command } => match command {
             SkillCommand::List { config, json } => commands::skill::list(config, json),
             SkillCommand::Validate { dir } => commands::skill::validate(&dir),

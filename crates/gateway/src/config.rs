@@ -30,6 +30,8 @@ pub struct Config {
     pub skills: SkillsConfig,
     /// Limits on files uploaded into threads.
     pub uploads: UploadsConfig,
+    /// Where the agent's commands run.
+    pub sandbox: antler_sandbox::config::SandboxConfig,
     /// Logging.
     pub log: LogConfig,
 }
@@ -44,6 +46,7 @@ impl Default for Config {
             http: HttpConfig::default(),
             skills: SkillsConfig::default(),
             uploads: UploadsConfig::default(),
+            sandbox: antler_sandbox::config::SandboxConfig::default(),
             log: LogConfig::default(),
         }
     }
@@ -360,6 +363,9 @@ impl Config {
                 "must be at least 500",
             ));
         }
+        self.sandbox
+            .validate()
+            .map_err(|(key, message)| ConfigError::new(key, message))?;
         tracing_filter_check(&self.log.level).map_err(|m| ConfigError::new("log.level", m))?;
         Ok(())
     }

@@ -25,8 +25,11 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let router = router(AppState(Arc::new(app)));
-    axum::serve(listener, router)
+    let app = Arc::new(app);
+    let router = router(AppState(app.clone()));
+    let served = axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
-        .await
+        .await;
+    app.shutdown().await;
+    served
 }

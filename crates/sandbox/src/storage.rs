@@ -13,6 +13,24 @@ use rustix::fs::{CWD, RenameFlags, renameat_with};
 use crate::beneath::Owner;
 use crate::paths::{ThreadDirs, UserDataDir};
 
+/// This server's id in container labels: the configured one, else one generated once and kept
+/// in `<data>/instance-id` (so a restart recognises the containers of a crashed run).
+pub fn instance_id(configured: Option<&str>, data_dir: &Path) -> io::Result<String> {
+    if let Some(id) = configured.map(str::trim).filter(|s| !s.is_empty()) {
+        return Ok(id.to_string());
+    }
+    let file = data_dir.join("instance-id");
+    match std::fs::read_to_string(&file) {
+        Ok(id) if !id.trim().is_empty() => Ok(id.trim().to_string()),
+        _ => {
+            std::fs::create_dir_all(data_dir)?;
+            let id = uuid::Uuid::new_v4().simple().to_string();
+            std::fs::write(&file, &id)?;
+            Ok(id)
+        }
+    }
+}
+
 /// `<data>/sandbox/slots`.
 pub fn slots_root(data_dir: &Path) -> PathBuf {
     data_dir.join("sandbox").join("slots")

@@ -135,7 +135,7 @@ async fn the_container_is_hardened() {
 async fn skills_are_read_only_and_only_enabled_ones_are_visible() {
     let env = Env::new();
     let (a, b) = (env.skill("alpha"), env.skill("beta"));
-    env.view.sync(&[a.clone()]).unwrap();
+    env.view.sync(std::slice::from_ref(&a)).unwrap();
     let provider = env.provider(|_| {}).await;
     let sb = provider.acquire("skills").await.unwrap();
     let out = sh(&sb, "cat /mnt/skills/public/alpha/SKILL.md; cat /mnt/skills/public/beta/SKILL.md; touch /mnt/skills/public/alpha/x").await;

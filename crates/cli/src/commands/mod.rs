@@ -7,6 +7,7 @@ use antler_gateway::Config;
 use antler_gateway::config::LogFormat;
 
 pub(crate) mod migrate;
+pub(crate) mod sandbox;
 pub(crate) mod serve;
 pub(crate) mod skill;
 

@@ -58,7 +58,9 @@ impl Env {
             .current_dir(self.root.path())
             .env("ANTLER_DATA_DIR", self.data_dir())
             .env("ANTLER_SKILLS_DIR", self.skills_dir())
-            .env("ANTLER_LOG_LEVEL", "warn");
+            .env("ANTLER_LOG_LEVEL", "warn")
+            // Docker tests opt in; everything else stays fast and independent of the engine.
+            .env("ANTLER_SANDBOX_PROVIDER", "local");
         cmd
     }
 

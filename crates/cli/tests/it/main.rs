@@ -13,5 +13,6 @@ mod artifacts;
 mod cli;
 mod common;
 mod install;
+mod sandbox;
 mod threads;
 mod uploads;

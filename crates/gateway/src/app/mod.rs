@@ -13,6 +13,7 @@ use antler_store::Store;
 use crate::config::Config;
 use crate::files::etag::EtagCache;
 
+mod sandbox;
 mod skills;
 pub(crate) use skills::install_error;
 mod threads;
@@ -29,12 +30,27 @@ pub struct App {
     pub skills: Arc<Catalog>,
     /// Installs `.skill` archives into `custom/` and deletes custom skills.
     pub installer: Installer,
+    /// Runs the agent's tools: Docker containers per thread, or host directories.
+    pub sandbox: Arc<dyn antler_sandbox::SandboxProvider>,
+    /// The enabled skills as sandboxes see them at `/mnt/skills`.
+    pub skills_view: Arc<antler_sandbox::view::SkillsView>,
     /// Content hashes of served files, keyed by inode and modification time.
     pub etags: EtagCache,
     /// Degradations reported by `/health` (for example a file watcher that failed to start).
     pub warnings: Vec<String>,
     /// Keeps the skills file watcher running for the life of the app.
     _watcher: Option<WatchGuard>,
+    /// Keeps the skills view following the catalog.
+    _view_task: AbortOnDrop,
+}
+
+/// Stops a background task when the app goes away.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl std::fmt::Debug for App {
@@ -101,14 +117,31 @@ impl App {
         );
         let installer = Installer::new(&config.skills_dir, config.skills.install.limits());
         std::fs::create_dir_all(config.data_dir.join("tmp"))?;
+        let view_root = config.data_dir.join("skills-view");
+        let skills_view = Arc::new(
+            tokio::task::spawn_blocking(move || antler_sandbox::view::SkillsView::open(&view_root))
+                .await??,
+        );
+        sandbox::sync_view(skills_view.clone(), catalog.snapshot()).await;
+        let view_task = sandbox::follow_catalog(skills_view.clone(), catalog.clone());
+        let provider = sandbox::start_provider(
+            &config.sandbox,
+            &config.data_dir,
+            skills_view.root(),
+            &mut warnings,
+        )
+        .await?;
         Ok(App {
             config,
             store,
             skills: catalog,
             installer,
+            sandbox: provider,
+            skills_view,
             etags: EtagCache::default(),
             warnings,
             _watcher: watcher,
+            _view_task: AbortOnDrop(view_task),
         })
     }
 

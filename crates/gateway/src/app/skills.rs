@@ -17,7 +17,9 @@ impl App {
     pub async fn reload_skills(&self) -> anyhow::Result<Arc<Snapshot>> {
         self.rescan().await?;
         let states = load_states(&self.store).await?;
-        Ok(self.skills.replace_states(states))
+        let snapshot = self.skills.replace_states(states);
+        self.sync_skills_view().await;
+        Ok(snapshot)
     }
 
     async fn rescan(&self) -> Result<Arc<Snapshot>, tokio::task::JoinError> {
@@ -45,6 +47,7 @@ impl App {
         self.skills
             .set_enabled(SkillCategory::Custom, &installed.name, enable);
         let snapshot = self.rescan().await?;
+        self.sync_skills_view().await;
         let (skill, _) = snapshot
             .find(&installed.name, Some(SkillCategory::Custom))
             .map_err(|e| AppError::internal(anyhow::anyhow!("installed skill not listed: {e}")))?;
@@ -82,6 +85,7 @@ impl App {
             .remove(SkillCategory::Custom, name)
             .await?;
         self.rescan().await?;
+        self.sync_skills_view().await;
         tracing::info!(skill.name = %name, "custom skill deleted");
         Ok(())
     }

@@ -17,6 +17,7 @@ pub async fn health(State(app): State<AppState>) -> Json<Health> {
     Json(Health {
         status: "ok".into(),
         version: env!("CARGO_PKG_VERSION").into(),
+        sandbox: app.sandbox.kind().into(),
         warnings: app.warnings.clone(),
     })
 }

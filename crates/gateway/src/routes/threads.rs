@@ -130,10 +130,13 @@ pub async fn delete_thread(
     if !app.store.threads.delete(app.owner(), &id).await? {
         return Err(AppError::not_found(format!("no thread '{id}'")));
     }
-    let root = app.thread_dirs(&id).thread_root().to_path_buf();
-    let removed = tokio::task::spawn_blocking(move || match std::fs::remove_dir_all(&root) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
+    if let Err(error) = app.sandbox.destroy(&id).await {
+        tracing::warn!(thread.id = %id, %error, "thread sandbox could not be removed");
+    }
+    let dirs = app.thread_dirs(&id);
+    let data_dir = app.config.data_dir.clone();
+    let removed = tokio::task::spawn_blocking(move || {
+        antler_sandbox::storage::remove_thread(&dirs, &data_dir)
     })
     .await?;
     if let Err(error) = removed {

@@ -2,6 +2,7 @@
 //! thread, a warm pool, a hard cap on containers, an idle reaper that never touches a busy
 //! container, crash reconciliation by label, and bounded shutdown.
 
+pub mod admin;
 mod exec;
 mod sandbox;
 pub mod spec;
@@ -59,7 +60,8 @@ struct Inner {
 /// Docker-backed sandboxes.
 pub struct DockerProvider {
     inner: Arc<Inner>,
-    tasks: std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    replenisher: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+    reaper: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 impl std::fmt::Debug for DockerProvider {
@@ -158,10 +160,8 @@ impl DockerProvider {
             inner.reconcile().await?;
         }
         let provider = DockerProvider {
-            tasks: std::sync::Mutex::new(vec![
-                tokio::spawn(replenisher(inner.clone())),
-                tokio::spawn(reaper(inner.clone())),
-            ]),
+            replenisher: std::sync::Mutex::new(Some(tokio::spawn(replenisher(inner.clone())))),
+            reaper: std::sync::Mutex::new(Some(tokio::spawn(reaper(inner.clone())))),
             inner,
         };
         Ok(provider)
@@ -244,8 +244,15 @@ impl Inner {
             .force(true)
             .v(true)
             .build();
-        if let Err(e) = self.docker.remove_container(id, Some(options)).await {
-            tracing::warn!(container = id, error = %e, "could not remove sandbox container");
+        match self.docker.remove_container(id, Some(options)).await {
+            Ok(())
+            | Err(bollard::errors::Error::DockerResponseServerError {
+                status_code: 404 | 409,
+                ..
+            }) => {}
+            Err(e) => {
+                tracing::warn!(container = id, error = %e, "could not remove sandbox container")
+            }
         }
     }
 
@@ -424,10 +431,10 @@ impl Inner {
     }
 }
 
-/// Keeps `warm_pool` containers ready.
+/// Keeps `warm_pool` containers ready; ends (after any creation in progress) at shutdown.
 async fn replenisher(inner: Arc<Inner>) {
     let mut failures = 0u32;
-    loop {
+    while !inner.shutting_down.load(Ordering::SeqCst) {
         while !inner.shutting_down.load(Ordering::SeqCst)
             && inner.warm.lock().await.len() < inner.cfg.docker.warm_pool
         {
@@ -561,13 +568,20 @@ impl SandboxProvider for DockerProvider {
     async fn shutdown(&self) {
         let inner = &self.inner;
         inner.shutting_down.store(true, Ordering::SeqCst);
-        for task in self
-            .tasks
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .drain(..)
-        {
-            task.abort();
+        let take = |m: &std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>| {
+            m.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take()
+        };
+        if let Some(reaper) = take(&self.reaper) {
+            reaper.abort();
+        }
+        let limit = Duration::from_secs(inner.cfg.docker.shutdown_timeout_secs);
+        if let Some(replenisher) = take(&self.replenisher) {
+            // Let a warm container being created finish, so it is removed below rather than
+            // appearing after the removal.
+            inner.replenish.notify_one();
+            let _ = tokio::time::timeout(limit, replenisher).await;
         }
         let mut ids: Vec<String> = inner
             .bound
@@ -577,7 +591,6 @@ impl SandboxProvider for DockerProvider {
             .map(|(_, sb)| sb.container_id.clone())
             .collect();
         ids.extend(inner.warm.lock().await.drain(..).map(|w| w.container_id));
-        let limit = Duration::from_secs(inner.cfg.docker.shutdown_timeout_secs);
         let count = ids.len();
         let removal = async {
             futures::future::join_all(ids.iter().map(|id| inner.remove(id))).await;

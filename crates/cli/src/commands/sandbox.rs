@@ -1,0 +1,172 @@
+//! `antler sandbox exec|ls|prune`: operator access to the sandboxes.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use antler_gateway::Config;
+use antler_sandbox::api::{ExecRequest, SandboxProvider};
+use antler_sandbox::config::ProviderKind;
+use antler_sandbox::docker::{self, DockerProvider, admin};
+use antler_sandbox::local::LocalProvider;
+use antler_sandbox::storage;
+
+use super::{fail, init_logging, load_config, runtime};
+
+/// Exit code of a command that ran past its timeout (as `timeout(1)`).
+const EXIT_TIMED_OUT: u8 = 124;
+
+pub(crate) fn exec(
+    config: Option<&Path>,
+    thread: &str,
+    timeout_secs: u64,
+    command: &[String],
+) -> ExitCode {
+    let config = match load_config(config) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    init_logging(&config);
+    if let Err(e) = antler_gateway::params::check_thread_id(thread) {
+        eprintln!("antler: {}", e.message());
+        return ExitCode::from(2);
+    }
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let request = ExecRequest::new(command.join(" "), Duration::from_secs(timeout_secs));
+    match rt.block_on(run(&config, thread, &request)) {
+        Ok(out) => {
+            let _ = std::io::stdout().write_all(out.stdout.as_bytes());
+            let _ = std::io::stderr().write_all(out.stderr.as_bytes());
+            if out.timed_out {
+                eprintln!("antler: the command ran past {timeout_secs}s and was killed");
+                return ExitCode::from(EXIT_TIMED_OUT);
+            }
+            ExitCode::from(out.exit_code.map(|c| (c & 0xff) as u8).unwrap_or(1))
+        }
+        Err(e) => fail("sandbox exec failed", &e),
+    }
+}
+
+/// Runs in the thread's running container when the server has one; otherwise in a
+/// temporary one that is removed afterwards.
+async fn run(
+    config: &Config,
+    thread: &str,
+    request: &ExecRequest,
+) -> anyhow::Result<antler_sandbox::ExecOutput> {
+    let cfg = &config.sandbox;
+    let view = config.data_dir.join("skills-view");
+    std::fs::create_dir_all(&view)?;
+    let use_docker = match cfg.provider {
+        ProviderKind::Local => false,
+        ProviderKind::Docker => true,
+        ProviderKind::Auto => match docker::connect(cfg) {
+            Ok(client) => docker::check(&client, &cfg.image).await.is_ok(),
+            Err(_) => false,
+        },
+    };
+    if !use_docker {
+        let provider = LocalProvider::new(
+            &config.data_dir,
+            &view,
+            cfg.allow_host_bash,
+            cfg.max_output_bytes,
+        );
+        let sandbox = provider.acquire(thread).await?;
+        return Ok(sandbox.exec(request.clone()).await?);
+    }
+    let instance = storage::instance_id(cfg.instance_id.as_deref(), &config.data_dir)?;
+    let client = docker::connect(cfg)?;
+    if let Some(container) = admin::find_thread_container(&client, &instance, thread).await? {
+        return Ok(admin::exec_in(&client, &container, request, cfg.max_output_bytes).await?);
+    }
+    let mut temporary = cfg.clone();
+    temporary.docker.warm_pool = 0;
+    let provider =
+        DockerProvider::start_with(temporary, &config.data_dir, &view, &instance, false).await?;
+    let result = match provider.acquire(thread).await {
+        Ok(sandbox) => sandbox
+            .exec(request.clone())
+            .await
+            .map_err(anyhow::Error::from),
+        Err(e) => Err(e.into()),
+    };
+    provider.shutdown().await;
+    result
+}
+
+pub(crate) fn ls(config: Option<&Path>) -> ExitCode {
+    let config = match load_config(config) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let rows = rt.block_on(async {
+        let client = docker::connect(&config.sandbox)?;
+        anyhow::Ok(admin::list(&client, None).await?)
+    });
+    match rows {
+        Ok(rows) => {
+            println!(
+                "{:<12}  {:<34}  {:<24}  {:<9}  STATUS",
+                "CONTAINER", "INSTANCE", "THREAD", "STATE"
+            );
+            for r in rows {
+                let thread = if r.thread.is_empty() {
+                    "(warm)"
+                } else {
+                    r.thread.as_str()
+                };
+                println!(
+                    "{:<12}  {:<34}  {:<24}  {:<9}  {}",
+                    &r.id[..r.id.len().min(12)],
+                    r.instance,
+                    thread,
+                    r.state,
+                    r.status
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail("cannot list sandboxes", &e),
+    }
+}
+
+pub(crate) fn prune(config: Option<&Path>, all: bool) -> ExitCode {
+    let config = match load_config(config) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let rt = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let result = rt.block_on(async {
+        let instance =
+            storage::instance_id(config.sandbox.instance_id.as_deref(), &config.data_dir)?;
+        let client = docker::connect(&config.sandbox)?;
+        let scope = if all { None } else { Some(instance.as_str()) };
+        let ids: Vec<String> = admin::list(&client, scope)
+            .await?
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        let removed = admin::remove(&client, &ids).await;
+        let slots = storage::collect_garbage(&config.data_dir)?;
+        anyhow::Ok((removed, slots))
+    });
+    match result {
+        Ok((removed, slots)) => {
+            println!("removed {removed} container(s) and {slots} unused slot(s)");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail("prune failed", &e),
+    }
+}

@@ -1,0 +1,180 @@
+//! The sandbox through the server and the operator CLI, against the real Docker engine.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use antler_sandbox::config::SandboxConfig;
+use antler_sandbox::docker::{admin, connect};
+use serde_json::json;
+
+use crate::common::{Env, Server};
+
+/// Server and CLI settings for a Docker-backed installation with its own instance label.
+fn docker_env(env: &Env, instance: &str) -> Vec<(String, String)> {
+    vec![
+        ("ANTLER_SANDBOX_PROVIDER".into(), "docker".into()),
+        ("ANTLER_SANDBOX_INSTANCE_ID".into(), instance.into()),
+        ("ANTLER_SANDBOX_DOCKER_WARM_POOL".into(), "1".into()),
+        ("ANTLER_SKILLS_WATCH".into(), "false".into()),
+        (
+            "ANTLER_DATA_DIR".into(),
+            env.data_dir().to_string_lossy().into_owned(),
+        ),
+    ]
+}
+
+fn start(env: &Env, vars: &[(String, String)]) -> Server {
+    let mut cmd = env.command(&["serve", "--bind", "127.0.0.1:0"]);
+    cmd.envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    Server::spawn(cmd)
+}
+
+fn sandbox_exec(
+    env: &Env,
+    vars: &[(String, String)],
+    thread: &str,
+    command: &str,
+) -> (i32, String, String) {
+    let out = env
+        .command(&["sandbox", "exec", "--thread", thread, "--", command])
+        .envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+async fn containers(instance: &str) -> Vec<admin::ContainerRow> {
+    let docker = connect(&SandboxConfig::default()).unwrap();
+    admin::list(&docker, Some(instance)).await.unwrap()
+}
+
+async fn wait_for(what: &str, mut check: impl AsyncFnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !check().await {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn files_from_the_sandbox_are_artifacts_and_toggles_reach_running_sandboxes() {
+    let env = Env::new();
+    env.write_skill("public", "demo", "demo", "A demo skill.");
+    let instance = format!("it-{}", uuid_like());
+    let vars = docker_env(&env, &instance);
+    let server = start(&env, &vars);
+    let (_, health) = server.get_json("/health").await;
+    assert_eq!(health["sandbox"], "docker", "{health}");
+    server.create_thread("t").await;
+
+    let (code, out, err) = sandbox_exec(
+        &env,
+        &vars,
+        "t",
+        "cat /mnt/skills/public/demo/SKILL.md && echo made > /mnt/user-data/outputs/made.txt && id -u",
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("A demo skill.") && !out.contains("\n0\n"),
+        "{out}"
+    );
+    let (_, list) = server.get_json("/api/threads/t/artifacts").await;
+    assert_eq!(
+        list["artifacts"][0]["virtual_path"], "/mnt/user-data/outputs/made.txt",
+        "{list}"
+    );
+
+    server
+        .put_json("/api/skills/demo", json!({"enabled": false}))
+        .await;
+    let (code, _, err) = sandbox_exec(&env, &vars, "t", "cat /mnt/skills/public/demo/SKILL.md");
+    assert_ne!(code, 0);
+    assert!(err.contains("No such file"), "{err}");
+    server
+        .put_json("/api/skills/demo", json!({"enabled": true}))
+        .await;
+    let (code, out, _) = sandbox_exec(&env, &vars, "t", "cat /mnt/skills/public/demo/SKILL.md");
+    assert_eq!(code, 0);
+    assert!(out.contains("A demo skill."));
+    let (code, _, err) = sandbox_exec(&env, &vars, "t", "exit 3");
+    assert_eq!(code, 3, "the command's exit code: {err}");
+    server.stop();
+    assert!(
+        containers(&instance).await.is_empty(),
+        "a stopped server leaves no container"
+    );
+}
+
+#[tokio::test]
+async fn a_server_killed_with_sigkill_leaves_nothing_behind_after_a_restart() {
+    let env = Env::new();
+    let instance = format!("it-{}", uuid_like());
+    let vars = docker_env(&env, &instance);
+    let server = start(&env, &vars);
+    wait_for("the warm container", async || {
+        !containers(&instance).await.is_empty()
+    })
+    .await;
+    // An operator command dies mid-way too, leaving its temporary container.
+    let mut cli = env
+        .command(&["sandbox", "exec", "--thread", "crash", "--", "sleep 120"])
+        .envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the command's container", async || {
+        containers(&instance).await.len() >= 2
+    })
+    .await;
+    cli.kill().unwrap();
+    let _ = cli.wait();
+    drop(server); // SIGKILL
+    let orphans = containers(&instance).await;
+    assert!(orphans.len() >= 2, "the crash left containers: {orphans:?}");
+    let orphan_ids: Vec<String> = orphans.iter().map(|c| c.id.clone()).collect();
+
+    let restarted = start(&env, &vars);
+    let now = containers(&instance).await;
+    assert!(
+        now.iter().all(|c| !orphan_ids.contains(&c.id)),
+        "reconciliation removed every orphan: {now:?}"
+    );
+    restarted.stop();
+    assert!(containers(&instance).await.is_empty());
+}
+
+#[tokio::test]
+async fn the_local_provider_gates_host_commands() {
+    let env = Env::new();
+    let local = vec![("ANTLER_SANDBOX_PROVIDER".to_string(), "local".to_string())];
+    let (code, _, err) = sandbox_exec(&env, &local, "t", "echo hi");
+    assert_eq!(code, 1);
+    assert!(err.contains("command execution is disabled"), "{err}");
+    let mut allowed = local;
+    allowed.push(("ANTLER_SANDBOX_ALLOW_HOST_BASH".into(), "true".into()));
+    let (code, out, err) = sandbox_exec(
+        &env,
+        &allowed,
+        "t",
+        "pwd; echo x > /mnt/user-data/outputs/h.txt",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), "/mnt/user-data/workspace");
+    assert!(env.user_data("t").join("outputs/h.txt").is_file());
+}
+
+fn uuid_like() -> String {
+    format!(
+        "{:x}{:x}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    )
+}
