@@ -7,10 +7,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub mod runs;
 pub mod skill_states;
 mod sqlite;
 pub mod threads;
 
+pub use runs::{CheckpointRecord, RunRecord, RunRepo, RunUpdate, StateRepo, StoredEvent};
 pub use skill_states::{SkillState, SkillStateRepo};
 pub use threads::{ThreadQuery, ThreadRecord, ThreadRepo, ThreadSort};
 
@@ -78,6 +80,10 @@ pub struct Store {
     pub skill_states: Arc<dyn SkillStateRepo>,
     /// Conversation threads.
     pub threads: Arc<dyn ThreadRepo>,
+    /// Runs and their event logs.
+    pub runs: Arc<dyn RunRepo>,
+    /// Thread state and checkpoints.
+    pub state: Arc<dyn StateRepo>,
 }
 
 impl std::fmt::Debug for Store {

@@ -11,6 +11,7 @@ use sqlx::sqlite::{
 
 use crate::{Store, StoreError};
 
+mod runs;
 mod skill_states;
 mod threads;
 
@@ -42,6 +43,8 @@ pub(crate) async fn migrate(pool: &SqlitePool) -> Result<(), StoreError> {
 pub(crate) fn store(pool: SqlitePool) -> Store {
     Store {
         skill_states: Arc::new(skill_states::SqliteSkillStates { pool: pool.clone() }),
-        threads: Arc::new(threads::SqliteThreads { pool }),
+        threads: Arc::new(threads::SqliteThreads { pool: pool.clone() }),
+        runs: Arc::new(runs::SqliteRuns { pool: pool.clone() }),
+        state: Arc::new(runs::SqliteRuns { pool }),
     }
 }

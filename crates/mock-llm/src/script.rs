@@ -1,0 +1,155 @@
+//! The YAML script: scenarios chosen by the last user message, turns chosen by how many
+//! assistant messages follow it (so the server needs no per-conversation state).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// A whole script.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    /// Defaults for every turn.
+    #[serde(default)]
+    pub options: Options,
+    /// Tried in order; the first match wins.
+    pub scenarios: Vec<Scenario>,
+}
+
+/// Streaming shape and identity.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Options {
+    /// Characters per content or argument fragment.
+    pub chunk_size: usize,
+    /// Pause between chunks, milliseconds.
+    pub chunk_delay_ms: u64,
+    /// The model name reported.
+    pub model: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            chunk_size: 8,
+            chunk_delay_ms: 0,
+            model: "antler-mock".into(),
+        }
+    }
+}
+
+/// One scripted conversation.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Substring of the last user message; empty matches everything.
+    #[serde(default, rename = "match")]
+    pub matches: String,
+    /// When set, the scenario only applies to requests whose system message contains it.
+    #[serde(default)]
+    pub system: Option<String>,
+    /// The assistant's responses, one per model call after the user message.
+    pub turns: Vec<Turn>,
+}
+
+/// One assistant response.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Turn {
+    /// Streamed as `reasoning_content`.
+    pub reasoning: Option<String>,
+    /// The reply text.
+    pub content: Option<String>,
+    /// Tool calls.
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    /// Defaults to `tool_calls` when there are tool calls, else `stop`.
+    pub finish_reason: Option<String>,
+    /// Token counts reported.
+    pub usage: Option<Usage>,
+    /// Fail instead of answering (the first `times` attempts of this exact request).
+    pub error: Option<ErrorTurn>,
+    /// Drop the connection after this many chunks (a stream cut in the middle).
+    pub cut_after: Option<usize>,
+    /// Overrides `options.chunk_size` for this turn.
+    pub chunk_size: Option<usize>,
+    /// Overrides `options.chunk_delay_ms` for this turn.
+    pub chunk_delay_ms: Option<u64>,
+}
+
+/// A scripted tool call.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    /// Tool name.
+    pub name: String,
+    /// Arguments, serialised as JSON.
+    #[serde(default)]
+    pub arguments: Option<Value>,
+    /// Arguments sent verbatim (for malformed JSON).
+    #[serde(default)]
+    pub arguments_raw: Option<String>,
+}
+
+impl ToolCall {
+    /// The arguments string as sent on the wire.
+    pub fn arguments_text(&self) -> String {
+        match (&self.arguments_raw, &self.arguments) {
+            (Some(raw), _) => raw.clone(),
+            (None, Some(v)) => v.to_string(),
+            (None, None) => "{}".into(),
+        }
+    }
+}
+
+/// Token counts.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Usage {
+    /// Input tokens.
+    pub prompt_tokens: u64,
+    /// Output tokens.
+    pub completion_tokens: u64,
+}
+
+/// A scripted failure.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorTurn {
+    /// HTTP status.
+    pub status: u16,
+    /// Response body (JSON text or plain).
+    #[serde(default)]
+    pub body: Option<String>,
+    /// `Retry-After` header, seconds.
+    #[serde(default)]
+    pub retry_after: Option<u64>,
+    /// How many attempts fail before the turn answers normally (default: always).
+    #[serde(default)]
+    pub times: Option<u32>,
+}
+
+impl Script {
+    /// Parses YAML.
+    pub fn parse(text: &str) -> anyhow::Result<Self> {
+        let script: Script = serde_yaml::from_str(text)?;
+        anyhow::ensure!(!script.scenarios.is_empty(), "the script has no scenarios");
+        Ok(script)
+    }
+
+    /// The scenario for a request: scenarios tied to a system message first (so a title
+    /// request quoting the user is not answered by the user's scenario), then the rest.
+    pub fn scenario(&self, system: &str, last_user: &str) -> Option<&Scenario> {
+        self.scenarios
+            .iter()
+            .find(|s| {
+                s.system
+                    .as_deref()
+                    .is_some_and(|sys| system.contains(sys) && last_user.contains(&s.matches))
+            })
+            .or_else(|| {
+                self.scenarios
+                    .iter()
+                    .find(|s| s.system.is_none() && last_user.contains(&s.matches))
+            })
+    }
+}

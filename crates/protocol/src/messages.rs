@@ -1,0 +1,204 @@
+//! Conversation messages in the LangChain JSON shape (what LangGraph SDK clients expect).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+/// One message of a thread.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Message {
+    /// From the person.
+    Human(HumanMessage),
+    /// From the model.
+    Ai(AiMessage),
+    /// A tool's result.
+    Tool(ToolMessage),
+    /// Instructions (not stored in threads; used for model requests).
+    System(SystemMessage),
+}
+
+impl Message {
+    /// The message id.
+    pub fn id(&self) -> &str {
+        match self {
+            Message::Human(m) => &m.id,
+            Message::Ai(m) => &m.id,
+            Message::Tool(m) => &m.id,
+            Message::System(m) => &m.id,
+        }
+    }
+}
+
+/// A person's message.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct HumanMessage {
+    /// Unique id.
+    pub id: String,
+    /// The text.
+    pub content: String,
+    /// Provider-specific extras.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub additional_kwargs: Map<String, Value>,
+    /// Response metadata (empty for people).
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub response_metadata: Map<String, Value>,
+}
+
+/// Instructions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SystemMessage {
+    /// Unique id.
+    pub id: String,
+    /// The text.
+    pub content: String,
+}
+
+/// A tool call the model made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ToolCall {
+    /// Tool name.
+    pub name: String,
+    /// Parsed arguments.
+    #[schema(value_type = Object)]
+    pub args: Value,
+    /// Call id, echoed by the tool message.
+    pub id: String,
+    /// Always `tool_call`.
+    #[serde(rename = "type", default = "tool_call_type")]
+    pub kind: String,
+}
+
+fn tool_call_type() -> String {
+    "tool_call".into()
+}
+
+/// A tool call whose arguments were not valid JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct InvalidToolCall {
+    /// Tool name.
+    pub name: String,
+    /// The raw arguments text.
+    pub args: String,
+    /// Call id.
+    pub id: String,
+    /// Why parsing failed.
+    pub error: String,
+    /// Always `invalid_tool_call`.
+    #[serde(rename = "type", default = "invalid_tool_call_type")]
+    pub kind: String,
+}
+
+fn invalid_tool_call_type() -> String {
+    "invalid_tool_call".into()
+}
+
+/// Token counts of one model call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct UsageMetadata {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+    /// Both.
+    pub total_tokens: u64,
+}
+
+/// The model's message.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AiMessage {
+    /// Unique id.
+    pub id: String,
+    /// The reply text.
+    pub content: String,
+    /// Tool calls with parsed arguments.
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    /// Tool calls whose arguments could not be parsed.
+    #[serde(default)]
+    pub invalid_tool_calls: Vec<InvalidToolCall>,
+    /// Extras; `reasoning_content` holds the model's reasoning.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub additional_kwargs: Map<String, Value>,
+    /// `finish_reason`, `model_name`.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub response_metadata: Map<String, Value>,
+    /// Token counts.
+    #[serde(default)]
+    pub usage_metadata: Option<UsageMetadata>,
+}
+
+/// A tool's result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ToolMessage {
+    /// Unique id.
+    pub id: String,
+    /// What the model reads.
+    pub content: String,
+    /// The call answered.
+    pub tool_call_id: String,
+    /// The tool's name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `success` or `error`.
+    #[serde(default = "success")]
+    pub status: String,
+    /// Structured data for the UI (not sent to the model), e.g. a bash exit code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub artifact: Option<Value>,
+}
+
+fn success() -> String {
+    "success".into()
+}
+
+/// A fragment of a tool call in a streamed chunk.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ToolCallChunk {
+    /// Tool name (first fragment only).
+    pub name: Option<String>,
+    /// A fragment of the arguments text.
+    pub args: Option<String>,
+    /// Call id (first fragment only).
+    pub id: Option<String>,
+    /// Which call of the message.
+    pub index: u32,
+    /// Always `tool_call_chunk`.
+    #[serde(rename = "type", default = "tool_call_chunk_type")]
+    pub kind: String,
+}
+
+fn tool_call_chunk_type() -> String {
+    "tool_call_chunk".into()
+}
+
+/// A streamed piece of an AI message (`type: AIMessageChunk`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AiMessageChunk {
+    /// Always `AIMessageChunk`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The message this chunk belongs to.
+    pub id: String,
+    /// A fragment of the text.
+    pub content: String,
+    /// Tool call fragments.
+    #[serde(default)]
+    pub tool_call_chunks: Vec<ToolCallChunk>,
+    /// `reasoning_content` fragments.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub additional_kwargs: Map<String, Value>,
+    /// Set on the last chunk (`finish_reason`).
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub response_metadata: Map<String, Value>,
+    /// Set on the last chunk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_metadata: Option<UsageMetadata>,
+}

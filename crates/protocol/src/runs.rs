@@ -1,0 +1,142 @@
+//! Runs and thread state (LangGraph Agent Server compatible shapes).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+/// `POST /api/threads/{thread_id}/runs…` body. Fields LangGraph SDKs send that Antler does
+/// not use are accepted and ignored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RunCreate {
+    /// The agent (Antler serves `lead_agent`).
+    pub assistant_id: String,
+    /// `{"messages": [...]}`: new messages (`{"role": "user", "content": "…"}` or LangChain
+    /// shape).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub input: Option<Value>,
+    /// `values`, `messages-tuple` (or `messages`), `updates`, `custom`; one or a list.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub stream_mode: Option<Value>,
+    /// Run configuration (`configurable.model_name` selects a configured model).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub config: Option<Value>,
+    /// Run context (same keys as `config.configurable`).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub context: Option<Value>,
+    /// Stored with the run.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Map<String, Value>>,
+    /// `reject` (default, 409 while a run is active), `interrupt`, `enqueue` or `rollback`.
+    #[serde(default)]
+    pub multitask_strategy: Option<String>,
+    /// `cancel` (default for streaming) or `continue`.
+    #[serde(default)]
+    pub on_disconnect: Option<String>,
+    /// `reject` (default: 404 for an unknown thread) or `create`.
+    #[serde(default)]
+    pub if_not_exists: Option<String>,
+}
+
+/// Token and call counters of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RunUsage {
+    /// Prompt tokens over all model calls.
+    pub input_tokens: u64,
+    /// Completion tokens over all model calls.
+    pub output_tokens: u64,
+    /// Model calls made.
+    pub model_calls: u64,
+}
+
+/// A run record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Run {
+    /// Run id.
+    pub run_id: String,
+    /// Its thread.
+    pub thread_id: String,
+    /// The agent.
+    pub assistant_id: String,
+    /// RFC 3339 creation time.
+    pub created_at: String,
+    /// RFC 3339 time of the last change.
+    pub updated_at: String,
+    /// `pending`, `running`, `success`, `error`, `timeout` or `interrupted`.
+    pub status: String,
+    /// Why it stopped: `completed`, `cancelled`, `clarification`, `loop_detected`,
+    /// `model_call_limit`, `timeout`, `error`, `server_restart`, `disconnected`.
+    pub stop_reason: Option<String>,
+    /// The error message when it failed.
+    pub error: Option<String>,
+    /// Metadata given at creation.
+    #[schema(value_type = Object)]
+    pub metadata: Map<String, Value>,
+    /// The multitask strategy it was created with.
+    pub multitask_strategy: String,
+    /// The creation request (input, stream modes, config).
+    #[schema(value_type = Object)]
+    pub kwargs: Value,
+    /// Counters.
+    pub usage: RunUsage,
+}
+
+/// A checkpoint reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Checkpoint {
+    /// The thread.
+    pub thread_id: String,
+    /// Always empty (one graph namespace).
+    pub checkpoint_ns: String,
+    /// The checkpoint.
+    pub checkpoint_id: String,
+}
+
+/// `GET /api/threads/{thread_id}/state` and the items of `POST …/history`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ThreadState {
+    /// `{messages, title, artifacts}`.
+    #[schema(value_type = Object)]
+    pub values: Value,
+    /// Nodes to run next (empty: the agent waits for input).
+    pub next: Vec<String>,
+    /// Pending tasks (always empty).
+    #[schema(value_type = Vec<Object>)]
+    pub tasks: Vec<Value>,
+    /// Checkpoint metadata (`run_id`, `step`).
+    #[schema(value_type = Object)]
+    pub metadata: Map<String, Value>,
+    /// RFC 3339 time of the checkpoint.
+    pub created_at: Option<String>,
+    /// This checkpoint.
+    pub checkpoint: Option<Checkpoint>,
+    /// The one before.
+    pub parent_checkpoint: Option<Checkpoint>,
+}
+
+/// `POST /api/threads/{thread_id}/history` body.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct HistoryRequest {
+    /// Most states returned (default 10, at most 1000).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Only states before this checkpoint.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub before: Option<Value>,
+}
+
+/// `POST …/runs/{run_id}/cancel` query.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CancelQuery {
+    /// Wait until the run has stopped.
+    #[serde(default)]
+    pub wait: Option<bool>,
+    /// `interrupt` (default) or `rollback`.
+    #[serde(default)]
+    pub action: Option<String>,
+}

@@ -1,0 +1,146 @@
+//! Runs, their event logs and thread checkpoints.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+
+use crate::StoreError;
+
+/// A stored run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRecord {
+    /// Run id.
+    pub run_id: String,
+    /// Its thread.
+    pub thread_id: String,
+    /// Owner of the thread.
+    pub owner: String,
+    /// The agent.
+    pub assistant_id: String,
+    /// `pending`, `running`, `success`, `error`, `timeout`, `interrupted`.
+    pub status: String,
+    /// Why it stopped.
+    pub stop_reason: Option<String>,
+    /// Error message.
+    pub error: Option<String>,
+    /// Multitask strategy.
+    pub multitask_strategy: String,
+    /// Metadata.
+    pub metadata: Map<String, Value>,
+    /// The creation request.
+    pub kwargs: Value,
+    /// The server instance executing it.
+    pub instance: String,
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+    /// Model calls.
+    pub model_calls: u64,
+    /// Created.
+    pub created_at: DateTime<Utc>,
+    /// Last change.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// How a run ended (or what it is doing now).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunUpdate {
+    /// New status.
+    pub status: String,
+    /// Why it stopped.
+    pub stop_reason: Option<String>,
+    /// Error message.
+    pub error: Option<String>,
+    /// Prompt tokens so far.
+    pub input_tokens: u64,
+    /// Completion tokens so far.
+    pub output_tokens: u64,
+    /// Model calls so far.
+    pub model_calls: u64,
+}
+
+/// One event of a run's stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// Position in the run's log (the SSE id).
+    pub seq: u64,
+    /// SSE event name.
+    pub event: String,
+    /// SSE data (JSON text).
+    pub data: String,
+}
+
+/// A saved thread state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckpointRecord {
+    /// Id.
+    pub checkpoint_id: String,
+    /// Thread.
+    pub thread_id: String,
+    /// The run that produced it.
+    pub run_id: Option<String>,
+    /// The previous checkpoint.
+    pub parent_id: Option<String>,
+    /// Step number within the thread.
+    pub step: i64,
+    /// The state values.
+    pub state: Value,
+    /// When.
+    pub created_at: DateTime<Utc>,
+}
+
+/// Reads and writes runs.
+#[async_trait]
+pub trait RunRepo: Send + Sync + 'static {
+    /// Stores a new run.
+    async fn create(&self, run: &RunRecord) -> Result<(), StoreError>;
+    /// One run of a thread.
+    async fn get(&self, thread_id: &str, run_id: &str) -> Result<Option<RunRecord>, StoreError>;
+    /// A thread's runs, newest first.
+    async fn list(
+        &self,
+        thread_id: &str,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<RunRecord>, StoreError>;
+    /// Updates status, stop reason and counters.
+    async fn update(&self, run_id: &str, update: &RunUpdate) -> Result<(), StoreError>;
+    /// Marks every `pending` or `running` run of `instance` (all instances when `None`) as
+    /// `interrupted` with `stop_reason`; returns the affected runs.
+    async fn interrupt_active(
+        &self,
+        instance: Option<&str>,
+        stop_reason: &str,
+    ) -> Result<Vec<RunRecord>, StoreError>;
+    /// Appends events to a run's log.
+    async fn append_events(&self, run_id: &str, events: &[StoredEvent]) -> Result<(), StoreError>;
+    /// Events with `seq > after`, in order.
+    async fn events_after(&self, run_id: &str, after: u64) -> Result<Vec<StoredEvent>, StoreError>;
+    /// Deletes a thread's runs and their events.
+    async fn delete_for_thread(&self, thread_id: &str) -> Result<(), StoreError>;
+}
+
+/// Thread state and checkpoints.
+#[async_trait]
+pub trait StateRepo: Send + Sync + 'static {
+    /// Replaces the thread's current values and status, and records a checkpoint.
+    async fn save(
+        &self,
+        thread_id: &str,
+        values: &Value,
+        status: &str,
+        run_id: Option<&str>,
+    ) -> Result<CheckpointRecord, StoreError>;
+    /// Sets only the thread's status.
+    async fn set_status(&self, thread_id: &str, status: &str) -> Result<(), StoreError>;
+    /// The newest checkpoint.
+    async fn latest(&self, thread_id: &str) -> Result<Option<CheckpointRecord>, StoreError>;
+    /// Checkpoints newest first, optionally before a checkpoint id.
+    async fn history(
+        &self,
+        thread_id: &str,
+        limit: u32,
+        before: Option<&str>,
+    ) -> Result<Vec<CheckpointRecord>, StoreError>;
+}

@@ -1,0 +1,201 @@
+//! Run, event log and checkpoint repositories against a real SQLite file.
+
+use antler_store::{Location, RunRecord, RunUpdate, Store, StoredEvent};
+use chrono::Utc;
+use serde_json::{Map, json};
+
+async fn open(dir: &std::path::Path) -> Result<Store, antler_store::StoreError> {
+    Store::open(&Location::resolve(None, dir)?, 2).await
+}
+
+fn run(id: &str, thread: &str, status: &str, instance: &str) -> RunRecord {
+    RunRecord {
+        run_id: id.into(),
+        thread_id: thread.into(),
+        owner: "local".into(),
+        assistant_id: "lead_agent".into(),
+        status: status.into(),
+        stop_reason: None,
+        error: None,
+        multitask_strategy: "reject".into(),
+        metadata: Map::new(),
+        kwargs: json!({"input": {"messages": []}}),
+        instance: instance.into(),
+        input_tokens: 0,
+        output_tokens: 0,
+        model_calls: 0,
+        created_at: Utc::now(),
+        updated_at: Utc::now(),
+    }
+}
+
+#[tokio::test]
+async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path()).await.unwrap();
+    store
+        .threads
+        .create("local", "t", Map::new())
+        .await
+        .unwrap();
+    store
+        .runs
+        .create(&run("r1", "t", "success", "a"))
+        .await
+        .unwrap();
+    store
+        .runs
+        .create(&run("r2", "t", "running", "a"))
+        .await
+        .unwrap();
+    store
+        .runs
+        .create(&run("r3", "t", "pending", "b"))
+        .await
+        .unwrap();
+    store
+        .runs
+        .update(
+            "r1",
+            &RunUpdate {
+                status: "success".into(),
+                stop_reason: Some("completed".into()),
+                error: None,
+                input_tokens: 10,
+                output_tokens: 5,
+                model_calls: 2,
+            },
+        )
+        .await
+        .unwrap();
+    let r1 = store.runs.get("t", "r1").await.unwrap().unwrap();
+    assert_eq!(
+        (r1.input_tokens, r1.output_tokens, r1.model_calls),
+        (10, 5, 2)
+    );
+    assert_eq!(r1.stop_reason.as_deref(), Some("completed"));
+    assert!(store.runs.get("other", "r1").await.unwrap().is_none());
+    let listed: Vec<String> = store
+        .runs
+        .list("t", 10, 0)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.run_id)
+        .collect();
+    assert_eq!(listed, ["r3", "r2", "r1"]);
+
+    let interrupted = store
+        .runs
+        .interrupt_active(Some("a"), "server_restart")
+        .await
+        .unwrap();
+    assert_eq!(interrupted.len(), 1);
+    let r2 = store.runs.get("t", "r2").await.unwrap().unwrap();
+    assert_eq!(r2.status, "interrupted");
+    assert_eq!(r2.stop_reason.as_deref(), Some("server_restart"));
+    assert_eq!(
+        store.runs.get("t", "r3").await.unwrap().unwrap().status,
+        "pending",
+        "other instance untouched"
+    );
+    assert_eq!(
+        store
+            .runs
+            .interrupt_active(None, "server_restart")
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn event_logs_replay_after_a_position() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path()).await.unwrap();
+    store
+        .threads
+        .create("local", "t", Map::new())
+        .await
+        .unwrap();
+    store
+        .runs
+        .create(&run("r", "t", "running", "a"))
+        .await
+        .unwrap();
+    let events: Vec<StoredEvent> = (1..=450)
+        .map(|i| StoredEvent {
+            seq: i,
+            event: "messages".into(),
+            data: format!("[{i}]"),
+        })
+        .collect();
+    store.runs.append_events("r", &events[..300]).await.unwrap();
+    store.runs.append_events("r", &events[290..]).await.unwrap();
+    let after = store.runs.events_after("r", 440).await.unwrap();
+    assert_eq!(
+        after.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        (441..=450).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        store.runs.events_after("r", 0).await.unwrap().len(),
+        450,
+        "duplicates ignored"
+    );
+    store.runs.delete_for_thread("t").await.unwrap();
+    assert!(store.runs.events_after("r", 0).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn state_saves_are_checkpoints_with_history() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path()).await.unwrap();
+    store
+        .threads
+        .create("local", "t", Map::new())
+        .await
+        .unwrap();
+    let first = store
+        .state
+        .save("t", &json!({"messages": [1]}), "busy", Some("r1"))
+        .await
+        .unwrap();
+    let second = store
+        .state
+        .save("t", &json!({"messages": [1, 2]}), "idle", Some("r1"))
+        .await
+        .unwrap();
+    assert_eq!(
+        second.parent_id.as_deref(),
+        Some(first.checkpoint_id.as_str())
+    );
+    assert_eq!(second.step, 1);
+    let thread = store.threads.get("local", "t").await.unwrap().unwrap();
+    assert_eq!(thread.values, json!({"messages": [1, 2]}));
+    assert_eq!(thread.status, "idle");
+    let history = store.state.history("t", 10, None).await.unwrap();
+    assert_eq!(history.len(), 2);
+    assert_eq!(history[0].checkpoint_id, second.checkpoint_id);
+    let before = store
+        .state
+        .history("t", 10, Some(&second.checkpoint_id))
+        .await
+        .unwrap();
+    assert_eq!(before.len(), 1);
+    assert_eq!(
+        store.state.latest("t").await.unwrap().unwrap().state,
+        json!({"messages": [1, 2]})
+    );
+    store.state.set_status("t", "busy").await.unwrap();
+    assert_eq!(
+        store
+            .threads
+            .get("local", "t")
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
+        "busy"
+    );
+}
