@@ -277,6 +277,8 @@ fn stream(
                 return None;
             }
             if cut_after.is_some_and(|cut| n >= cut) {
+                // Let what was sent reach the client first: a real cut happens mid-stream.
+                tokio::time::sleep(Duration::from_millis(50)).await;
                 let cut: Result<Bytes, std::io::Error> =
                     Err(std::io::Error::other("scripted stream cut"));
                 return Some((cut, (it, n + 1, true)));

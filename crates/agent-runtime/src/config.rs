@@ -1,0 +1,151 @@
+//! `models` and `agent.*` configuration.
+
+use serde::{Deserialize, Serialize};
+
+/// One OpenAI-compatible model endpoint (OpenAI, DeepSeek, Ollama, vLLM, LM Studio, …).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelConfig {
+    /// The name runs select it by (`config.configurable.model_name`).
+    pub name: String,
+    /// API base, e.g. `https://api.openai.com/v1` (requests go to `<base>/chat/completions`).
+    pub base_url: String,
+    /// Model id sent to the API.
+    pub model: String,
+    /// Environment variable holding the API key (never put keys in the file).
+    pub api_key_env: Option<String>,
+    /// `max_tokens` per call.
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    pub temperature: Option<f32>,
+    /// The model streams `reasoning_content` (shown collapsible in the UI).
+    pub supports_reasoning: bool,
+    /// Seconds to wait for the response to start.
+    pub request_timeout_secs: u64,
+    /// Seconds without a streamed chunk before the call fails.
+    pub idle_timeout_secs: u64,
+    /// Retries of 429, 5xx and connection failures.
+    pub max_retries: u32,
+    /// First retry delay, milliseconds (doubles each time, `Retry-After` wins).
+    pub retry_base_ms: u64,
+    /// Longest retry delay, milliseconds.
+    pub retry_max_ms: u64,
+    /// A scripted demo model (the UI says so).
+    pub demo: bool,
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        ModelConfig {
+            name: "default".into(),
+            base_url: "https://api.openai.com/v1".into(),
+            model: "gpt-4o-mini".into(),
+            api_key_env: Some("OPENAI_API_KEY".into()),
+            max_tokens: None,
+            temperature: None,
+            supports_reasoning: false,
+            request_timeout_secs: 60,
+            idle_timeout_secs: 120,
+            max_retries: 4,
+            retry_base_ms: 500,
+            retry_max_ms: 30_000,
+            demo: false,
+        }
+    }
+}
+
+/// `agent.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AgentConfig {
+    /// The model used when a run names none (empty: the first in `models`).
+    pub default_model: Option<String>,
+    /// Most model calls in one run.
+    pub max_model_calls: u32,
+    /// Wall-clock limit of one run, seconds.
+    pub run_timeout_secs: u64,
+    /// Bytes of events kept in memory per run for joiners (older ones come from the database).
+    pub event_log_max_bytes: usize,
+    /// Seconds between SSE heartbeat comments on an idle stream.
+    pub heartbeat_secs: u64,
+    /// Generate a title after the first exchange.
+    pub generate_titles: bool,
+    /// Characters of tool output the model sees per call (the middle of longer output is cut).
+    pub max_tool_output_chars: usize,
+    /// Seconds a `bash` command may run unless the call asks for less.
+    pub bash_timeout_secs: u64,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            default_model: None,
+            max_model_calls: 100,
+            run_timeout_secs: 1800,
+            event_log_max_bytes: 4 * 1024 * 1024,
+            heartbeat_secs: 15,
+            generate_titles: true,
+            max_tool_output_chars: 30_000,
+            bash_timeout_secs: 300,
+        }
+    }
+}
+
+impl AgentConfig {
+    /// Checks values that parse but make no sense; returns (key, message).
+    pub fn validate(&self, models: &[ModelConfig]) -> Result<(), (String, String)> {
+        let bad = |k: &str, m: &str| Err((k.to_string(), m.to_string()));
+        if self.max_model_calls == 0 {
+            return bad("agent.max_model_calls", "must be at least 1");
+        }
+        if self.run_timeout_secs == 0 {
+            return bad("agent.run_timeout_secs", "must be at least 1");
+        }
+        if self.event_log_max_bytes < 4096 {
+            return bad("agent.event_log_max_bytes", "must be at least 4096");
+        }
+        if self.heartbeat_secs == 0 {
+            return bad("agent.heartbeat_secs", "must be at least 1");
+        }
+        if let Some(name) = &self.default_model
+            && !name.is_empty()
+            && !models.iter().any(|m| &m.name == name)
+        {
+            return bad(
+                "agent.default_model",
+                &format!("no model named '{name}' in models"),
+            );
+        }
+        for (i, m) in models.iter().enumerate() {
+            if m.name.trim().is_empty() || m.model.trim().is_empty() {
+                return bad(&format!("models[{i}]"), "name and model must not be empty");
+            }
+            if !(m.base_url.starts_with("http://") || m.base_url.starts_with("https://")) {
+                return bad(&format!("models[{i}].base_url"), "must be an http(s) URL");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Applies `ANTLER_MODEL_BASE_URL` and `ANTLER_MODEL` to the first model (creating it when
+/// none is configured).
+pub fn apply_model_env(
+    models: &mut Vec<ModelConfig>,
+    base_url: Option<String>,
+    model: Option<String>,
+) {
+    if base_url.is_none() && model.is_none() {
+        return;
+    }
+    if models.is_empty() {
+        models.push(ModelConfig::default());
+    }
+    let first = &mut models[0];
+    if let Some(url) = base_url {
+        first.base_url = url;
+    }
+    if let Some(model) = model {
+        first.model = model;
+    }
+}

@@ -1,0 +1,128 @@
+//! The OpenAI Chat Completions wire format (only what Antler reads and writes). Unknown
+//! fields are ignored, so providers' extensions do not break decoding.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A streamed chunk.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ChatChunk {
+    /// Choices in this chunk (empty in the final usage chunk).
+    #[serde(default)]
+    pub choices: Vec<ChunkChoice>,
+    /// Token counts (final chunk when `include_usage`).
+    #[serde(default)]
+    pub usage: Option<Usage>,
+    /// The model that answered.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// One choice of a chunk.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ChunkChoice {
+    /// Which choice (n > 1 interleaves them).
+    #[serde(default)]
+    pub index: u32,
+    /// What this chunk adds.
+    #[serde(default)]
+    pub delta: Delta,
+    /// Set on the choice's last chunk.
+    #[serde(default)]
+    pub finish_reason: Option<String>,
+}
+
+/// The added content.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Delta {
+    /// Text.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// Reasoning (DeepSeek, vLLM, Ollama call it `reasoning_content` or `reasoning`).
+    #[serde(default, alias = "reasoning")]
+    pub reasoning_content: Option<String>,
+    /// A refusal instead of content.
+    #[serde(default)]
+    pub refusal: Option<String>,
+    /// Tool-call fragments, keyed by `index`.
+    #[serde(default)]
+    pub tool_calls: Option<Vec<ToolCallDelta>>,
+}
+
+/// A fragment of one tool call.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ToolCallDelta {
+    /// Which call.
+    #[serde(default)]
+    pub index: u32,
+    /// Call id (first fragment).
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Name and argument fragment.
+    #[serde(default)]
+    pub function: Option<FunctionDelta>,
+}
+
+/// Function part of a tool-call fragment.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct FunctionDelta {
+    /// Function name (first fragment).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// A piece of the JSON arguments.
+    #[serde(default)]
+    pub arguments: Option<String>,
+}
+
+/// Token counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens.
+    #[serde(default)]
+    pub prompt_tokens: u64,
+    /// Completion tokens.
+    #[serde(default)]
+    pub completion_tokens: u64,
+    /// Both.
+    #[serde(default)]
+    pub total_tokens: u64,
+}
+
+/// A request.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatRequest {
+    /// Model id.
+    pub model: String,
+    /// The conversation.
+    pub messages: Vec<Value>,
+    /// Tool definitions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Value>,
+    /// Always true here.
+    pub stream: bool,
+    /// Ask for the usage chunk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_options: Option<Value>,
+    /// Output limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// Sampling temperature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f32>,
+}
+
+/// An error body (`{"error": {"message": …}}`).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ErrorBody {
+    /// The error.
+    #[serde(default)]
+    pub error: Option<ErrorDetail>,
+}
+
+/// Error details.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ErrorDetail {
+    /// Human message.
+    #[serde(default)]
+    pub message: Option<String>,
+}
