@@ -1,5 +1,11 @@
 //! The agent runtime: the model client, the agent loop with the skills catalog and the
 //! sandbox tools, and runs with their event streams.
 
+pub mod agent;
 pub mod config;
+pub mod hooks;
+pub mod messages;
 pub mod model;
+pub mod prompt;
+pub mod runs;
+pub mod tools;

@@ -32,6 +32,10 @@ pub struct Config {
     pub uploads: UploadsConfig,
     /// Where the agent's commands run.
     pub sandbox: antler_sandbox::config::SandboxConfig,
+    /// OpenAI-compatible model endpoints (the first is the default).
+    pub models: Vec<antler_agent_runtime::config::ModelConfig>,
+    /// Agent loop and run limits.
+    pub agent: antler_agent_runtime::config::AgentConfig,
     /// Logging.
     pub log: LogConfig,
 }
@@ -47,6 +51,8 @@ impl Default for Config {
             skills: SkillsConfig::default(),
             uploads: UploadsConfig::default(),
             sandbox: antler_sandbox::config::SandboxConfig::default(),
+            models: Vec::new(),
+            agent: antler_agent_runtime::config::AgentConfig::default(),
             log: LogConfig::default(),
         }
     }
@@ -291,7 +297,7 @@ impl Config {
         }
         let mut sources = BTreeMap::new();
         apply_env(&defaults, &mut merged, &mut Vec::new(), env, &mut sources);
-        let config: Config = serde_path_to_error::deserialize(merged).map_err(|e| {
+        let mut config: Config = serde_path_to_error::deserialize(merged).map_err(|e| {
             let key = e.path().to_string();
             let var = sources
                 .get(&key)
@@ -299,6 +305,11 @@ impl Config {
                 .unwrap_or_default();
             ConfigError::new(key, format!("{}{var}", e.into_inner()))
         })?;
+        antler_agent_runtime::config::apply_model_env(
+            &mut config.models,
+            env.get("ANTLER_MODEL_BASE_URL").cloned(),
+            env.get("ANTLER_MODEL").cloned(),
+        );
         config.validate()?;
         Ok(config)
     }
@@ -365,6 +376,9 @@ impl Config {
         }
         self.sandbox
             .validate()
+            .map_err(|(key, message)| ConfigError::new(key, message))?;
+        self.agent
+            .validate(&self.models)
             .map_err(|(key, message)| ConfigError::new(key, message))?;
         tracing_filter_check(&self.log.level).map_err(|m| ConfigError::new("log.level", m))?;
         Ok(())

@@ -19,7 +19,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::app::AppState;
 use crate::config::Config;
 use crate::error::{AppError, InternalCause};
-use crate::routes::{artifacts, health, skill_install, skills, threads, uploads};
+use crate::routes::{artifacts, health, models, runs, skill_install, skills, threads, uploads};
 
 /// Top-level OpenAPI metadata; paths are added by [`api_router`].
 #[derive(OpenApi)]
@@ -33,6 +33,7 @@ use crate::routes::{artifacts, health, skill_install, skills, threads, uploads};
         (name = "system", description = "Health and documentation"),
         (name = "skills", description = "List, inspect, enable, disable, install and delete skills"),
         (name = "threads", description = "Conversation threads"),
+        (name = "runs", description = "Agent runs (LangGraph Agent Server compatible) and thread state"),
         (name = "uploads", description = "Files people add to a thread"),
         (name = "artifacts", description = "Every file of a thread, and a look inside .skill archives"),
     ),
@@ -59,6 +60,16 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         ));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::health))
+        .routes(routes!(models::list_models))
+        .routes(routes!(runs::stream_run))
+        .routes(routes!(runs::create_run, runs::list_runs))
+        .routes(routes!(runs::wait_run))
+        .routes(routes!(runs::get_run))
+        .routes(routes!(runs::cancel_run))
+        .routes(routes!(runs::join_run))
+        .routes(routes!(runs::join_stream))
+        .routes(routes!(runs::get_state))
+        .routes(routes!(runs::history))
         .routes(routes!(skills::list_skills))
         .routes(routes!(skills::reload_skills))
         .routes(routes!(skill_install::install))

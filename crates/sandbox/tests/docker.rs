@@ -263,12 +263,17 @@ async fn fork_bombs_and_memory_hogs_are_contained() {
         bomb.is_ok() || matches!(bomb, Err(SandboxError::Infra(_))),
         "{bomb:?}"
     );
-    let hog = provider.acquire("abuse").await.unwrap();
-    let out = sh(
-        &hog,
-        "python3 -c \"b = bytearray(1024 * 1024 * 1024); print('allocated')\"",
-    )
-    .await;
+    // After the bomb the container is usable again, or it failed a command and the next
+    // acquire replaces it.
+    let hog = "python3 -c \"b = bytearray(1024 * 1024 * 1024); print('allocated')\"";
+    let first = provider.acquire("abuse").await.unwrap();
+    let out = match first
+        .exec(ExecRequest::new(hog, Duration::from_secs(30)))
+        .await
+    {
+        Ok(out) => out,
+        Err(_) => sh(&provider.acquire("abuse").await.unwrap(), hog).await,
+    };
     assert!(
         !out.stdout.contains("allocated"),
         "the memory limit holds: {out:?}"

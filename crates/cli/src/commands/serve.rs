@@ -32,6 +32,10 @@ pub(crate) fn run(config: Option<PathBuf>, bind: Option<String>) -> ExitCode {
 }
 
 async fn serve(config: antler_gateway::Config) -> anyhow::Result<()> {
+    // Handlers go in before anything can be started, so an early SIGTERM still shuts down
+    // cleanly (sandbox containers removed) instead of killing the process.
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
     let bind = config.bind.clone();
     let app = App::start(config).await?;
     let listener = tokio::net::TcpListener::bind(&bind)
@@ -43,29 +47,18 @@ async fn serve(config: antler_gateway::Config) -> anyhow::Result<()> {
     writeln!(stdout, "listening on http://{addr}")?;
     stdout.flush()?;
     tracing::info!(%addr, "server started");
-    antler_gateway::serve(app, listener, shutdown_signal()).await?;
+    antler_gateway::serve(app, listener, shutdown_signal(term, interrupt)).await?;
     tracing::info!("server stopped");
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
+async fn shutdown_signal(
+    mut term: tokio::signal::unix::Signal,
+    mut interrupt: tokio::signal::unix::Signal,
+) {
     tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+        _ = term.recv() => {},
+        _ = interrupt.recv() => {},
     }
     tracing::info!("shutdown requested");
 }

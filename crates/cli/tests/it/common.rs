@@ -166,7 +166,8 @@ fn terminate(child: &mut Child) {
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
-    for _ in 0..100 {
+    // Shutdown removes sandbox containers, which can take a while on a busy engine.
+    for _ in 0..600 {
         if let Ok(Some(_)) = child.try_wait() {
             return;
         }
@@ -289,4 +290,123 @@ impl Env {
         out.sort();
         out
     }
+}
+
+/// A scripted model server in this process; returns its `/v1` base URL.
+pub(crate) async fn mock_llm(script: &str) -> String {
+    let script = antler_mock_llm::Script::parse(script).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(antler_mock_llm::serve(script, listener));
+    format!("http://{addr}/v1")
+}
+
+/// One server-sent event.
+#[derive(Debug, Clone)]
+pub(crate) struct Sse {
+    pub(crate) id: Option<u64>,
+    pub(crate) event: String,
+    pub(crate) data: serde_json::Value,
+}
+
+/// Reads an SSE response to its end (or until `stop` says so).
+pub(crate) async fn read_sse(
+    mut response: reqwest::Response,
+    mut stop: impl FnMut(&Sse) -> bool,
+) -> Vec<Sse> {
+    let mut buf = String::new();
+    let mut out = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buf.find("\n\n") {
+            let block: String = buf.drain(..end + 2).collect();
+            let mut sse = Sse {
+                id: None,
+                event: String::new(),
+                data: serde_json::Value::Null,
+            };
+            let mut data = String::new();
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("event:") {
+                    sse.event = v.trim().to_string();
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data.push_str(v.strip_prefix(' ').unwrap_or(v));
+                } else if let Some(v) = line.strip_prefix("id:") {
+                    sse.id = v.trim().parse().ok();
+                }
+            }
+            if sse.event.is_empty() && data.is_empty() {
+                continue; // heartbeat comment
+            }
+            sse.data = serde_json::from_str(&data).unwrap_or(serde_json::Value::Null);
+            let done = stop(&sse);
+            out.push(sse);
+            if done {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+impl Env {
+    /// A server using the scripted model at `model_url` and the local provider with host bash.
+    pub(crate) fn start_agent(&self, model_url: &str, extra: &[(&str, &str)]) -> Server {
+        let mut vars = vec![
+            ("ANTLER_SKILLS_WATCH", "false"),
+            ("ANTLER_MODEL_BASE_URL", model_url),
+            ("ANTLER_MODEL", "mock"),
+            ("ANTLER_SANDBOX_ALLOW_HOST_BASH", "true"),
+        ];
+        vars.extend_from_slice(extra);
+        self.start_with(&vars)
+    }
+}
+
+impl Server {
+    /// Starts a streaming run and returns the response.
+    pub(crate) async fn stream_run(
+        &self,
+        thread: &str,
+        body: serde_json::Value,
+    ) -> reqwest::Response {
+        self.http
+            .post(self.url(&format!("/api/threads/{thread}/runs/stream")))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Polls a run until `done` holds for it.
+    pub(crate) async fn wait_run(
+        &self,
+        thread: &str,
+        run: &str,
+        done: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let (_, r) = self
+                .get_json(&format!("/api/threads/{thread}/runs/{run}"))
+                .await;
+            if done(&r) {
+                return r;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "run never reached the state: {r}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// A run request with one user message.
+pub(crate) fn run_body(text: &str, modes: &[&str]) -> serde_json::Value {
+    serde_json::json!({
+        "assistant_id": "lead_agent",
+        "input": {"messages": [{"role": "user", "content": text}]},
+        "stream_mode": modes,
+    })
 }

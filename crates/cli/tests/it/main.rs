@@ -13,6 +13,7 @@ mod artifacts;
 mod cli;
 mod common;
 mod install;
+mod runs;
 mod sandbox;
 mod threads;
 mod uploads;

@@ -32,6 +32,8 @@ pub struct App {
     pub installer: Installer,
     /// Runs the agent's tools: Docker containers per thread, or host directories.
     pub sandbox: Arc<dyn antler_sandbox::SandboxProvider>,
+    /// Runs: creation, execution, cancellation, event streams.
+    pub runtime: Arc<antler_agent_runtime::runs::Runtime>,
     /// The enabled skills as sandboxes see them at `/mnt/skills`.
     pub skills_view: Arc<antler_sandbox::view::SkillsView>,
     /// Content hashes of served files, keyed by inode and modification time.
@@ -131,12 +133,45 @@ impl App {
             &mut warnings,
         )
         .await?;
+        let instance = antler_sandbox::storage::instance_id(
+            config.sandbox.instance_id.as_deref(),
+            &config.data_dir,
+        )?;
+        let models = config
+            .models
+            .iter()
+            .cloned()
+            .map(antler_agent_runtime::model::ModelClient::new)
+            .collect::<Result<Vec<_>, _>>()?;
+        if models.is_empty() {
+            warnings.push(
+                "no model is configured: set ANTLER_MODEL_BASE_URL, ANTLER_MODEL and OPENAI_API_KEY, or add models to the configuration".into(),
+            );
+        }
+        let runtime =
+            antler_agent_runtime::runs::Runtime::new(antler_agent_runtime::runs::RuntimeDeps {
+                store: store.clone(),
+                catalog: catalog.clone(),
+                sandbox: provider.clone(),
+                cfg: config.agent.clone(),
+                models,
+                prompt_budget: config.skills.prompt_budget_chars,
+                instance,
+            });
+        let recovered = runtime.recover().await?;
+        if recovered > 0 {
+            tracing::warn!(
+                recovered,
+                "runs left running by the previous process were marked interrupted"
+            );
+        }
         Ok(App {
             config,
             store,
             skills: catalog,
             installer,
             sandbox: provider,
+            runtime,
             skills_view,
             etags: EtagCache::default(),
             warnings,

@@ -127,6 +127,9 @@ pub async fn delete_thread(
     State(app): State<AppState>,
     ThreadId(id): ThreadId,
 ) -> ApiResult<StatusCode> {
+    app.require_thread(&id).await?;
+    app.runtime.cancel_thread(&id).await;
+    app.store.runs.delete_for_thread(&id).await?;
     if !app.store.threads.delete(app.owner(), &id).await? {
         return Err(AppError::not_found(format!("no thread '{id}'")));
     }

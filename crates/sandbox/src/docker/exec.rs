@@ -113,11 +113,15 @@ pub(crate) async fn run(
 /// Kills the command's process group (retrying briefly in case the pid file is not written
 /// yet). False when the kill itself could not run (for example all pids are taken).
 async fn kill(docker: &Docker, container: &str, exec_id: &str) -> bool {
+    // Waits briefly for the pid file, then kills the group until it is empty: a process
+    // forked while the first signal was delivered would otherwise survive.
     let script = format!(
-        r#"for i in 1 2 3 4 5 6 7 8 9 10; do
-             if [ -s /tmp/.antler-exec-{exec_id} ]; then kill -KILL -- -"$(cat /tmp/.antler-exec-{exec_id})" 2>/dev/null; exit 0; fi
-             sleep 0.05
-           done"#
+        r#"f=/tmp/.antler-exec-{exec_id}
+           for i in $(seq 20); do [ -s "$f" ] && break; sleep 0.05; done
+           [ -s "$f" ] || exit 0
+           pg=$(cat "$f")
+           for i in $(seq 50); do kill -KILL -- -"$pg" 2>/dev/null || exit 0; sleep 0.02; done
+           exit 1"#
     );
     let exec = docker
         .create_exec(

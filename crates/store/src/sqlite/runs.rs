@@ -136,7 +136,7 @@ impl RunRepo for SqliteRuns {
         instance: Option<&str>,
         stop_reason: &str,
     ) -> Result<Vec<RunRecord>, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let rows = sqlx::query(&format!(
             "SELECT {RUN_COLUMNS} FROM runs WHERE status IN ('pending', 'running') AND (? IS NULL OR instance = ?)"
         ))
@@ -166,7 +166,7 @@ impl RunRepo for SqliteRuns {
         if events.is_empty() {
             return Ok(());
         }
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         // Multi-row inserts keep a long stream to a few statements.
         for batch in events.chunks(200) {
             let mut q = sqlx::QueryBuilder::new(
@@ -204,7 +204,7 @@ impl RunRepo for SqliteRuns {
     }
 
     async fn delete_for_thread(&self, thread_id: &str) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         sqlx::query(
             "DELETE FROM run_events WHERE run_id IN (SELECT run_id FROM runs WHERE thread_id = ?)",
         )
@@ -248,7 +248,7 @@ impl StateRepo for SqliteRuns {
         status: &str,
         run_id: Option<&str>,
     ) -> Result<CheckpointRecord, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let parent = sqlx::query(&format!(
             "SELECT {CHECKPOINT_COLUMNS} FROM thread_checkpoints WHERE thread_id = ? ORDER BY created_at DESC, step DESC LIMIT 1"
         ))

@@ -89,7 +89,7 @@ impl ThreadRepo for SqliteThreads {
         thread_id: &str,
         patch: Map<String, Value>,
     ) -> Result<Option<ThreadRecord>, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let row = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM threads WHERE owner = ? AND thread_id = ?"
         ))

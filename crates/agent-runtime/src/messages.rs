@@ -1,0 +1,290 @@
+//! Conversation state and message conversions: run input (OpenAI or LangChain shapes) into
+//! LangChain messages, and LangChain messages into a Chat Completions request.
+
+use antler_protocol::messages::{AiMessage, HumanMessage, Message, ToolMessage};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// A thread's values: what `GET …/state` returns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThreadValues {
+    /// The conversation.
+    #[serde(default)]
+    pub messages: Vec<Message>,
+    /// Generated after the first exchange.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Files presented to the person (container paths under `/mnt/user-data/outputs`).
+    #[serde(default)]
+    pub artifacts: Vec<String>,
+}
+
+impl ThreadValues {
+    /// Reads stored values; anything unreadable starts empty rather than failing the thread.
+    pub fn from_value(v: &Value) -> Self {
+        serde_json::from_value(v.clone()).unwrap_or_default()
+    }
+
+    /// As JSON.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or_else(|_| json!({}))
+    }
+}
+
+/// A new message id.
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Text of a content value: a string, or the text parts of a content-block list.
+pub fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| match p {
+                Value::String(s) => Some(s.clone()),
+                _ => p.get("text").and_then(Value::as_str).map(str::to_owned),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Parses `input.messages`: `{"role": "user", "content": …}` or LangChain `{"type": "human",
+/// …}`. Only human messages are accepted from clients.
+pub fn parse_input(input: Option<&Value>) -> Result<Vec<Message>, String> {
+    let Some(input) = input.filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let list = input
+        .get("messages")
+        .ok_or("input must be an object with a \"messages\" list")?;
+    let list = match list {
+        Value::Array(items) => items.clone(),
+        Value::Object(_) => vec![list.clone()],
+        _ => return Err("input.messages must be a list".into()),
+    };
+    list.iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let kind = m
+                .get("type")
+                .or_else(|| m.get("role"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if !matches!(kind, "human" | "user") {
+                return Err(format!(
+                    "input.messages[{i}]: only user messages can be sent (got {kind:?})"
+                ));
+            }
+            let content = content_text(m.get("content").unwrap_or(&Value::Null));
+            if content.trim().is_empty() {
+                return Err(format!("input.messages[{i}]: content must not be empty"));
+            }
+            let id = m
+                .get("id")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map_or_else(new_id, str::to_owned);
+            Ok(Message::Human(HumanMessage {
+                id,
+                content,
+                ..Default::default()
+            }))
+        })
+        .collect()
+}
+
+/// The Chat Completions messages for a system prompt and a conversation.
+pub fn to_openai(system: &str, messages: &[Message]) -> Vec<Value> {
+    let mut out = vec![json!({"role": "system", "content": system})];
+    for m in messages {
+        match m {
+            Message::System(s) => out.push(json!({"role": "system", "content": s.content})),
+            Message::Human(h) => out.push(json!({"role": "user", "content": h.content})),
+            Message::Ai(a) => out.push(ai_to_openai(a)),
+            Message::Tool(t) => out.push(json!({
+                "role": "tool",
+                "tool_call_id": t.tool_call_id,
+                "content": t.content,
+            })),
+        }
+    }
+    out
+}
+
+fn ai_to_openai(a: &AiMessage) -> Value {
+    let mut calls: Vec<Value> = a
+        .tool_calls
+        .iter()
+        .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.args.to_string()}}))
+        .collect();
+    calls.extend(a.invalid_tool_calls.iter().map(|c| {
+        json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.args}})
+    }));
+    let content = if a.content.is_empty() && !calls.is_empty() {
+        Value::Null
+    } else {
+        json!(a.content)
+    };
+    let mut msg = json!({"role": "assistant", "content": content});
+    if !calls.is_empty() {
+        msg["tool_calls"] = json!(calls);
+    }
+    msg
+}
+
+/// Every tool call of an AI message (valid or not) as (id, name).
+pub fn call_ids(a: &AiMessage) -> Vec<(String, String)> {
+    a.tool_calls
+        .iter()
+        .map(|c| (c.id.clone(), c.name.clone()))
+        .chain(
+            a.invalid_tool_calls
+                .iter()
+                .map(|c| (c.id.clone(), c.name.clone())),
+        )
+        .collect()
+}
+
+/// Inserts an "interrupted" tool message after every AI message whose tool calls have no
+/// result (a run cancelled or broken mid-tool), so the conversation is valid for the model.
+/// Returns how many were added.
+pub fn repair_dangling_tool_calls(messages: &mut Vec<Message>) -> usize {
+    let mut added = 0;
+    let mut i = 0;
+    while i < messages.len() {
+        if let Message::Ai(ai) = &messages[i] {
+            let calls = call_ids(ai);
+            let mut j = i + 1;
+            let mut answered = std::collections::HashSet::new();
+            while let Some(Message::Tool(t)) = messages.get(j) {
+                answered.insert(t.tool_call_id.clone());
+                j += 1;
+            }
+            for (id, name) in calls.into_iter().filter(|(id, _)| !answered.contains(id)) {
+                messages.insert(
+                    j,
+                    Message::Tool(ToolMessage {
+                        id: new_id(),
+                        content: "Error: this tool call was interrupted before it finished; its result is unknown.".into(),
+                        tool_call_id: id,
+                        name: Some(name),
+                        status: "error".into(),
+                        artifact: None,
+                    }),
+                );
+                j += 1;
+                added += 1;
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    added
+}
+
+#[cfg(test)]
+mod tests {
+    use antler_protocol::messages::ToolCall;
+
+    use super::*;
+
+    fn ai_with_calls(ids: &[&str]) -> Message {
+        Message::Ai(AiMessage {
+            id: new_id(),
+            tool_calls: ids
+                .iter()
+                .map(|id| ToolCall {
+                    name: "bash".into(),
+                    args: json!({"command": "ls"}),
+                    id: (*id).into(),
+                    kind: "tool_call".into(),
+                })
+                .collect(),
+            ..Default::default()
+        })
+    }
+
+    fn tool(id: &str) -> Message {
+        Message::Tool(ToolMessage {
+            id: new_id(),
+            content: "ok".into(),
+            tool_call_id: id.into(),
+            name: None,
+            status: "success".into(),
+            artifact: None,
+        })
+    }
+
+    #[test]
+    fn input_accepts_openai_and_langchain_shapes() {
+        let msgs = parse_input(Some(&json!({"messages": [
+            {"role": "user", "content": "hi"},
+            {"type": "human", "content": [{"type": "text", "text": "block"}], "id": "m1"}
+        ]})))
+        .unwrap();
+        assert_eq!(msgs.len(), 2);
+        assert!(matches!(&msgs[1], Message::Human(h) if h.content == "block" && h.id == "m1"));
+        assert!(
+            parse_input(Some(
+                &json!({"messages": [{"role": "assistant", "content": "x"}]})
+            ))
+            .is_err()
+        );
+        assert!(
+            parse_input(Some(
+                &json!({"messages": [{"role": "user", "content": "  "}]})
+            ))
+            .is_err()
+        );
+        assert!(parse_input(Some(&json!("text"))).is_err());
+        assert!(parse_input(None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn dangling_tool_calls_get_interrupted_results() {
+        let mut msgs = vec![
+            ai_with_calls(&["a", "b"]),
+            tool("a"),
+            Message::Human(HumanMessage::default()),
+        ];
+        assert_eq!(repair_dangling_tool_calls(&mut msgs), 1);
+        assert!(
+            matches!(&msgs[2], Message::Tool(t) if t.tool_call_id == "b" && t.status == "error")
+        );
+        assert!(matches!(&msgs[3], Message::Human(_)));
+        assert_eq!(repair_dangling_tool_calls(&mut msgs), 0, "idempotent");
+        let mut trailing = vec![ai_with_calls(&["x"])];
+        assert_eq!(repair_dangling_tool_calls(&mut trailing), 1);
+    }
+
+    #[test]
+    fn conversations_become_chat_completions_messages() {
+        let msgs = vec![
+            Message::Human(HumanMessage {
+                id: "h".into(),
+                content: "hi".into(),
+                ..Default::default()
+            }),
+            ai_with_calls(&["c1"]),
+            tool("c1"),
+        ];
+        let out = to_openai("SYS", &msgs);
+        assert_eq!(out[0], json!({"role": "system", "content": "SYS"}));
+        assert_eq!(out[1]["role"], "user");
+        assert_eq!(out[2]["content"], Value::Null);
+        assert_eq!(
+            out[2]["tool_calls"][0]["function"]["arguments"],
+            r#"{"command":"ls"}"#
+        );
+        assert_eq!(
+            out[3],
+            json!({"role": "tool", "tool_call_id": "c1", "content": "ok"})
+        );
+    }
+}

@@ -1,0 +1,249 @@
+//! A run's event log: every SSE event gets a sequence number (its SSE id), is kept in memory
+//! (bounded by bytes) for joiners, broadcast to live subscribers, and persisted in batches so
+//! a client joining after the run — or after the memory bound dropped early events — still
+//! replays everything from the database.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use antler_store::{Store, StoredEvent};
+use tokio::sync::{broadcast, mpsc};
+
+/// Stream modes a client can ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Full state after each step.
+    Values,
+    /// Token chunks and whole messages as `[message, metadata]`.
+    Messages,
+    /// Each node's update.
+    Updates,
+    /// Custom events (`llm_retry`, loop warnings, titles).
+    Custom,
+}
+
+impl Mode {
+    /// Parses a stream mode name (`messages-tuple` and `messages` are the same here).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "values" => Some(Mode::Values),
+            "messages" | "messages-tuple" => Some(Mode::Messages),
+            "updates" => Some(Mode::Updates),
+            "custom" => Some(Mode::Custom),
+            _ => None,
+        }
+    }
+}
+
+/// One event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunEvent {
+    /// Position in the log (the SSE id).
+    pub seq: u64,
+    /// SSE event name.
+    pub event: String,
+    /// JSON text.
+    pub data: String,
+    /// The mode that produced it (`None`: `metadata`, `error`, `end` go to everyone).
+    pub mode: Option<Mode>,
+}
+
+impl RunEvent {
+    /// Whether a subscriber asking for `modes` gets it.
+    pub fn wanted(&self, modes: &HashSet<Mode>) -> bool {
+        self.mode.is_none_or(|m| modes.contains(&m))
+    }
+
+    /// The mode of a stored event, from its name.
+    pub fn mode_of(event: &str) -> Option<Mode> {
+        match event {
+            "values" => Some(Mode::Values),
+            "messages" => Some(Mode::Messages),
+            "updates" => Some(Mode::Updates),
+            "custom" => Some(Mode::Custom),
+            _ => None,
+        }
+    }
+
+    fn size(&self) -> usize {
+        self.event.len() + self.data.len() + 48
+    }
+}
+
+struct LogState {
+    events: VecDeque<Arc<RunEvent>>,
+    bytes: usize,
+    next_seq: u64,
+    finished: bool,
+    persist: Option<mpsc::UnboundedSender<Arc<RunEvent>>>,
+}
+
+/// What a subscriber starts from.
+pub struct Subscription {
+    /// Events after the requested position still in memory.
+    pub replay: Vec<Arc<RunEvent>>,
+    /// When memory no longer holds the events right after the position: the first sequence
+    /// number in memory (read the ones before it from the database).
+    pub gap_until: Option<u64>,
+    /// Live events from now on.
+    pub live: broadcast::Receiver<Arc<RunEvent>>,
+}
+
+/// The log of one run.
+pub struct EventLog {
+    run_id: String,
+    modes: HashSet<Mode>,
+    max_bytes: usize,
+    state: Mutex<LogState>,
+    tx: broadcast::Sender<Arc<RunEvent>>,
+}
+
+impl std::fmt::Debug for EventLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventLog")
+            .field("run_id", &self.run_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EventLog {
+    /// A log for `run_id` recording `modes`; returns it and the task persisting it (finished
+    /// once [`EventLog::finish`] was called and everything was written).
+    pub fn new(
+        run_id: &str,
+        modes: HashSet<Mode>,
+        max_bytes: usize,
+        store: Store,
+    ) -> (Arc<Self>, tokio::task::JoinHandle<()>) {
+        let (persist, rx) = mpsc::unbounded_channel();
+        let (tx, _) = broadcast::channel(4096);
+        let log = Arc::new(EventLog {
+            run_id: run_id.to_string(),
+            modes,
+            max_bytes,
+            state: Mutex::new(LogState {
+                events: VecDeque::new(),
+                bytes: 0,
+                next_seq: 1,
+                finished: false,
+                persist: Some(persist),
+            }),
+            tx,
+        });
+        let writer = tokio::spawn(write_batches(run_id.to_string(), rx, store));
+        (log, writer)
+    }
+
+    /// The modes this run records.
+    pub fn modes(&self) -> &HashSet<Mode> {
+        &self.modes
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, LogState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Records an event (skipped when its mode was not asked for). Never blocks on readers.
+    pub fn emit(
+        &self,
+        event: &str,
+        mode: Option<Mode>,
+        data: &impl serde::Serialize,
+    ) -> Option<u64> {
+        if mode.is_some_and(|m| !self.modes.contains(&m)) {
+            return None;
+        }
+        let data = serde_json::to_string(data).unwrap_or_else(|_| "null".into());
+        let mut state = self.lock();
+        if state.finished {
+            return None;
+        }
+        let event = Arc::new(RunEvent {
+            seq: state.next_seq,
+            event: event.to_string(),
+            data,
+            mode,
+        });
+        state.next_seq += 1;
+        state.bytes += event.size();
+        state.events.push_back(event.clone());
+        while state.bytes > self.max_bytes && state.events.len() > 1 {
+            if let Some(old) = state.events.pop_front() {
+                state.bytes -= old.size();
+            }
+        }
+        if let Some(p) = &state.persist {
+            let _ = p.send(event.clone());
+        }
+        // Sent under the lock so subscribers see events in order without gaps.
+        let _ = self.tx.send(event.clone());
+        if event.event == "end" {
+            state.finished = true;
+            state.persist = None;
+        }
+        Some(event.seq)
+    }
+
+    /// Starts following the log after position `after`.
+    pub fn subscribe(&self, after: u64) -> Subscription {
+        let state = self.lock();
+        let live = self.tx.subscribe();
+        let first = state.events.front().map(|e| e.seq);
+        let gap_until = first.filter(|f| *f > after + 1);
+        let replay = state
+            .events
+            .iter()
+            .filter(|e| e.seq > after)
+            .cloned()
+            .collect();
+        Subscription {
+            replay,
+            gap_until,
+            live,
+        }
+    }
+
+    /// The sequence number of the last event.
+    pub fn last_seq(&self) -> u64 {
+        self.lock().next_seq - 1
+    }
+}
+
+/// Writes events in batches (one transaction per batch) until the log ends.
+async fn write_batches(
+    run_id: String,
+    mut rx: mpsc::UnboundedReceiver<Arc<RunEvent>>,
+    store: Store,
+) {
+    while let Some(first) = rx.recv().await {
+        let mut batch = vec![first];
+        // Gather what arrives in the next moment into the same transaction.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        while let Ok(more) = rx.try_recv() {
+            batch.push(more);
+            if batch.len() >= 2_000 {
+                break;
+            }
+        }
+        let rows: Vec<StoredEvent> = batch
+            .iter()
+            .map(|e| StoredEvent {
+                seq: e.seq,
+                event: e.event.clone(),
+                data: e.data.clone(),
+            })
+            .collect();
+        let mut attempt = 0;
+        while let Err(error) = store.runs.append_events(&run_id, &rows).await {
+            attempt += 1;
+            if attempt >= 5 {
+                tracing::error!(run.id = %run_id, %error, lost = rows.len(), "run events could not be persisted");
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100 * attempt)).await;
+        }
+    }
+}

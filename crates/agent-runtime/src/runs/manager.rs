@@ -1,0 +1,559 @@
+//! The run manager: creates runs (multitask strategies `reject`, `interrupt`, `enqueue`),
+//! executes them one after another per thread, cancels them, and recovers after a restart.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use antler_protocol::runs::{RunCreate, RunUsage};
+use antler_sandbox::SandboxProvider;
+use antler_skills::Catalog;
+use antler_store::{RunRecord, RunUpdate, Store};
+use chrono::Utc;
+use serde_json::{Map, Value, json};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use super::log::{EventLog, Mode};
+use crate::agent::{AgentRun, Outcome};
+use crate::config::AgentConfig;
+use crate::hooks::{AgentState, Hook, pipeline};
+use crate::messages::{ThreadValues, parse_input};
+use crate::model::ModelClient;
+use crate::tools::SandboxHandle;
+
+/// Why a run request was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    /// Unknown thread or run.
+    #[error("{0}")]
+    NotFound(String),
+    /// The thread is busy (`reject`), or the run is not active.
+    #[error("{0}")]
+    Conflict(String),
+    /// The request is malformed.
+    #[error("{0}")]
+    Invalid(String),
+    /// Storage failed.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<antler_store::StoreError> for RunError {
+    fn from(e: antler_store::StoreError) -> Self {
+        tracing::error!(error = %e, "run storage failed");
+        RunError::Internal("the run could not be stored".into())
+    }
+}
+
+/// A run executing (or waiting its turn) in this process.
+pub struct ActiveRun {
+    /// Run id.
+    pub run_id: String,
+    /// Thread id.
+    pub thread_id: String,
+    /// The thread's owner.
+    pub owner: String,
+    /// Its events.
+    pub log: Arc<EventLog>,
+    /// `cancel` (default) or `continue` when the streaming client goes away.
+    pub on_disconnect_cancel: bool,
+    cancel: CancellationToken,
+    reason: Mutex<Option<&'static str>>,
+    finished: watch::Sender<bool>,
+}
+
+impl std::fmt::Debug for ActiveRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ActiveRun")
+            .field("run_id", &self.run_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ActiveRun {
+    /// Stops the run (model stream and running command at once), recording why.
+    pub fn cancel(&self, reason: &'static str) {
+        if let Ok(mut r) = self.reason.lock()
+            && r.is_none()
+        {
+            *r = Some(reason);
+        }
+        self.cancel.cancel();
+    }
+
+    /// Resolves when the run has ended and everything is stored.
+    pub async fn finished(&self) {
+        let mut rx = self.finished.subscribe();
+        let _ = rx.wait_for(|done| *done).await;
+    }
+
+    fn reason(&self) -> Option<&'static str> {
+        self.reason.lock().ok().and_then(|r| *r)
+    }
+}
+
+#[derive(Default)]
+struct ThreadQueue {
+    /// Held by the executing run; tokio's mutex is fair, so runs go in creation order.
+    turn: tokio::sync::Mutex<()>,
+    /// Runs pending or running, oldest first.
+    runs: Mutex<Vec<Arc<ActiveRun>>>,
+}
+
+/// Everything the manager works with.
+pub struct RuntimeDeps {
+    /// Persistence.
+    pub store: Store,
+    /// Skills.
+    pub catalog: Arc<Catalog>,
+    /// Sandboxes.
+    pub sandbox: Arc<dyn SandboxProvider>,
+    /// Agent limits.
+    pub cfg: AgentConfig,
+    /// Configured models (first is the default unless `cfg.default_model`).
+    pub models: Vec<ModelClient>,
+    /// Skills section budget.
+    pub prompt_budget: usize,
+    /// This server's id (stored with runs).
+    pub instance: String,
+}
+
+/// The run manager.
+pub struct Runtime {
+    deps: RuntimeDeps,
+    hooks: Vec<Box<dyn Hook>>,
+    active: Mutex<HashMap<String, Arc<ActiveRun>>>,
+    threads: Mutex<HashMap<String, Arc<ThreadQueue>>>,
+}
+
+/// How the run's stream modes were asked for.
+pub fn parse_modes(value: Option<&Value>) -> Result<HashSet<Mode>, RunError> {
+    let names: Vec<String> = match value {
+        None | Some(Value::Null) => vec!["values".into()],
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| RunError::Invalid("stream_mode entries must be strings".into()))
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(RunError::Invalid(
+                "stream_mode must be a string or a list".into(),
+            ));
+        }
+    };
+    names
+        .iter()
+        .map(|n| {
+            Mode::parse(n).ok_or_else(|| {
+                RunError::Invalid(format!(
+                    "unsupported stream_mode {n:?}: use values, messages-tuple, updates or custom"
+                ))
+            })
+        })
+        .collect()
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Runtime {
+    /// A manager over `deps`.
+    pub fn new(deps: RuntimeDeps) -> Arc<Self> {
+        Arc::new(Runtime {
+            deps,
+            hooks: pipeline(),
+            active: Mutex::new(HashMap::new()),
+            threads: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The dependencies.
+    pub fn deps(&self) -> &RuntimeDeps {
+        &self.deps
+    }
+
+    /// Marks runs left running by a previous process of this instance as interrupted.
+    pub async fn recover(&self) -> Result<usize, RunError> {
+        let runs = self
+            .deps
+            .store
+            .runs
+            .interrupt_active(Some(&self.deps.instance), "server_restart")
+            .await?;
+        for r in &runs {
+            tracing::warn!(run.id = %r.run_id, thread.id = %r.thread_id, "run interrupted by a server restart");
+        }
+        Ok(runs.len())
+    }
+
+    /// A run of this process, if it is still active.
+    pub fn active(&self, run_id: &str) -> Option<Arc<ActiveRun>> {
+        lock(&self.active).get(run_id).cloned()
+    }
+
+    /// The model for a run: `configurable.model_name` (in `config` or `context`), else the
+    /// default.
+    fn model_for(&self, req: &RunCreate) -> Result<Option<ModelClient>, RunError> {
+        let asked = req
+            .config
+            .as_ref()
+            .and_then(|c| c.get("configurable"))
+            .and_then(|c| c.get("model_name"))
+            .or_else(|| req.context.as_ref().and_then(|c| c.get("model_name")))
+            .and_then(Value::as_str);
+        let models = &self.deps.models;
+        match asked {
+            Some(name) => models
+                .iter()
+                .find(|m| m.config().name == name)
+                .cloned()
+                .map(Some)
+                .ok_or_else(|| RunError::Invalid(format!("no model named '{name}' is configured"))),
+            None => Ok(
+                match self
+                    .deps
+                    .cfg
+                    .default_model
+                    .as_deref()
+                    .filter(|n| !n.is_empty())
+                {
+                    Some(name) => models.iter().find(|m| m.config().name == name).cloned(),
+                    None => models.first().cloned(),
+                },
+            ),
+        }
+    }
+
+    /// Creates a run and starts it (it waits for earlier runs of the thread when enqueued).
+    pub async fn create(
+        self: &Arc<Self>,
+        owner: &str,
+        thread_id: &str,
+        req: RunCreate,
+    ) -> Result<Arc<ActiveRun>, RunError> {
+        let store = &self.deps.store;
+        if store.threads.get(owner, thread_id).await?.is_none() {
+            if req.if_not_exists.as_deref() == Some("create") {
+                store.threads.create(owner, thread_id, Map::new()).await?;
+            } else {
+                return Err(RunError::NotFound(format!("no thread '{thread_id}'")));
+            }
+        }
+        if req.assistant_id.trim().is_empty() {
+            return Err(RunError::Invalid("assistant_id is required".into()));
+        }
+        let input = parse_input(req.input.as_ref()).map_err(RunError::Invalid)?;
+        if input.is_empty() {
+            return Err(RunError::Invalid(
+                "input.messages must hold at least one user message".into(),
+            ));
+        }
+        let modes = parse_modes(req.stream_mode.as_ref())?;
+        let strategy = req
+            .multitask_strategy
+            .clone()
+            .unwrap_or_else(|| "reject".into());
+        if !matches!(
+            strategy.as_str(),
+            "reject" | "interrupt" | "enqueue" | "rollback"
+        ) {
+            return Err(RunError::Invalid(format!(
+                "multitask_strategy must be reject, interrupt, enqueue or rollback, not {strategy:?}"
+            )));
+        }
+        let on_disconnect_cancel = match req.on_disconnect.as_deref() {
+            None | Some("cancel") => true,
+            Some("continue") => false,
+            Some(other) => {
+                return Err(RunError::Invalid(format!(
+                    "on_disconnect must be cancel or continue, not {other:?}"
+                )));
+            }
+        };
+        let model = self.model_for(&req)?;
+
+        let run_id = uuid::Uuid::new_v4().to_string();
+        let (log, writer) = EventLog::new(
+            &run_id,
+            modes,
+            self.deps.cfg.event_log_max_bytes,
+            store.clone(),
+        );
+        let run = Arc::new(ActiveRun {
+            run_id: run_id.clone(),
+            thread_id: thread_id.to_string(),
+            owner: owner.to_string(),
+            log,
+            on_disconnect_cancel,
+            cancel: CancellationToken::new(),
+            reason: Mutex::new(None),
+            finished: watch::channel(false).0,
+        });
+        let queue = lock(&self.threads)
+            .entry(thread_id.to_string())
+            .or_default()
+            .clone();
+        {
+            let mut runs = lock(&queue.runs);
+            if let Some(current) = runs.first() {
+                match strategy.as_str() {
+                    "reject" => {
+                        return Err(RunError::Conflict(format!(
+                            "thread '{thread_id}' already has a run in progress ({}); use multitask_strategy interrupt or enqueue",
+                            current.run_id
+                        )));
+                    }
+                    "interrupt" | "rollback" => {
+                        for r in runs.iter() {
+                            r.cancel("interrupted");
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            runs.push(run.clone());
+        }
+        let now = Utc::now();
+        let kwargs = json!({
+            "input": req.input,
+            "stream_mode": req.stream_mode,
+            "config": req.config,
+            "context": req.context,
+            "on_disconnect": req.on_disconnect,
+        });
+        let record = RunRecord {
+            run_id: run_id.clone(),
+            thread_id: thread_id.to_string(),
+            owner: owner.to_string(),
+            assistant_id: req.assistant_id.clone(),
+            status: "pending".into(),
+            stop_reason: None,
+            error: None,
+            multitask_strategy: strategy,
+            metadata: req.metadata.clone().unwrap_or_default(),
+            kwargs,
+            instance: self.deps.instance.clone(),
+            input_tokens: 0,
+            output_tokens: 0,
+            model_calls: 0,
+            created_at: now,
+            updated_at: now,
+        };
+        if let Err(e) = store.runs.create(&record).await {
+            lock(&queue.runs).retain(|r| r.run_id != run_id);
+            return Err(e.into());
+        }
+        run.log.emit(
+            "metadata",
+            None,
+            &json!({"run_id": run_id, "thread_id": thread_id, "attempt": 1}),
+        );
+        lock(&self.active).insert(run_id.clone(), run.clone());
+        let this = self.clone();
+        let task_run = run.clone();
+        tokio::spawn(async move {
+            this.execute(task_run, queue, input, model, writer).await;
+        });
+        Ok(run)
+    }
+
+    async fn execute(
+        self: Arc<Self>,
+        run: Arc<ActiveRun>,
+        queue: Arc<ThreadQueue>,
+        input: Vec<antler_protocol::messages::Message>,
+        model: Option<ModelClient>,
+        writer: tokio::task::JoinHandle<()>,
+    ) {
+        let store = &self.deps.store;
+        let turn = queue.turn.lock().await;
+        let mut state = AgentState::default();
+        let outcome = if run.cancel.is_cancelled() {
+            Outcome {
+                status: "interrupted",
+                stop_reason: "cancelled",
+                error: None,
+            }
+        } else {
+            let _ = store
+                .runs
+                .update(
+                    &run.run_id,
+                    &RunUpdate {
+                        status: "running".into(),
+                        stop_reason: None,
+                        error: None,
+                        input_tokens: 0,
+                        output_tokens: 0,
+                        model_calls: 0,
+                    },
+                )
+                .await;
+            let thread = store
+                .threads
+                .get(&run.owner, &run.thread_id)
+                .await
+                .ok()
+                .flatten();
+            state.values = thread
+                .map(|t| ThreadValues::from_value(&t.values))
+                .unwrap_or_default();
+            let deadline = {
+                let run = run.clone();
+                let limit = Duration::from_secs(self.deps.cfg.run_timeout_secs);
+                tokio::spawn(async move {
+                    tokio::time::sleep(limit).await;
+                    run.cancel("timeout");
+                })
+            };
+            let sandbox = SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id);
+            let snapshot = self.deps.catalog.snapshot();
+            let agent = AgentRun {
+                run_id: &run.run_id,
+                thread_id: &run.thread_id,
+                store,
+                log: &run.log,
+                cancel: &run.cancel,
+                model: model.as_ref(),
+                sandbox: &sandbox,
+                skills: &snapshot,
+                cfg: &self.deps.cfg,
+                prompt_budget: self.deps.prompt_budget,
+                hooks: &self.hooks,
+            };
+            let outcome = agent.run(&mut state, input).await;
+            deadline.abort();
+            sandbox.release().await;
+            outcome
+        };
+        let (status, stop_reason) = match (outcome.status, run.reason()) {
+            ("interrupted", Some("timeout")) => ("timeout", "timeout"),
+            ("interrupted", Some("disconnected")) => ("interrupted", "disconnected"),
+            ("interrupted", Some("interrupted")) => ("interrupted", "interrupted"),
+            (s, _) => (s, outcome.stop_reason),
+        };
+        let thread_status = match status {
+            "success" => "idle",
+            "error" => "error",
+            _ => "interrupted",
+        };
+        if !state.values.messages.is_empty() || status == "success" {
+            if let Err(e) = store
+                .state
+                .save(
+                    &run.thread_id,
+                    &state.values.to_value(),
+                    thread_status,
+                    Some(&run.run_id),
+                )
+                .await
+            {
+                tracing::error!(run.id = %run.run_id, error = %e, "final thread state could not be saved");
+            }
+        } else {
+            let _ = store.state.set_status(&run.thread_id, thread_status).await;
+        }
+        if status != "success" {
+            let message = match (status, &outcome.error) {
+                (_, Some(m)) => m.clone(),
+                ("timeout", None) => format!(
+                    "The run exceeded its time limit of {}s.",
+                    self.deps.cfg.run_timeout_secs
+                ),
+                _ => "The run was cancelled.".into(),
+            };
+            let name = match status {
+                "timeout" => "TimeoutError",
+                "interrupted" => "CancelledError",
+                _ => "AgentError",
+            };
+            run.log.emit(
+                "error",
+                None,
+                &json!({"error": name, "name": name, "message": message}),
+            );
+        }
+        run.log.emit("end", None, &Value::Null);
+        let _ = writer.await;
+        let update = RunUpdate {
+            status: status.into(),
+            stop_reason: Some(stop_reason.into()),
+            error: if status == "success" {
+                None
+            } else {
+                outcome.error.clone().or_else(|| Some(stop_reason.into()))
+            },
+            input_tokens: state.usage.input_tokens,
+            output_tokens: state.usage.output_tokens,
+            model_calls: state.usage.model_calls,
+        };
+        if let Err(e) = store.runs.update(&run.run_id, &update).await {
+            tracing::error!(run.id = %run.run_id, error = %e, "run status could not be saved");
+        }
+        tracing::info!(run.id = %run.run_id, thread.id = %run.thread_id, status, stop_reason, model_calls = state.usage.model_calls, "run finished");
+        drop(turn);
+        lock(&queue.runs).retain(|r| r.run_id != run.run_id);
+        lock(&self.active).remove(&run.run_id);
+        {
+            let mut threads = lock(&self.threads);
+            if lock(&queue.runs).is_empty() && Arc::strong_count(&queue) <= 2 {
+                threads.remove(&run.thread_id);
+            }
+        }
+        run.finished.send_replace(true);
+    }
+
+    /// Cancels an active run; `wait` returns once it has stopped.
+    pub async fn cancel(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        wait: bool,
+    ) -> Result<RunRecord, RunError> {
+        let store = &self.deps.store;
+        let record = store.runs.get(thread_id, run_id).await?.ok_or_else(|| {
+            RunError::NotFound(format!("no run '{run_id}' in thread '{thread_id}'"))
+        })?;
+        let Some(run) = self.active(run_id) else {
+            return Err(RunError::Conflict(format!(
+                "run '{run_id}' is not active (status {})",
+                record.status
+            )));
+        };
+        run.cancel("cancelled");
+        if wait {
+            run.finished().await;
+        }
+        Ok(store.runs.get(thread_id, run_id).await?.unwrap_or(record))
+    }
+
+    /// Cancels every run of a thread and waits until they have stopped (before deleting it).
+    pub async fn cancel_thread(&self, thread_id: &str) {
+        let runs: Vec<Arc<ActiveRun>> = lock(&self.active)
+            .values()
+            .filter(|r| r.thread_id == thread_id)
+            .cloned()
+            .collect();
+        for r in &runs {
+            r.cancel("cancelled");
+        }
+        for r in runs {
+            r.finished().await;
+        }
+    }
+
+    /// Counters of a stored run.
+    pub fn usage(r: &RunRecord) -> RunUsage {
+        RunUsage {
+            input_tokens: r.input_tokens,
+            output_tokens: r.output_tokens,
+            model_calls: r.model_calls,
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! Runs: creation with multitask strategies, execution, cancellation, and event streams.
+
+pub mod log;
+pub mod manager;
+pub mod stream;
+
+pub use manager::{ActiveRun, RunError, Runtime, RuntimeDeps, parse_modes};

@@ -1,0 +1,59 @@
+//! `GET /api/models`: what the UI needs to know about the configured models.
+
+use axum::Json;
+use axum::extract::State;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::app::AppState;
+
+/// One configured model (no secrets).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ModelInfo {
+    /// The name runs select it by.
+    pub name: String,
+    /// The model id at the provider.
+    pub model: String,
+    /// Streams reasoning.
+    pub supports_reasoning: bool,
+    /// A scripted demo model.
+    pub demo: bool,
+}
+
+/// The configured models.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ModelList {
+    /// Models, the default first unless `default` says otherwise.
+    pub models: Vec<ModelInfo>,
+    /// The default model's name (`null` when none is configured).
+    pub default: Option<String>,
+}
+
+/// The configured models; an empty list means runs cannot start.
+#[utoipa::path(
+    get,
+    path = "/api/models",
+    tag = "system",
+    responses((status = 200, description = "Configured models", body = ModelList))
+)]
+pub async fn list_models(State(app): State<AppState>) -> Json<ModelList> {
+    let models: Vec<ModelInfo> = app
+        .config
+        .models
+        .iter()
+        .map(|m| ModelInfo {
+            name: m.name.clone(),
+            model: m.model.clone(),
+            supports_reasoning: m.supports_reasoning,
+            demo: m.demo,
+        })
+        .collect();
+    let default = app
+        .config
+        .agent
+        .default_model
+        .clone()
+        .filter(|n| !n.is_empty())
+        .or_else(|| models.first().map(|m| m.name.clone()));
+    Json(ModelList { models, default })
+}
