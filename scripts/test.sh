@@ -14,3 +14,6 @@ fi
 
 # The built-in skills' scripts (Python 3 standard library only).
 python3 -m unittest discover -s tests/skills -v
+
+# The official LangGraph Python SDK against the server, unmodified.
+scripts/sdk-test.sh

@@ -479,8 +479,8 @@ impl Runtime {
                 &json!({"error": name, "name": name, "message": message}),
             );
         }
-        run.log.emit("end", None, &Value::Null);
-        let _ = writer.await;
+        // The record is final before `end` goes out, so a client that saw `end` reads the final
+        // status; joiners keep reading from memory until the events are all stored.
         let update = RunUpdate {
             status: status.into(),
             stop_reason: Some(stop_reason.into()),
@@ -496,6 +496,8 @@ impl Runtime {
         if let Err(e) = store.runs.update(&run.run_id, &update).await {
             tracing::error!(run.id = %run.run_id, error = %e, "run status could not be saved");
         }
+        run.log.emit("end", None, &Value::Null);
+        let _ = writer.await;
         tracing::info!(run.id = %run.run_id, thread.id = %run.thread_id, status, stop_reason, model_calls = state.usage.model_calls, "run finished");
         drop(turn);
         lock(&queue.runs).retain(|r| r.run_id != run.run_id);

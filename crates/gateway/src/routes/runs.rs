@@ -437,7 +437,8 @@ pub async fn join_stream(
     let mut cancel_on_disconnect = false;
     for (k, v) in url_pairs(raw.as_deref().unwrap_or("")) {
         match k.as_str() {
-            "stream_mode" => modes.push(Value::String(v)),
+            // Clients encode "no value" as `stream_mode=`.
+            "stream_mode" if !v.is_empty() => modes.push(Value::String(v)),
             "cancel_on_disconnect" => cancel_on_disconnect = matches!(v.as_str(), "true" | "1"),
             _ => {}
         }

@@ -1,0 +1,139 @@
+//! `make bench` helper for runs. Two measurements, printed as JSON lines:
+//! - `floor` / `through`: one answer of many chunks streamed by the model directly vs the same
+//!   answer through `POST /api/threads/{id}/runs/stream`;
+//! - `concurrent`: many streaming runs at once, checking every event id arrives once.
+//!
+//! Usage: `runs_bench <antler base> <model base /v1> <concurrent runs>`.
+
+use std::time::Instant;
+
+use eventsource_stream::Eventsource;
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+async fn sse(response: reqwest::Response) -> anyhow::Result<Vec<eventsource_stream::Event>> {
+    let mut events = response.bytes_stream().eventsource();
+    let mut out = Vec::new();
+    while let Some(e) = events.next().await {
+        out.push(e?);
+    }
+    Ok(out)
+}
+
+async fn thread(http: &reqwest::Client, base: &str) -> anyhow::Result<String> {
+    let t: Value = http
+        .post(format!("{base}/api/threads"))
+        .json(&json!({}))
+        .send()
+        .await?
+        .json()
+        .await?;
+    Ok(t["thread_id"].as_str().unwrap_or_default().to_string())
+}
+
+async fn run(
+    http: &reqwest::Client,
+    base: &str,
+    text: &str,
+) -> anyhow::Result<Vec<eventsource_stream::Event>> {
+    let id = thread(http, base).await?;
+    let body = json!({
+        "assistant_id": "lead_agent",
+        "input": {"messages": [{"role": "user", "content": text}]},
+        "stream_mode": ["messages-tuple"],
+    });
+    sse(http
+        .post(format!("{base}/api/threads/{id}/runs/stream"))
+        .json(&body)
+        .send()
+        .await?)
+    .await
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    anyhow::ensure!(
+        args.len() == 4,
+        "usage: runs_bench <antler base> <model base> <concurrent runs>"
+    );
+    let (base, model, n): (&str, &str, usize) = (&args[1], &args[2], args[3].parse()?);
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(1024)
+        .build()?;
+
+    // Warm up both paths once.
+    run(&http, base, "long answer").await?;
+    let direct_body = json!({"model": "mock", "stream": true, "messages": [{"role": "user", "content": "long answer"}]});
+    for (name, through) in [
+        ("floor", false),
+        ("through", true),
+        ("floor", false),
+        ("through", true),
+    ] {
+        let started = Instant::now();
+        let chunks = if through {
+            run(&http, base, "long answer")
+                .await?
+                .iter()
+                .filter(|e| e.event == "messages")
+                .count()
+        } else {
+            let r = http
+                .post(format!("{model}/chat/completions"))
+                .json(&direct_body)
+                .send()
+                .await?;
+            sse(r).await?.iter().filter(|e| e.data != "[DONE]").count()
+        };
+        println!(
+            "{{\"name\":\"{name}\",\"chunks\":{chunks},\"ms\":{:.2}}}",
+            started.elapsed().as_secs_f64() * 1000.0
+        );
+    }
+
+    let threads: Vec<String> =
+        futures::future::try_join_all((0..n).map(|_| thread(&http, base))).await?;
+    let started = Instant::now();
+    let results = futures::future::join_all(threads.iter().map(|id| {
+        let http = http.clone();
+        async move {
+            let body = json!({
+                "assistant_id": "lead_agent",
+                "input": {"messages": [{"role": "user", "content": "burst"}]},
+                "stream_mode": ["values", "messages-tuple"],
+            });
+            let r = http
+                .post(format!("{base}/api/threads/{id}/runs/stream"))
+                .json(&body)
+                .send()
+                .await?;
+            sse(r).await
+        }
+    }))
+    .await;
+    let elapsed = started.elapsed().as_secs_f64() * 1000.0;
+    let (mut events, mut lost, mut failed) = (0usize, 0usize, 0usize);
+    for r in results {
+        match r {
+            Ok(list) => {
+                events += list.len();
+                let ids: Vec<u64> = list.iter().filter_map(|e| e.id.parse().ok()).collect();
+                let contiguous = ids.iter().enumerate().all(|(i, id)| *id == i as u64 + 1);
+                let ended = list.last().is_some_and(|e| e.event == "end");
+                let errored = list.iter().any(|e| e.event == "error");
+                if !contiguous || !ended {
+                    lost += 1;
+                }
+                if errored {
+                    failed += 1;
+                }
+            }
+            Err(_) => failed += 1,
+        }
+    }
+    println!(
+        "{{\"name\":\"concurrent\",\"runs\":{n},\"ms\":{elapsed:.1},\"events\":{events},\"runs_with_lost_events\":{lost},\"failed\":{failed}}}"
+    );
+    Ok(())
+}

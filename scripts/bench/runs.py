@@ -1,0 +1,71 @@
+"""Runs: a 2,000-chunk answer streamed by the model directly (the floor) vs through
+POST /runs/stream, and 500 concurrent streaming runs (completion time, peak RSS, lost
+events)."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from common import TARGET, Server, table
+
+CHUNKS = 2000
+CONCURRENT = int(os.environ.get("BENCH_CONCURRENT_RUNS", "500"))
+
+
+def main():
+    work = Path(tempfile.mkdtemp(prefix="antler-bench-runs-"))
+    try:
+        script = work / "mock.yaml"
+        script.write_text(
+            "options: {chunk_size: 4}\nscenarios:\n"
+            f"  - match: \"long answer\"\n    turns: [{{content: \"{'abcd' * CHUNKS}\"}}]\n"
+            f"  - match: \"burst\"\n    turns: [{{content: \"{'wxyz' * 100}\"}}]\n")
+        mock = subprocess.Popen([str(TARGET / "release/antler-mock-llm"), "--script", str(script)],
+                                stdout=subprocess.PIPE, text=True)
+        model = mock.stdout.readline().strip().removeprefix("listening on ") + "/v1"
+        skills = work / "skills"
+        (skills / "public").mkdir(parents=True)
+        server = Server(skills, env={
+            "ANTLER_MODEL_BASE_URL": model, "ANTLER_MODEL": "mock",
+            "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_SANDBOX_PROVIDER": "local",
+        })
+        try:
+            idle_rss = server.rss_mb()
+            out = subprocess.run([str(TARGET / "release/examples/runs_bench"), server.base, model,
+                                  str(CONCURRENT)], check=True, capture_output=True, text=True).stdout
+            peak = peak_rss_mb(server.proc.pid)
+        finally:
+            server.stop()
+            mock.kill()
+        rows = [json.loads(line) for line in out.splitlines()]
+        floor = min(r["ms"] for r in rows if r["name"] == "floor")
+        through = min(r["ms"] for r in rows if r["name"] == "through")
+        chunks = next(r["chunks"] for r in rows if r["name"] == "through")
+        table(f"One answer of {CHUNKS} chunks (best of 2)", ["path", "ms", "chunks/s", "µs per chunk"],
+              [["model -> client directly (floor)", f"{floor:.1f}", f"{CHUNKS / floor * 1000:,.0f}", f"{floor * 1000 / CHUNKS:.1f}"],
+               ["model -> antler -> client (runs/stream)", f"{through:.1f}", f"{chunks / through * 1000:,.0f}", f"{through * 1000 / chunks:.1f}"]])
+        print(f"\nthroughput overhead: {(through / floor - 1) * 100:.1f}% over the floor (target <= 10%); "
+              f"{(through - floor) * 1000 / CHUNKS:.1f} µs added per chunk")
+        c = next(r for r in rows if r["name"] == "concurrent")
+        table(f"{CONCURRENT} concurrent streaming runs (100 chunks each, no tools)", ["what", "value"],
+              [["all runs completed in", f"{c['ms'] / 1000:.2f} s"],
+               ["events received", f"{c['events']:,}"],
+               ["runs with lost or duplicated events", c["runs_with_lost_events"]],
+               ["failed runs", c["failed"]],
+               ["server RSS idle -> peak", f"{idle_rss:.0f} MB -> {peak:.0f} MB (target < 300 MB)"]])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def peak_rss_mb(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+"""The official LangGraph Python SDK (langgraph-sdk from PyPI) against a real Antler server
+and the scripted mock model, unmodified. Run by `make test` inside a virtualenv it creates;
+needs ANTLER_BIN and MOCK_LLM_BIN (paths of the built binaries)."""
+
+import asyncio
+import os
+import subprocess
+import tempfile
+import textwrap
+import unittest
+from pathlib import Path
+
+from langgraph_sdk import get_client
+
+SCRIPT = textwrap.dedent("""
+    options: {chunk_size: 5}
+    scenarios:
+      - system: "You write titles"
+        turns: [{content: "SDK chat"}]
+      - match: "slow"
+        turns:
+          - content: "a slow answer that takes a little while to stream"
+            chunk_size: 3
+            chunk_delay_ms: 60
+      - match: ""
+        turns:
+          - tool_calls: [{name: write_file, arguments: {path: /mnt/user-data/outputs/sdk.txt, content: "from the sdk"}}]
+          - content: "Hello from Antler."
+            usage: {prompt_tokens: 12, completion_tokens: 4}
+""")
+
+
+def start(cmd, env=None):
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env, text=True)
+    line = proc.stdout.readline().strip()
+    if not line.startswith("listening on "):
+        proc.kill()
+        raise RuntimeError(f"{cmd[0]} did not start: {line!r}")
+    return proc, line[len("listening on "):]
+
+
+class LangGraphSdkTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        root = Path(cls.tmp.name)
+        (root / "skills/public").mkdir(parents=True)
+        (root / "skills/custom").mkdir(parents=True)
+        script = root / "mock.yaml"
+        script.write_text(SCRIPT)
+        cls.mock, mock_url = start([os.environ["MOCK_LLM_BIN"], "--script", str(script)])
+        env = dict(os.environ)
+        env.update({
+            "ANTLER_DATA_DIR": str(root / "data"),
+            "ANTLER_SKILLS_DIR": str(root / "skills"),
+            "ANTLER_SKILLS_WATCH": "false",
+            "ANTLER_SANDBOX_PROVIDER": "local",
+            "ANTLER_MODEL_BASE_URL": f"{mock_url}/v1",
+            "ANTLER_MODEL": "mock",
+            "ANTLER_LOG_LEVEL": "warn",
+        })
+        cls.server, cls.base = start([os.environ["ANTLER_BIN"], "serve", "--bind", "127.0.0.1:0"], env)
+
+    @classmethod
+    def tearDownClass(cls):
+        for proc in (cls.server, cls.mock):
+            proc.terminate()
+            proc.wait(timeout=30)
+        cls.tmp.cleanup()
+
+    def test_threads_create_and_runs_stream(self):
+        async def scenario():
+            client = get_client(url=f"{self.base}/api")
+            thread = await client.threads.create(metadata={"source": "sdk"})
+            self.assertEqual(thread["status"], "idle")
+            parts = []
+            async for part in client.runs.stream(
+                thread["thread_id"],
+                "lead_agent",
+                input={"messages": [{"role": "user", "content": "hello sdk"}]},
+                stream_mode=["values", "messages-tuple", "custom"],
+            ):
+                parts.append(part)
+            return thread, parts
+
+        thread, parts = asyncio.run(scenario())
+        events = [p.event for p in parts]
+        self.assertEqual(events[0], "metadata")
+        self.assertIn("run_id", parts[0].data)
+        self.assertEqual(events[-1], "end")
+        self.assertIn("values", events)
+        self.assertIn("messages", events)
+        chunks = [p.data for p in parts if p.event == "messages"]
+        chunk, meta = chunks[0]
+        self.assertEqual(meta["thread_id"], thread["thread_id"])
+        text = "".join(c["content"] for c, _ in chunks if c["type"] == "AIMessageChunk")
+        self.assertEqual(text, "Hello from Antler.")
+        tool = [c for c, _ in chunks if c["type"] == "tool"]
+        self.assertEqual(tool[0]["name"], "write_file")
+        final = [p.data for p in parts if p.event == "values"][-1]
+        kinds = [m["type"] for m in final["messages"]]
+        self.assertEqual(kinds, ["human", "ai", "tool", "ai"])
+        self.assertEqual(final["title"], "SDK chat")
+        titles = [p.data for p in parts if p.event == "custom" and p.data.get("type") == "title"]
+        self.assertEqual(titles[0]["title"], "SDK chat")
+
+    def test_runs_join_stream_and_state(self):
+        async def scenario():
+            client = get_client(url=f"{self.base}/api")
+            thread = await client.threads.create()
+            run = await client.runs.create(
+                thread["thread_id"],
+                "lead_agent",
+                input={"messages": [{"role": "user", "content": "slow please"}]},
+                stream_mode=["values", "messages-tuple"],
+            )
+            joined = []
+            async for part in client.runs.join_stream(thread["thread_id"], run["run_id"]):
+                joined.append(part)
+            state = await client.threads.get_state(thread["thread_id"])
+            got = await client.runs.get(thread["thread_id"], run["run_id"])
+            history = await client.threads.get_history(thread["thread_id"])
+            return run, joined, state, got, history
+
+        run, joined, state, got, history = asyncio.run(scenario())
+        self.assertEqual(run["status"], "pending")
+        events = [p.event for p in joined]
+        self.assertEqual(events[-1], "end")
+        self.assertIn("messages", events)
+        self.assertEqual(got["status"], "success")
+        self.assertEqual(
+            state["values"]["messages"][-1]["content"],
+            "a slow answer that takes a little while to stream",
+        )
+        self.assertGreaterEqual(len(history), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
