@@ -36,6 +36,8 @@ pub struct Config {
     pub models: Vec<antler_agent_runtime::config::ModelConfig>,
     /// Agent loop and run limits.
     pub agent: antler_agent_runtime::config::AgentConfig,
+    /// The web UI.
+    pub web: WebConfig,
     /// Logging.
     pub log: LogConfig,
 }
@@ -53,6 +55,7 @@ impl Default for Config {
             sandbox: antler_sandbox::config::SandboxConfig::default(),
             models: Vec::new(),
             agent: antler_agent_runtime::config::AgentConfig::default(),
+            web: WebConfig::default(),
             log: LogConfig::default(),
         }
     }
@@ -163,6 +166,23 @@ impl InstallConfig {
             max_file_bytes: self.max_file_bytes,
             max_ratio: self.max_ratio,
             ..Default::default()
+        }
+    }
+}
+
+/// `web.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WebConfig {
+    /// The built web UI (`index.html` and assets), served at `/`; unknown paths outside
+    /// `/api` get `index.html` so client-side routes work. Missing: no UI is served.
+    pub dir: PathBuf,
+}
+
+impl Default for WebConfig {
+    fn default() -> Self {
+        WebConfig {
+            dir: "frontend/dist".into(),
         }
     }
 }

@@ -101,12 +101,13 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 pub fn router(state: AppState) -> Router {
     let body_limit = state.config.http.max_body_bytes;
     let (api, doc) = api_router(&state.config).split_for_parts();
+    let web = state.config.web.dir.clone();
     api.route(
         "/api/threads/{thread_id}/artifacts/{*path}",
         axum::routing::get(artifacts::get),
     )
     .merge(SwaggerUi::new("/api/docs").url("/api/openapi.json", doc))
-    .fallback(not_found)
+    .fallback(move |request: Request| web_or_not_found(web.clone(), request))
     .method_not_allowed_fallback(method_not_allowed)
     .layer(DefaultBodyLimit::max(body_limit))
     .layer(SetResponseHeaderLayer::overriding(
@@ -121,6 +122,24 @@ pub fn router(state: AppState) -> Router {
 
 async fn not_found(uri: Uri) -> AppError {
     AppError::not_found(format!("no route for {}", uri.path()))
+}
+
+/// Outside `/api`, GET and HEAD are the web UI's: a file of the build, or `index.html` for
+/// client-side routes. Everything else is a JSON 404.
+async fn web_or_not_found(dir: std::path::PathBuf, request: Request) -> Response {
+    let path = request.uri().path();
+    let ui = !(path == "/api" || path.starts_with("/api/"))
+        && matches!(*request.method(), Method::GET | Method::HEAD)
+        && dir.join("index.html").is_file();
+    if !ui {
+        return not_found(request.uri().clone()).await.into_response();
+    }
+    let index = tower_http::services::ServeFile::new(dir.join("index.html"));
+    let files = tower_http::services::ServeDir::new(&dir).fallback(index);
+    match tower::ServiceExt::oneshot(files, request).await {
+        Ok(response) => response.map(axum::body::Body::new),
+        Err(never) => match never {},
+    }
 }
 
 async fn method_not_allowed(method: Method, uri: Uri) -> AppError {

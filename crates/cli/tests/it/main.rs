@@ -17,3 +17,4 @@ mod runs;
 mod sandbox;
 mod threads;
 mod uploads;
+mod web;
