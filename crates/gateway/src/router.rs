@@ -55,6 +55,7 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         ));
     let skill_upload = OpenApiRouter::new()
         .routes(routes!(skill_install::upload))
+        .routes(routes!(skill_install::preview))
         .layer(DefaultBodyLimit::max(
             usize::try_from(config.skills.install.max_upload_bytes + slack).unwrap_or(usize::MAX),
         ));

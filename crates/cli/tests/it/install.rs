@@ -436,3 +436,47 @@ async fn the_cli_installs_with_the_same_pipeline() {
     assert_eq!(list["skills"][0]["name"], "cli");
     assert_eq!(list["skills"][0]["enabled"], false);
 }
+
+#[tokio::test]
+async fn an_uploaded_archive_can_be_previewed_without_installing_it() {
+    let env = Env::new();
+    let server = env.start();
+    let archive = ZipBuilder::new()
+        .skill("peek/", "peek")
+        .file("peek/scripts/run.sh", b"echo")
+        .finish()
+        .unwrap();
+    let form = Form::new().part("file", Part::bytes(archive).file_name("peek.skill"));
+    let r = server
+        .http
+        .post(server.url("/api/skills/preview"))
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let preview: Value = r.json().await.unwrap();
+    assert_eq!(preview["skill"]["name"], "peek");
+    assert_eq!(preview["skill"]["valid"], true);
+    assert_eq!(preview["entries"].as_array().unwrap().len(), 2);
+    assert!(
+        !env.skills_dir().join("custom/peek").exists(),
+        "nothing installed"
+    );
+    let bad = ZipBuilder::new()
+        .skill("b/", "b")
+        .file("b/../x", b"")
+        .finish()
+        .unwrap();
+    let form = Form::new().part("file", Part::bytes(bad).file_name("b.skill"));
+    let r = server
+        .http
+        .post(server.url("/api/skills/preview"))
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    let preview: Value = r.json().await.unwrap();
+    assert_eq!(preview["skill"]["valid"], false);
+    assert_eq!(preview["skill"]["findings"][0]["rule"], "unsafe-path");
+}

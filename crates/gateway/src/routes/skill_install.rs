@@ -2,7 +2,7 @@
 //! skills. Both install routes share one pipeline (`App::install_archive`).
 
 use antler_protocol::error::ErrorEnvelope;
-use antler_protocol::skills::{InstallFromThread, InstallResult};
+use antler_protocol::skills::{ArchivePreview, InstallFromThread, InstallResult};
 use antler_sandbox::VirtualPath;
 use antler_sandbox::beneath::{self, BeneathError};
 use axum::Json;
@@ -80,6 +80,55 @@ pub async fn upload(
     State(app): State<AppState>,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<Json<InstallResult>> {
+    let form = read_archive_form(&app, multipart).await?;
+    let file = form.archive.reopen().map_err(AppError::internal)?;
+    // The temporary file is removed when `form` drops, after the install has read it.
+    let result = app
+        .0
+        .install_archive(file, form.overwrite, form.enable)
+        .await?;
+    drop(form);
+    Ok(Json(result))
+}
+
+/// Looks inside an uploaded `.skill` archive without installing it: its members and the
+/// validation result an install would apply.
+#[utoipa::path(
+    post,
+    path = "/api/skills/preview",
+    tag = "skills",
+    request_body(content_type = "multipart/form-data", description = "`file`: the archive"),
+    responses(
+        (status = 200, description = "Members and validation result (`skill.valid`, `skill.findings`)", body = ArchivePreview),
+        (status = 400, description = "No file, or not a zip archive", body = ErrorEnvelope),
+        (status = 413, description = "The archive is larger than the upload limit", body = ErrorEnvelope),
+        (status = 415, description = "Not multipart/form-data", body = ErrorEnvelope),
+    )
+)]
+pub async fn preview(
+    State(app): State<AppState>,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> ApiResult<Json<ArchivePreview>> {
+    let form = read_archive_form(&app, multipart).await?;
+    let file = form.archive.reopen().map_err(AppError::internal)?;
+    let installer = app.0.clone();
+    let inspection = tokio::task::spawn_blocking(move || installer.installer.inspect(&file))
+        .await?
+        .map_err(crate::app::install_error)?;
+    Ok(Json(crate::files::archive::preview(inspection)))
+}
+
+/// An uploaded archive and the install options sent with it.
+struct ArchiveForm {
+    archive: tempfile::NamedTempFile,
+    overwrite: bool,
+    enable: bool,
+}
+
+async fn read_archive_form(
+    app: &AppState,
+    multipart: Result<Multipart, MultipartRejection>,
+) -> Result<ArchiveForm, AppError> {
     let mut multipart = multipart.map_err(|e| {
         AppError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -134,11 +183,11 @@ pub async fn upload(
     }
     let archive = archive
         .ok_or_else(|| AppError::bad_request("no archive: send it in the form field 'file'"))?;
-    let file = archive.reopen().map_err(AppError::internal)?;
-    // The temporary file is removed when `archive` drops, after the install has read it.
-    let result = app.0.install_archive(file, overwrite, enable).await?;
-    drop(archive);
-    Ok(Json(result))
+    Ok(ArchiveForm {
+        archive,
+        overwrite,
+        enable,
+    })
 }
 
 fn flag(name: &str, value: &str) -> Result<bool, AppError> {
