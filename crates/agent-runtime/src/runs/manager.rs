@@ -496,11 +496,13 @@ impl Runtime {
         if let Err(e) = store.runs.update(&run.run_id, &update).await {
             tracing::error!(run.id = %run.run_id, error = %e, "run status could not be saved");
         }
+        // The thread is free before `end` goes out: a client that saw `end` may start the next
+        // run at once without meeting a conflict.
+        drop(turn);
+        lock(&queue.runs).retain(|r| r.run_id != run.run_id);
         run.log.emit("end", None, &Value::Null);
         let _ = writer.await;
         tracing::info!(run.id = %run.run_id, thread.id = %run.thread_id, status, stop_reason, model_calls = state.usage.model_calls, "run finished");
-        drop(turn);
-        lock(&queue.runs).retain(|r| r.run_id != run.run_id);
         lock(&self.active).remove(&run.run_id);
         {
             let mut threads = lock(&self.threads);

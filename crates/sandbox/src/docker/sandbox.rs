@@ -43,6 +43,15 @@ impl DockerSandbox {
         }
     }
 
+    /// Whether the container can still start a process.
+    async fn probe(&self) -> bool {
+        let request = ExecRequest::new("true", Duration::from_secs(5));
+        matches!(
+            super::exec::run(&self.docker, &self.container_id, &request, 256).await,
+            Ok((out, true)) if out.exit_code == Some(0)
+        )
+    }
+
     fn touch(&self) {
         if let Ok(mut t) = self.last_used.lock() {
             *t = Instant::now();
@@ -83,6 +92,13 @@ impl Sandbox for DockerSandbox {
         // The next acquire replaces a container that cannot run or stop commands.
         match result {
             Ok((output, healthy)) => {
+                // A forced kill or a command that could not start may leave the container
+                // unable to run anything (pids exhausted): check before handing it out again.
+                let suspicious = output.timed_out
+                    || output.cancelled
+                    || output.exit_code.is_none()
+                    || matches!(output.exit_code, Some(126 | 127));
+                let healthy = healthy && (!suspicious || self.probe().await);
                 if !healthy {
                     tracing::warn!(thread.id = %self.thread_id, "sandbox stopped responding; it will be replaced");
                     self.broken.store(true, Ordering::SeqCst);
