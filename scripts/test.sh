@@ -6,6 +6,11 @@ cd "$(dirname "$0")/.."
 # The sandbox tests need a Docker engine and the sandbox image (built offline if need be).
 scripts/sandbox-image.sh
 
+# Repository and replica tests run against PostgreSQL too (started here when none answers).
+source scripts/postgres.sh
+ensure_postgres
+export ANTLER_REQUIRE_POSTGRES=1
+
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --no-fail-fast
 else

@@ -7,11 +7,16 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub mod bus;
+pub mod instances;
+mod postgres;
 pub mod runs;
 pub mod skill_states;
 mod sqlite;
 pub mod threads;
 
+pub use bus::{Bus, Notice, Topic};
+pub use instances::InstanceRepo;
 pub use runs::{CheckpointRecord, RunRecord, RunRepo, RunUpdate, StateRepo, StoredEvent};
 pub use skill_states::{SkillState, SkillStateRepo};
 pub use threads::{ThreadQuery, ThreadRecord, ThreadRepo, ThreadSort};
@@ -26,7 +31,7 @@ pub enum StoreError {
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     /// The database URL names an engine this build does not support.
-    #[error("unsupported database url '{0}': expected sqlite:…")]
+    #[error("unsupported database url '{0}': expected sqlite:… or postgres://…")]
     UnsupportedUrl(String),
     /// A stored value is not what the schema promises.
     #[error("corrupt row: {0}")]
@@ -41,6 +46,8 @@ pub enum StoreError {
 pub enum Location {
     /// A SQLite file.
     Sqlite(PathBuf),
+    /// A PostgreSQL database (the URL, password included; never logged).
+    Postgres(String),
 }
 
 impl Location {
@@ -49,6 +56,9 @@ impl Location {
         match url {
             None | Some("") => Ok(Location::Sqlite(data_dir.join("antler.db"))),
             Some(url) => {
+                if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+                    return Ok(Location::Postgres(url.to_string()));
+                }
                 if let Some(path) = url
                     .strip_prefix("sqlite://")
                     .or_else(|| url.strip_prefix("sqlite:"))
@@ -84,6 +94,10 @@ pub struct Store {
     pub runs: Arc<dyn RunRepo>,
     /// Thread state and checkpoints.
     pub state: Arc<dyn StateRepo>,
+    /// Instance heartbeats.
+    pub instances: Arc<dyn InstanceRepo>,
+    /// Notices between processes.
+    pub bus: Arc<dyn Bus>,
 }
 
 impl std::fmt::Debug for Store {
@@ -100,6 +114,11 @@ impl Store {
                 let pool = sqlite::connect(path, max_connections).await?;
                 sqlite::migrate(&pool).await?;
                 Ok(sqlite::store(pool))
+            }
+            Location::Postgres(url) => {
+                let pool = postgres::connect(url, max_connections).await?;
+                postgres::migrate(&pool).await?;
+                postgres::store(pool).await
             }
         }
     }

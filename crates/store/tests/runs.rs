@@ -1,11 +1,22 @@
-//! Run, event log and checkpoint repositories against a real SQLite file.
+//! Run, event log and checkpoint repositories against a real SQLite file and a real
+//! PostgreSQL database.
 
-use antler_store::{Location, RunRecord, RunUpdate, Store, StoredEvent};
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a failed step aborts with its message"
+)]
+
+mod common;
+
+use antler_store::{RunRecord, RunUpdate, Store, StoredEvent, Topic};
 use chrono::Utc;
 use serde_json::{Map, json};
 
-async fn open(dir: &std::path::Path) -> Result<Store, antler_store::StoreError> {
-    Store::open(&Location::resolve(None, dir)?, 2).await
+async fn stores() -> (tempfile::TempDir, Vec<(&'static str, Store)>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let engines = common::Engines::new(tmp.path()).await.unwrap();
+    let stores = engines.open().await.unwrap();
+    (tmp, stores)
 }
 
 fn run(id: &str, thread: &str, status: &str, instance: &str) -> RunRecord {
@@ -31,171 +42,234 @@ fn run(id: &str, thread: &str, status: &str, instance: &str) -> RunRecord {
 
 #[tokio::test]
 async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = open(tmp.path()).await.unwrap();
-    store
-        .threads
-        .create("local", "t", Map::new())
-        .await
-        .unwrap();
-    store
-        .runs
-        .create(&run("r1", "t", "success", "a"))
-        .await
-        .unwrap();
-    store
-        .runs
-        .create(&run("r2", "t", "running", "a"))
-        .await
-        .unwrap();
-    store
-        .runs
-        .create(&run("r3", "t", "pending", "b"))
-        .await
-        .unwrap();
-    store
-        .runs
-        .update(
-            "r1",
-            &RunUpdate {
-                status: "success".into(),
-                stop_reason: Some("completed".into()),
-                error: None,
-                input_tokens: 10,
-                output_tokens: 5,
-                model_calls: 2,
-            },
-        )
-        .await
-        .unwrap();
-    let r1 = store.runs.get("t", "r1").await.unwrap().unwrap();
-    assert_eq!(
-        (r1.input_tokens, r1.output_tokens, r1.model_calls),
-        (10, 5, 2)
-    );
-    assert_eq!(r1.stop_reason.as_deref(), Some("completed"));
-    assert!(store.runs.get("other", "r1").await.unwrap().is_none());
-    let listed: Vec<String> = store
-        .runs
-        .list("t", 10, 0)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|r| r.run_id)
-        .collect();
-    assert_eq!(listed, ["r3", "r2", "r1"]);
-
-    let interrupted = store
-        .runs
-        .interrupt_active(Some("a"), "server_restart")
-        .await
-        .unwrap();
-    assert_eq!(interrupted.len(), 1);
-    let r2 = store.runs.get("t", "r2").await.unwrap().unwrap();
-    assert_eq!(r2.status, "interrupted");
-    assert_eq!(r2.stop_reason.as_deref(), Some("server_restart"));
-    assert_eq!(
-        store.runs.get("t", "r3").await.unwrap().unwrap().status,
-        "pending",
-        "other instance untouched"
-    );
-    assert_eq!(
+    let (_tmp, stores) = stores().await;
+    for (_engine, store) in stores {
+        store
+            .threads
+            .create("local", "t", Map::new())
+            .await
+            .unwrap();
         store
             .runs
-            .interrupt_active(None, "server_restart")
+            .create(&run("r1", "t", "success", "a"))
+            .await
+            .unwrap();
+        store
+            .runs
+            .create(&run("r2", "t", "running", "a"))
+            .await
+            .unwrap();
+        store
+            .runs
+            .create(&run("r3", "t", "pending", "b"))
+            .await
+            .unwrap();
+        store
+            .runs
+            .update(
+                "r1",
+                &RunUpdate {
+                    status: "success".into(),
+                    stop_reason: Some("completed".into()),
+                    error: None,
+                    input_tokens: 10,
+                    output_tokens: 5,
+                    model_calls: 2,
+                },
+            )
+            .await
+            .unwrap();
+        let r1 = store.runs.get("t", "r1").await.unwrap().unwrap();
+        assert_eq!(
+            (r1.input_tokens, r1.output_tokens, r1.model_calls),
+            (10, 5, 2)
+        );
+        assert_eq!(r1.stop_reason.as_deref(), Some("completed"));
+        assert!(store.runs.get("other", "r1").await.unwrap().is_none());
+        let listed: Vec<String> = store
+            .runs
+            .list("t", 10, 0)
             .await
             .unwrap()
-            .len(),
-        1
-    );
+            .into_iter()
+            .map(|r| r.run_id)
+            .collect();
+        assert_eq!(listed, ["r3", "r2", "r1"]);
+
+        let interrupted = store
+            .runs
+            .interrupt_active(Some("a"), "server_restart")
+            .await
+            .unwrap();
+        assert_eq!(interrupted.len(), 1);
+        let r2 = store.runs.get("t", "r2").await.unwrap().unwrap();
+        assert_eq!(r2.status, "interrupted");
+        assert_eq!(r2.stop_reason.as_deref(), Some("server_restart"));
+        assert_eq!(
+            store.runs.get("t", "r3").await.unwrap().unwrap().status,
+            "pending",
+            "other instance untouched"
+        );
+        assert_eq!(
+            store
+                .runs
+                .interrupt_active(None, "server_restart")
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+    }
 }
 
 #[tokio::test]
 async fn event_logs_replay_after_a_position() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = open(tmp.path()).await.unwrap();
-    store
-        .threads
-        .create("local", "t", Map::new())
-        .await
-        .unwrap();
-    store
-        .runs
-        .create(&run("r", "t", "running", "a"))
-        .await
-        .unwrap();
-    let events: Vec<StoredEvent> = (1..=450)
-        .map(|i| StoredEvent {
-            seq: i,
-            event: "messages".into(),
-            data: format!("[{i}]"),
-        })
-        .collect();
-    store.runs.append_events("r", &events[..300]).await.unwrap();
-    store.runs.append_events("r", &events[290..]).await.unwrap();
-    let after = store.runs.events_after("r", 440).await.unwrap();
-    assert_eq!(
-        after.iter().map(|e| e.seq).collect::<Vec<_>>(),
-        (441..=450).collect::<Vec<_>>()
-    );
-    assert_eq!(
-        store.runs.events_after("r", 0).await.unwrap().len(),
-        450,
-        "duplicates ignored"
-    );
-    store.runs.delete_for_thread("t").await.unwrap();
-    assert!(store.runs.events_after("r", 0).await.unwrap().is_empty());
+    let (_tmp, stores) = stores().await;
+    for (_engine, store) in stores {
+        store
+            .threads
+            .create("local", "t", Map::new())
+            .await
+            .unwrap();
+        store
+            .runs
+            .create(&run("r", "t", "running", "a"))
+            .await
+            .unwrap();
+        let events: Vec<StoredEvent> = (1..=450)
+            .map(|i| StoredEvent {
+                seq: i,
+                event: "messages".into(),
+                data: format!("[{i}]"),
+            })
+            .collect();
+        store.runs.append_events("r", &events[..300]).await.unwrap();
+        store.runs.append_events("r", &events[290..]).await.unwrap();
+        let after = store.runs.events_after("r", 440).await.unwrap();
+        assert_eq!(
+            after.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            (441..=450).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            store.runs.events_after("r", 0).await.unwrap().len(),
+            450,
+            "duplicates ignored"
+        );
+        store.runs.delete_for_thread("t").await.unwrap();
+        assert!(store.runs.events_after("r", 0).await.unwrap().is_empty());
+    }
 }
 
 #[tokio::test]
 async fn state_saves_are_checkpoints_with_history() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = open(tmp.path()).await.unwrap();
-    store
-        .threads
-        .create("local", "t", Map::new())
-        .await
-        .unwrap();
-    let first = store
-        .state
-        .save("t", &json!({"messages": [1]}), "busy", Some("r1"))
-        .await
-        .unwrap();
-    let second = store
-        .state
-        .save("t", &json!({"messages": [1, 2]}), "idle", Some("r1"))
-        .await
-        .unwrap();
-    assert_eq!(
-        second.parent_id.as_deref(),
-        Some(first.checkpoint_id.as_str())
-    );
-    assert_eq!(second.step, 1);
-    let thread = store.threads.get("local", "t").await.unwrap().unwrap();
-    assert_eq!(thread.values, json!({"messages": [1, 2]}));
-    assert_eq!(thread.status, "idle");
-    let history = store.state.history("t", 10, None).await.unwrap();
-    assert_eq!(history.len(), 2);
-    assert_eq!(history[0].checkpoint_id, second.checkpoint_id);
-    let before = store
-        .state
-        .history("t", 10, Some(&second.checkpoint_id))
-        .await
-        .unwrap();
-    assert_eq!(before.len(), 1);
-    assert_eq!(
-        store.state.latest("t").await.unwrap().unwrap().state,
-        json!({"messages": [1, 2]})
-    );
-    store.state.set_status("t", "busy").await.unwrap();
-    assert_eq!(
+    let (_tmp, stores) = stores().await;
+    for (_engine, store) in stores {
         store
             .threads
-            .get("local", "t")
+            .create("local", "t", Map::new())
             .await
-            .unwrap()
-            .unwrap()
-            .status,
-        "busy"
-    );
+            .unwrap();
+        let first = store
+            .state
+            .save("t", &json!({"messages": [1]}), "busy", Some("r1"))
+            .await
+            .unwrap();
+        let second = store
+            .state
+            .save("t", &json!({"messages": [1, 2]}), "idle", Some("r1"))
+            .await
+            .unwrap();
+        assert_eq!(
+            second.parent_id.as_deref(),
+            Some(first.checkpoint_id.as_str())
+        );
+        assert_eq!(second.step, 1);
+        let thread = store.threads.get("local", "t").await.unwrap().unwrap();
+        assert_eq!(thread.values, json!({"messages": [1, 2]}));
+        assert_eq!(thread.status, "idle");
+        let history = store.state.history("t", 10, None).await.unwrap();
+        assert_eq!(history.len(), 2);
+        assert_eq!(history[0].checkpoint_id, second.checkpoint_id);
+        let before = store
+            .state
+            .history("t", 10, Some(&second.checkpoint_id))
+            .await
+            .unwrap();
+        assert_eq!(before.len(), 1);
+        assert_eq!(
+            store.state.latest("t").await.unwrap().unwrap().state,
+            json!({"messages": [1, 2]})
+        );
+        store.state.set_status("t", "busy").await.unwrap();
+        assert_eq!(
+            store
+                .threads
+                .get("local", "t")
+                .await
+                .unwrap()
+                .unwrap()
+                .status,
+            "busy"
+        );
+    }
+}
+
+#[tokio::test]
+async fn stored_events_and_published_notices_reach_subscribers() {
+    let (_tmp, stores) = stores().await;
+    for (engine, store) in stores {
+        let mut rx = store.bus.subscribe();
+        store
+            .threads
+            .create("local", "t", Map::new())
+            .await
+            .unwrap();
+        store
+            .runs
+            .create(&run("rn", "t", "running", "a"))
+            .await
+            .unwrap();
+        store
+            .runs
+            .append_events(
+                "rn",
+                &[StoredEvent {
+                    seq: 1,
+                    event: "values".into(),
+                    data: "{}".into(),
+                }],
+            )
+            .await
+            .unwrap();
+        store.bus.publish(Topic::RunCancel, "rn").await.unwrap();
+        let mut seen = Vec::new();
+        while seen.len() < if store.bus.shared() { 2 } else { 1 } {
+            let n = tokio::time::timeout(std::time::Duration::from_secs(5), rx.recv())
+                .await
+                .unwrap()
+                .unwrap();
+            seen.push((n.topic, n.payload));
+        }
+        assert!(
+            seen.contains(&(Topic::RunCancel, "rn".to_string())),
+            "{engine}: {seen:?}"
+        );
+        if store.bus.shared() {
+            assert!(
+                seen.contains(&(Topic::RunEvents, "rn:1".to_string())),
+                "{engine}: {seen:?}"
+            );
+        }
+        store.instances.heartbeat("alive").await.unwrap();
+        assert!(
+            store.instances.stale("me", 60).await.unwrap().is_empty(),
+            "{engine}"
+        );
+        assert_eq!(
+            store.instances.stale("me", 0).await.unwrap(),
+            ["alive"],
+            "{engine}"
+        );
+        store.instances.remove("alive").await.unwrap();
+    }
 }

@@ -1,10 +1,20 @@
-//! Thread repository tests against a real SQLite file.
+//! Thread repository tests against a real SQLite file and a real PostgreSQL database.
 
-use antler_store::{Location, Store, ThreadQuery, ThreadSort};
+#![expect(
+    clippy::unwrap_used,
+    reason = "tests: a failed step aborts with its message"
+)]
+
+mod common;
+
+use antler_store::{Store, ThreadQuery, ThreadSort};
 use serde_json::{Map, Value, json};
 
-async fn open(dir: &std::path::Path) -> Result<Store, antler_store::StoreError> {
-    Store::open(&Location::resolve(None, dir)?, 2).await
+async fn stores() -> (tempfile::TempDir, Vec<(&'static str, Store)>) {
+    let tmp = tempfile::tempdir().unwrap();
+    let engines = common::Engines::new(tmp.path()).await.unwrap();
+    let stores = engines.open().await.unwrap();
+    (tmp, stores)
 }
 
 fn map(v: Value) -> Map<String, Value> {
@@ -13,146 +23,150 @@ fn map(v: Value) -> Map<String, Value> {
 
 #[tokio::test]
 async fn create_is_idempotent_and_owner_scoped() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = open(tmp.path()).await.unwrap();
-    let first = store
-        .threads
-        .create("local", "t1", map(json!({"title": "a"})))
-        .await
-        .unwrap();
-    assert!(first.created);
-    assert_eq!(first.thread.status, "idle");
-    let again = store
-        .threads
-        .create("local", "t1", map(json!({"title": "b"})))
-        .await
-        .unwrap();
-    assert!(!again.created);
-    assert_eq!(
-        again.thread.metadata["title"], "a",
-        "an existing thread is returned unchanged"
-    );
-    assert!(
-        store
+    let (_tmp, stores) = stores().await;
+    for (_engine, store) in stores {
+        let first = store
             .threads
-            .create("someone", "t1", Map::new())
+            .create("local", "t1", map(json!({"title": "a"})))
             .await
-            .is_err()
-    );
-    assert!(store.threads.get("someone", "t1").await.unwrap().is_none());
+            .unwrap();
+        assert!(first.created);
+        assert_eq!(first.thread.status, "idle");
+        let again = store
+            .threads
+            .create("local", "t1", map(json!({"title": "b"})))
+            .await
+            .unwrap();
+        assert!(!again.created);
+        assert_eq!(
+            again.thread.metadata["title"], "a",
+            "an existing thread is returned unchanged"
+        );
+        assert!(
+            store
+                .threads
+                .create("someone", "t1", Map::new())
+                .await
+                .is_err()
+        );
+        assert!(store.threads.get("someone", "t1").await.unwrap().is_none());
+    }
 }
 
 #[tokio::test]
 async fn metadata_patches_merge_and_null_removes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = open(tmp.path()).await.unwrap();
-    store
-        .threads
-        .create("local", "t", map(json!({"a": 1, "b": 2})))
-        .await
-        .unwrap();
-    let t = store
-        .threads
-        .merge_metadata("local", "t", map(json!({"b": null, "c": {"x": true}})))
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(Value::Object(t.metadata), json!({"a": 1, "c": {"x": true}}));
-    assert!(t.updated_at > t.created_at);
-    assert!(
+    let (_tmp, stores) = stores().await;
+    for (_engine, store) in stores {
         store
             .threads
-            .merge_metadata("local", "nope", Map::new())
+            .create("local", "t", map(json!({"a": 1, "b": 2})))
+            .await
+            .unwrap();
+        let t = store
+            .threads
+            .merge_metadata("local", "t", map(json!({"b": null, "c": {"x": true}})))
             .await
             .unwrap()
-            .is_none()
-    );
+            .unwrap();
+        assert_eq!(Value::Object(t.metadata), json!({"a": 1, "c": {"x": true}}));
+        assert!(t.updated_at > t.created_at);
+        assert!(
+            store
+                .threads
+                .merge_metadata("local", "nope", Map::new())
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
 }
 
 #[tokio::test]
 async fn search_filters_by_metadata_and_pages_newest_first() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = open(tmp.path()).await.unwrap();
-    for i in 0..5 {
-        let kind = if i % 2 == 0 { "even" } else { "odd" };
-        store
+    let (_tmp, stores) = stores().await;
+    for (_engine, store) in stores {
+        for i in 0..5 {
+            let kind = if i % 2 == 0 { "even" } else { "odd" };
+            store
+                .threads
+                .create(
+                    "local",
+                    &format!("t{i}"),
+                    map(json!({"kind": kind, "n": i, "tags": ["x"]})),
+                )
+                .await
+                .unwrap();
+        }
+        let ids = |v: Vec<antler_store::ThreadRecord>| {
+            v.into_iter().map(|t| t.thread_id).collect::<Vec<_>>()
+        };
+        let all = store
             .threads
-            .create(
+            .search(
                 "local",
-                &format!("t{i}"),
-                map(json!({"kind": kind, "n": i, "tags": ["x"]})),
+                &ThreadQuery {
+                    limit: 10,
+                    ..Default::default()
+                },
             )
             .await
             .unwrap();
+        assert_eq!(ids(all), ["t4", "t3", "t2", "t1", "t0"]);
+        let even = store
+            .threads
+            .search(
+                "local",
+                &ThreadQuery {
+                    metadata: map(json!({"kind": "even"})),
+                    limit: 10,
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(ids(even), ["t4", "t2", "t0"]);
+        let by_number = store
+            .threads
+            .search(
+                "local",
+                &ThreadQuery {
+                    metadata: map(json!({"n": 3})),
+                    limit: 10,
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(ids(by_number), ["t3"]);
+        let by_array = store
+            .threads
+            .search(
+                "local",
+                &ThreadQuery {
+                    metadata: map(json!({"tags": ["x"]})),
+                    limit: 10,
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(by_array.len(), 5);
+        let page = store
+            .threads
+            .search(
+                "local",
+                &ThreadQuery {
+                    limit: 2,
+                    offset: 1,
+                    sort: ThreadSort::ThreadId,
+                    ascending: true,
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(ids(page), ["t1", "t2"]);
+        assert!(store.threads.delete("local", "t1").await.unwrap());
+        assert!(!store.threads.delete("local", "t1").await.unwrap());
     }
-    let ids =
-        |v: Vec<antler_store::ThreadRecord>| v.into_iter().map(|t| t.thread_id).collect::<Vec<_>>();
-    let all = store
-        .threads
-        .search(
-            "local",
-            &ThreadQuery {
-                limit: 10,
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(ids(all), ["t4", "t3", "t2", "t1", "t0"]);
-    let even = store
-        .threads
-        .search(
-            "local",
-            &ThreadQuery {
-                metadata: map(json!({"kind": "even"})),
-                limit: 10,
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(ids(even), ["t4", "t2", "t0"]);
-    let by_number = store
-        .threads
-        .search(
-            "local",
-            &ThreadQuery {
-                metadata: map(json!({"n": 3})),
-                limit: 10,
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(ids(by_number), ["t3"]);
-    let by_array = store
-        .threads
-        .search(
-            "local",
-            &ThreadQuery {
-                metadata: map(json!({"tags": ["x"]})),
-                limit: 10,
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(by_array.len(), 5);
-    let page = store
-        .threads
-        .search(
-            "local",
-            &ThreadQuery {
-                limit: 2,
-                offset: 1,
-                sort: ThreadSort::ThreadId,
-                ascending: true,
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
-    assert_eq!(ids(page), ["t1", "t2"]);
-    assert!(store.threads.delete("local", "t1").await.unwrap());
-    assert!(!store.threads.delete("local", "t1").await.unwrap());
 }

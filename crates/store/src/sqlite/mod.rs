@@ -11,6 +11,7 @@ use sqlx::sqlite::{
 
 use crate::{Store, StoreError};
 
+mod instances;
 mod runs;
 mod skill_states;
 mod threads;
@@ -45,6 +46,8 @@ pub(crate) fn store(pool: SqlitePool) -> Store {
         skill_states: Arc::new(skill_states::SqliteSkillStates { pool: pool.clone() }),
         threads: Arc::new(threads::SqliteThreads { pool: pool.clone() }),
         runs: Arc::new(runs::SqliteRuns { pool: pool.clone() }),
-        state: Arc::new(runs::SqliteRuns { pool }),
+        state: Arc::new(runs::SqliteRuns { pool: pool.clone() }),
+        instances: Arc::new(instances::SqliteInstances { pool }),
+        bus: Arc::new(crate::bus::LocalBus::default()),
     }
 }
