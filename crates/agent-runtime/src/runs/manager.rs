@@ -158,6 +158,15 @@ pub fn parse_modes(value: Option<&Value>) -> Result<HashSet<Mode>, RunError> {
         .collect()
 }
 
+/// How often an instance says it is alive.
+const HEARTBEAT: Duration = Duration::from_secs(2);
+/// An instance silent this long is considered dead.
+const DEAD_AFTER: Duration = Duration::from_secs(10);
+
+fn is_active(status: &str) -> bool {
+    matches!(status, "pending" | "running")
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -295,6 +304,27 @@ impl Runtime {
             reason: Mutex::new(None),
             finished: watch::channel(false).0,
         });
+        // Runs of this thread on other replicas count like local ones.
+        let remote = self.remote_active(thread_id).await?;
+        if let Some(current) = remote.first() {
+            match strategy.as_str() {
+                "reject" => {
+                    return Err(RunError::Conflict(format!(
+                        "thread '{thread_id}' already has a run in progress ({}); use multitask_strategy interrupt or enqueue",
+                        current.run_id
+                    )));
+                }
+                "interrupt" | "rollback" => {
+                    for r in &remote {
+                        store
+                            .bus
+                            .publish(antler_store::Topic::RunCancel, &r.run_id)
+                            .await?;
+                    }
+                }
+                _ => {}
+            }
+        }
         let queue = lock(&self.threads)
             .entry(thread_id.to_string())
             .or_default()
@@ -373,6 +403,21 @@ impl Runtime {
     ) {
         let store = &self.deps.store;
         let turn = queue.turn.lock().await;
+        // Wait for runs of this thread on other replicas (enqueue, or interrupt in progress).
+        let mut notices = store.bus.subscribe();
+        while !run.cancel.is_cancelled()
+            && !self
+                .remote_active(&run.thread_id)
+                .await
+                .unwrap_or_default()
+                .is_empty()
+        {
+            tokio::select! {
+                _ = notices.recv() => {}
+                () = tokio::time::sleep(Duration::from_millis(300)) => {}
+                () = run.cancel.cancelled() => {}
+            }
+        }
         let mut state = AgentState::default();
         let outcome = if run.cancel.is_cancelled() {
             Outcome {
@@ -513,7 +558,8 @@ impl Runtime {
         run.finished.send_replace(true);
     }
 
-    /// Cancels an active run; `wait` returns once it has stopped.
+    /// Cancels an active run (here, or on another replica through the bus); `wait` returns
+    /// once it has stopped.
     pub async fn cancel(
         &self,
         thread_id: &str,
@@ -524,17 +570,146 @@ impl Runtime {
         let record = store.runs.get(thread_id, run_id).await?.ok_or_else(|| {
             RunError::NotFound(format!("no run '{run_id}' in thread '{thread_id}'"))
         })?;
-        let Some(run) = self.active(run_id) else {
+        if let Some(run) = self.active(run_id) {
+            run.cancel("cancelled");
+        } else if is_active(&record.status) {
+            store
+                .bus
+                .publish(antler_store::Topic::RunCancel, run_id)
+                .await?;
+        } else {
             return Err(RunError::Conflict(format!(
                 "run '{run_id}' is not active (status {})",
                 record.status
             )));
-        };
-        run.cancel("cancelled");
+        }
         if wait {
-            run.finished().await;
+            self.wait_finished(thread_id, run_id).await;
         }
         Ok(store.runs.get(thread_id, run_id).await?.unwrap_or(record))
+    }
+
+    /// Whether the stored run is pending or running (on any replica).
+    pub async fn run_is_active(&self, thread_id: &str, run_id: &str) -> bool {
+        matches!(
+            self.deps.store.runs.get(thread_id, run_id).await,
+            Ok(Some(r)) if is_active(&r.status)
+        )
+    }
+
+    /// Resolves when the run has ended, wherever it runs.
+    pub async fn wait_finished(&self, thread_id: &str, run_id: &str) {
+        if let Some(run) = self.active(run_id) {
+            run.finished().await;
+            return;
+        }
+        let mut notices = self.deps.store.bus.subscribe();
+        while self.run_is_active(thread_id, run_id).await {
+            tokio::select! {
+                _ = notices.recv() => {}
+                () = tokio::time::sleep(Duration::from_millis(500)) => {}
+            }
+        }
+    }
+
+    /// Runs of a thread active on other replicas.
+    async fn remote_active(&self, thread_id: &str) -> Result<Vec<RunRecord>, RunError> {
+        Ok(self
+            .deps
+            .store
+            .runs
+            .list(thread_id, 50, 0)
+            .await?
+            .into_iter()
+            .filter(|r| is_active(&r.status) && r.instance != self.deps.instance)
+            .collect())
+    }
+
+    /// Starts the cross-replica duties: cancelling runs on request from other replicas,
+    /// heartbeats, and taking over the runs of replicas that died.
+    pub fn start_background(self: &Arc<Self>) -> Vec<tokio::task::JoinHandle<()>> {
+        let cancels = {
+            let weak = Arc::downgrade(self);
+            let mut notices = self.deps.store.bus.subscribe();
+            tokio::spawn(async move {
+                loop {
+                    match notices.recv().await {
+                        Ok(n) if n.topic == antler_store::Topic::RunCancel => {
+                            let Some(rt) = weak.upgrade() else { return };
+                            if let Some(run) = rt.active(&n.payload) {
+                                tracing::info!(run.id = %n.payload, "run cancelled from another replica");
+                                run.cancel("cancelled");
+                            }
+                        }
+                        Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                    }
+                }
+            })
+        };
+        let liveness = {
+            let weak = Arc::downgrade(self);
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(HEARTBEAT);
+                loop {
+                    tick.tick().await;
+                    let Some(rt) = weak.upgrade() else { return };
+                    if let Err(e) = rt.deps.store.instances.heartbeat(&rt.deps.instance).await {
+                        tracing::warn!(error = %e, "heartbeat failed");
+                        continue;
+                    }
+                    if let Err(e) = rt.take_over_dead().await {
+                        tracing::warn!(error = %e, "could not take over the runs of a dead replica");
+                    }
+                }
+            })
+        };
+        vec![cancels, liveness]
+    }
+
+    /// Interrupts the runs of instances whose heartbeat stopped, and ends their streams.
+    async fn take_over_dead(&self) -> Result<(), RunError> {
+        let store = &self.deps.store;
+        let dead = store
+            .instances
+            .stale(&self.deps.instance, DEAD_AFTER.as_secs())
+            .await?;
+        for instance in dead {
+            let runs = store
+                .runs
+                .interrupt_active(Some(&instance), "replica_lost")
+                .await?;
+            for r in &runs {
+                tracing::warn!(run.id = %r.run_id, dead = %instance, "run interrupted: its replica stopped responding");
+                let next = store
+                    .runs
+                    .events_after(&r.run_id, 0)
+                    .await?
+                    .last()
+                    .map_or(1, |e| e.seq + 1);
+                let error = json!({"error": "ReplicaLost", "name": "ReplicaLost", "message": "The server running this run stopped responding; the run was interrupted."});
+                store
+                    .runs
+                    .append_events(
+                        &r.run_id,
+                        &[
+                            antler_store::StoredEvent {
+                                seq: next,
+                                event: "error".into(),
+                                data: error.to_string(),
+                            },
+                            antler_store::StoredEvent {
+                                seq: next + 1,
+                                event: "end".into(),
+                                data: "null".into(),
+                            },
+                        ],
+                    )
+                    .await?;
+            }
+            store.instances.remove(&instance).await?;
+        }
+        Ok(())
     }
 
     /// Cancels every run of a thread and waits until they have stopped (before deleting it).

@@ -14,6 +14,7 @@ use super::manager::Runtime;
 /// `end`. An empty `modes` means every mode the run records.
 pub fn follow(
     runtime: Arc<Runtime>,
+    thread_id: String,
     run_id: String,
     after: u64,
     modes: HashSet<Mode>,
@@ -32,27 +33,66 @@ pub fn follow(
         };
         loop {
             let Some(run) = runtime.active(&run_id) else {
-                // Ended (or never ran here): everything is in the database.
-                let stored = runtime
-                    .deps()
-                    .store
-                    .runs
-                    .events_after(&run_id, last)
-                    .await
-                    .unwrap_or_default();
-                for e in stored {
-                    let mode = RunEvent::mode_of(&e.event);
-                    let event = Arc::new(RunEvent {
-                        seq: e.seq,
-                        event: e.event,
-                        data: e.data,
-                        mode,
-                    });
-                    if !send(event, &mut last).await {
+                // Not running here: it ended, or it runs on another replica. Read the database
+                // until `end`, woken by notices of new events (and polling, should one be lost).
+                let mut notices = runtime.deps().store.bus.subscribe();
+                let mut quiet_since = tokio::time::Instant::now();
+                loop {
+                    let stored = runtime
+                        .deps()
+                        .store
+                        .runs
+                        .events_after(&run_id, last)
+                        .await
+                        .unwrap_or_default();
+                    if !stored.is_empty() {
+                        quiet_since = tokio::time::Instant::now();
+                    }
+                    for e in stored {
+                        let end = e.event == "end";
+                        let mode = RunEvent::mode_of(&e.event);
+                        let event = Arc::new(RunEvent {
+                            seq: e.seq,
+                            event: e.event,
+                            data: e.data,
+                            mode,
+                        });
+                        if !send(event, &mut last).await || end {
+                            return;
+                        }
+                    }
+                    if runtime.active(&run_id).is_some() {
+                        break;
+                    }
+                    let active = runtime.run_is_active(&thread_id, &run_id).await;
+                    // A finished run whose `end` never came (its replica died mid-write) ends
+                    // the stream after a quiet spell.
+                    if !active && quiet_since.elapsed() > std::time::Duration::from_secs(5) {
                         return;
                     }
+                    let wait = tokio::time::sleep(std::time::Duration::from_millis(if active {
+                        1000
+                    } else {
+                        200
+                    }));
+                    tokio::pin!(wait);
+                    loop {
+                        tokio::select! {
+                            () = &mut wait => break,
+                            n = notices.recv() => match n {
+                                Ok(n) if n.topic == antler_store::Topic::RunEvents
+                                    && n.payload.split(':').next() == Some(run_id.as_str()) => break,
+                                Ok(_) => {}
+                                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
+                                Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                                    (&mut wait).await;
+                                    break;
+                                }
+                            },
+                        }
+                    }
                 }
-                return;
+                continue;
             };
             let sub = run.log.subscribe(last);
             if let Some(first_in_memory) = sub.gap_until {

@@ -59,7 +59,9 @@ async fn run(
     request: &ExecRequest,
 ) -> anyhow::Result<antler_sandbox::ExecOutput> {
     let cfg = &config.sandbox;
-    let view = config.data_dir.join("skills-view");
+    let instance = storage::instance_id(cfg.instance_id.as_deref(), &config.data_dir)?;
+    // The server keeps this instance's view of the enabled skills here.
+    let view = config.data_dir.join("skills-view").join(&instance);
     std::fs::create_dir_all(&view)?;
     let use_docker = match cfg.provider {
         ProviderKind::Local => false,
@@ -79,7 +81,6 @@ async fn run(
         let sandbox = provider.acquire(thread).await?;
         return Ok(sandbox.exec(request.clone()).await?);
     }
-    let instance = storage::instance_id(cfg.instance_id.as_deref(), &config.data_dir)?;
     let client = docker::connect(cfg)?;
     if let Some(container) = admin::find_thread_container(&client, &instance, thread).await? {
         return Ok(admin::exec_in(&client, &container, request, cfg.max_output_bytes).await?);

@@ -410,3 +410,36 @@ pub(crate) fn run_body(text: &str, modes: &[&str]) -> serde_json::Value {
         "stream_mode": modes,
     })
 }
+
+/// A fresh PostgreSQL database for one test, from `ANTLER_TEST_POSTGRES_URL` (an admin URL).
+/// `make test` sets it; without it (and without `ANTLER_REQUIRE_POSTGRES`) replica tests skip.
+pub(crate) async fn postgres_database() -> Option<String> {
+    let Ok(admin) = std::env::var("ANTLER_TEST_POSTGRES_URL") else {
+        assert!(
+            std::env::var_os("ANTLER_REQUIRE_POSTGRES").is_none(),
+            "ANTLER_REQUIRE_POSTGRES is set but ANTLER_TEST_POSTGRES_URL is not"
+        );
+        eprintln!("note: replica tests need PostgreSQL (ANTLER_TEST_POSTGRES_URL is not set)");
+        return None;
+    };
+    let name = format!("antler_it_{:x}{:x}", std::process::id(), rand_suffix());
+    let pool = sqlx::PgPool::connect(&admin).await.unwrap();
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let base = admin
+        .rsplit_once('/')
+        .map(|(b, _)| b)
+        .unwrap_or(&admin)
+        .to_string();
+    Some(format!("{base}/{name}"))
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+}

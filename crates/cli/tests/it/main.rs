@@ -13,6 +13,7 @@ mod artifacts;
 mod cli;
 mod common;
 mod install;
+mod replicas;
 mod runs;
 mod sandbox;
 mod threads;

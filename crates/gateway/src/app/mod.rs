@@ -42,8 +42,10 @@ pub struct App {
     pub warnings: Vec<String>,
     /// Keeps the skills file watcher running for the life of the app.
     _watcher: Option<WatchGuard>,
-    /// Keeps the skills view following the catalog.
-    _view_task: AbortOnDrop,
+    /// This server's id (container labels, run ownership, notices).
+    pub instance: String,
+    /// Background tasks stopped with the app (view sync, replica duties).
+    _tasks: Vec<AbortOnDrop>,
 }
 
 /// Stops a background task when the app goes away.
@@ -119,7 +121,12 @@ impl App {
         );
         let installer = Installer::new(&config.skills_dir, config.skills.install.limits());
         std::fs::create_dir_all(config.data_dir.join("tmp"))?;
-        let view_root = config.data_dir.join("skills-view");
+        let instance = antler_sandbox::storage::instance_id(
+            config.sandbox.instance_id.as_deref(),
+            &config.data_dir,
+        )?;
+        // One view per instance: replicas sharing a data dir each rebuild their own at start.
+        let view_root = config.data_dir.join("skills-view").join(&instance);
         let skills_view = Arc::new(
             tokio::task::spawn_blocking(move || antler_sandbox::view::SkillsView::open(&view_root))
                 .await??,
@@ -133,10 +140,6 @@ impl App {
             &mut warnings,
         )
         .await?;
-        let instance = antler_sandbox::storage::instance_id(
-            config.sandbox.instance_id.as_deref(),
-            &config.data_dir,
-        )?;
         let models = config
             .models
             .iter()
@@ -156,7 +159,7 @@ impl App {
                 cfg: config.agent.clone(),
                 models,
                 prompt_budget: config.skills.prompt_budget_chars,
-                instance,
+                instance: instance.clone(),
             });
         let recovered = runtime.recover().await?;
         if recovered > 0 {
@@ -165,6 +168,18 @@ impl App {
                 "runs left running by the previous process were marked interrupted"
             );
         }
+        let mut tasks: Vec<AbortOnDrop> = runtime
+            .start_background()
+            .into_iter()
+            .map(AbortOnDrop)
+            .collect();
+        tasks.push(AbortOnDrop(view_task));
+        tasks.push(AbortOnDrop(skills::follow_other_replicas(
+            store.clone(),
+            catalog.clone(),
+            skills_view.clone(),
+            instance.clone(),
+        )));
         Ok(App {
             config,
             store,
@@ -175,8 +190,9 @@ impl App {
             skills_view,
             etags: EtagCache::default(),
             warnings,
+            instance,
             _watcher: watcher,
-            _view_task: AbortOnDrop(view_task),
+            _tasks: tasks,
         })
     }
 

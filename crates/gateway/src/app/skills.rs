@@ -12,14 +12,67 @@ use serde_json::json;
 use super::{App, load_states};
 use crate::error::AppError;
 
+/// Refreshes this replica's catalog and view when another replica changed skills (shared
+/// skills dir and database; the notice replaces a file watcher that cannot see network
+/// storage).
+pub(crate) fn follow_other_replicas(
+    store: antler_store::Store,
+    catalog: Arc<antler_skills::Catalog>,
+    view: Arc<antler_sandbox::view::SkillsView>,
+    me: String,
+) -> tokio::task::JoinHandle<()> {
+    let mut notices = store.bus.subscribe();
+    tokio::spawn(async move {
+        loop {
+            match notices.recv().await {
+                Ok(n) if n.topic == antler_store::Topic::Skills && n.payload != me => {
+                    match refresh(&store, &catalog).await {
+                        Ok(snapshot) => {
+                            super::sandbox::sync_view(view.clone(), snapshot).await;
+                            tracing::info!(from = %n.payload, "skills changed on another replica; catalog refreshed");
+                        }
+                        Err(error) => {
+                            tracing::warn!(%error, "could not refresh skills after a change elsewhere")
+                        }
+                    }
+                }
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    })
+}
+
+/// Rescans the skills directory and re-reads states.
+async fn refresh(
+    store: &antler_store::Store,
+    catalog: &Arc<antler_skills::Catalog>,
+) -> anyhow::Result<Arc<Snapshot>> {
+    let scan = catalog.clone();
+    tokio::task::spawn_blocking(move || scan.rescan()).await?;
+    let states = load_states(store).await?;
+    Ok(catalog.replace_states(states))
+}
+
 impl App {
     /// Rescans the skills directory and re-reads enabled state from the database.
     pub async fn reload_skills(&self) -> anyhow::Result<Arc<Snapshot>> {
-        self.rescan().await?;
-        let states = load_states(&self.store).await?;
-        let snapshot = self.skills.replace_states(states);
+        let snapshot = refresh(&self.store, &self.skills).await?;
         self.sync_skills_view().await;
+        self.skills_changed().await;
         Ok(snapshot)
+    }
+
+    /// Tells the other replicas that skills changed here.
+    pub async fn skills_changed(&self) {
+        if let Err(error) = self
+            .store
+            .bus
+            .publish(antler_store::Topic::Skills, &self.instance)
+            .await
+        {
+            tracing::warn!(%error, "could not notify other replicas of a skills change");
+        }
     }
 
     async fn rescan(&self) -> Result<Arc<Snapshot>, tokio::task::JoinError> {
@@ -48,6 +101,7 @@ impl App {
             .set_enabled(SkillCategory::Custom, &installed.name, enable);
         let snapshot = self.rescan().await?;
         self.sync_skills_view().await;
+        self.skills_changed().await;
         let (skill, _) = snapshot
             .find(&installed.name, Some(SkillCategory::Custom))
             .map_err(|e| AppError::internal(anyhow::anyhow!("installed skill not listed: {e}")))?;
@@ -86,6 +140,7 @@ impl App {
             .await?;
         self.rescan().await?;
         self.sync_skills_view().await;
+        self.skills_changed().await;
         tracing::info!(skill.name = %name, "custom skill deleted");
         Ok(())
     }

@@ -105,7 +105,13 @@ fn sse(
     modes: HashSet<Mode>,
     guard: DisconnectGuard,
 ) -> Response {
-    let rx = follow(app.runtime.clone(), run_id.clone(), after, modes);
+    let rx = follow(
+        app.runtime.clone(),
+        thread_id.to_string(),
+        run_id.clone(),
+        after,
+        modes,
+    );
     let heartbeat = Duration::from_secs(app.config.agent.heartbeat_secs);
     let stream = futures::stream::unfold((rx, guard), |(mut rx, mut guard)| async move {
         let event: Arc<RunEvent> = rx.recv().await?;
@@ -378,9 +384,7 @@ pub async fn join_run(
     Path(RunPath { run_id, .. }): Path<RunPath>,
 ) -> ApiResult<Json<Value>> {
     stored_run(&app, &thread_id, &run_id).await?;
-    if let Some(run) = app.runtime.active(&run_id) {
-        run.finished().await;
-    }
+    app.runtime.wait_finished(&thread_id, &run_id).await;
     Ok(Json(thread_values(&app, &thread_id).await?))
 }
 

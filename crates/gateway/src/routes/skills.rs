@@ -122,6 +122,7 @@ pub async fn set_skill(
         .skills
         .set_enabled(category, name.as_str(), body.enabled);
     app.sync_skills_view().await;
+    app.skills_changed().await;
     tracing::info!(skill.name = name.as_str(), skill.category = %category, enabled = body.enabled, "skill state changed");
     let (skill, _) = snapshot
         .find(name.as_str(), Some(category))
