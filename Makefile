@@ -1,5 +1,5 @@
 # Antler. `make run` starts the server with embedded defaults; `make test` runs every test.
-.PHONY: run test bench lint fmt snapshots fuzz-archive sandbox-image
+.PHONY: run test bench lint fmt snapshots fuzz-archive sandbox-image compose-test
 
 run:
 	cargo run --release -p antler-cli --bin antler -- serve
@@ -13,6 +13,10 @@ bench:
 # Build antler-sandbox:latest (starts Docker and bootstraps debian:bookworm-slim if needed).
 sandbox-image:
 	scripts/sandbox-image.sh
+
+# The docker-compose stack with local stand-ins for unpullable images, a scripted chat, teardown.
+compose-test:
+	scripts/compose-test.sh
 
 lint:
 	cargo fmt --all -- --check

@@ -43,8 +43,9 @@ def pin(cpu):
 class Server:
     """`antler serve` on a free port with its own skills and data dirs."""
 
-    def __init__(self, skills_dir, env=None, cpu=0):
-        self.data = tempfile.mkdtemp(prefix="antler-bench-data-")
+    def __init__(self, skills_dir, env=None, cpu=0, data=None):
+        self.own_data = data is None
+        self.data = data or tempfile.mkdtemp(prefix="antler-bench-data-")
         full_env = dict(os.environ)
         full_env.update({
             "ANTLER_SKILLS_DIR": str(skills_dir),
@@ -83,7 +84,8 @@ class Server:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-        shutil.rmtree(self.data, ignore_errors=True)
+        if self.own_data:
+            shutil.rmtree(self.data, ignore_errors=True)
 
 
 def wrk(url, connections, seconds, cpu=1, headers=()):

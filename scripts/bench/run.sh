@@ -20,3 +20,4 @@ python3 scripts/bench/skills_api.py
 python3 scripts/bench/files.py
 python3 scripts/bench/sandbox.py
 python3 scripts/bench/runs.py
+python3 scripts/bench/replicas.py

@@ -3,7 +3,7 @@
 //!   answer through `POST /api/threads/{id}/runs/stream`;
 //! - `concurrent`: many streaming runs at once, checking every event id arrives once.
 //!
-//! Usage: `runs_bench <antler base> <model base /v1> <concurrent runs>`.
+//! Usage: `runs_bench <antler base> <model base /v1> <concurrent runs> [concurrent-only]`.
 
 use std::time::Instant;
 
@@ -54,13 +54,16 @@ async fn run(
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     anyhow::ensure!(
-        args.len() == 4,
-        "usage: runs_bench <antler base> <model base> <concurrent runs>"
+        args.len() == 4 || args.len() == 5,
+        "usage: runs_bench <antler base> <model base> <concurrent runs> [concurrent-only]"
     );
     let (base, model, n): (&str, &str, usize) = (&args[1], &args[2], args[3].parse()?);
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(1024)
         .build()?;
+    if args.len() == 5 {
+        return concurrent(&http, base, n).await;
+    }
 
     // Warm up both paths once.
     run(&http, base, "long answer").await?;
@@ -92,8 +95,13 @@ async fn main() -> anyhow::Result<()> {
         );
     }
 
+    concurrent(&http, base, n).await
+}
+
+/// `n` streaming runs at once; every stream must deliver ids 1..=last once and end.
+async fn concurrent(http: &reqwest::Client, base: &str, n: usize) -> anyhow::Result<()> {
     let threads: Vec<String> =
-        futures::future::try_join_all((0..n).map(|_| thread(&http, base))).await?;
+        futures::future::try_join_all((0..n).map(|_| thread(http, base))).await?;
     let started = Instant::now();
     let results = futures::future::join_all(threads.iter().map(|id| {
         let http = http.clone();

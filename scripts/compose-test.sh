@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# `make compose-test`: brings the docker-compose stack up with local stand-ins for the images
+# this machine cannot pull (docker-compose.test.yml), waits for /health, runs a scripted chat
+# through it with the Docker sandbox, and tears everything down.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+source scripts/docker-env.sh
+ensure_docker
+ensure_debian_base
+
+if docker compose version >/dev/null 2>&1; then
+  compose=(docker compose)
+elif command -v docker-compose >/dev/null 2>&1; then
+  compose=(docker-compose)
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "compose-test: installing docker-compose ..."
+  apt-get install -y -qq docker-compose >/dev/null 2>&1 \
+    || { apt-get update -qq >/dev/null && apt-get install -y -qq docker-compose >/dev/null; }
+  compose=(docker-compose)
+else
+  echo "compose-test: neither 'docker compose' nor 'docker-compose' is available" >&2
+  exit 1
+fi
+
+# Inputs built on the host: the server binaries and the web UI.
+target="${CARGO_TARGET_DIR:-target}"
+cargo build --release -p antler-cli --bin antler -p antler-mock-llm --bin antler-mock-llm
+rm -rf docker/prebuilt && mkdir -p docker/prebuilt/web
+cp "$target/release/antler" "$target/release/antler-mock-llm" docker/prebuilt/
+if [ -f frontend/package.json ]; then
+  if [ ! -f frontend/dist/index.html ]; then (cd frontend && npm ci --no-audit --no-fund && npm run build); fi
+  cp -r frontend/dist/. docker/prebuilt/web/
+fi
+
+project="antler-compose-test"
+data=$(mktemp -d /tmp/antler-compose-data.XXXXXX)
+chown 10001:10001 "$data" 2>/dev/null || chmod 0777 "$data"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+export ANTLER_DATA="$data" ANTLER_PORT="$port" DOCKER_GID="$(stat -c %g /var/run/docker.sock)"
+files=(-f docker-compose.yml -f docker-compose.test.yml -p "$project")
+
+cleanup() {
+  "${compose[@]}" "${files[@]}" logs --no-color antler > /tmp/antler-compose-test.log 2>&1 || true
+  "${compose[@]}" "${files[@]}" down -v --remove-orphans >/dev/null 2>&1 || true
+  docker ps -aq --filter label=antler.instance=compose-test | xargs -r docker rm -f >/dev/null 2>&1 || true
+  rm -rf "$data" docker/prebuilt
+}
+trap cleanup EXIT
+
+echo "compose-test: building and starting the stack on port $port ..."
+"${compose[@]}" "${files[@]}" up -d --build
+
+base="http://127.0.0.1:$port"
+for _ in $(seq 1 120); do
+  if curl -fsS "$base/health" >/dev/null 2>&1; then break; fi
+  sleep 1
+done
+curl -fsS "$base/health" | python3 -c 'import json,sys; h=json.load(sys.stdin); assert h["status"]=="ok" and h["sandbox"]=="docker", h; print("compose-test: healthy,", h)'
+
+echo "compose-test: a scripted chat through the stack ..."
+python3 - "$base" <<'PY'
+import json, sys, urllib.request
+base = sys.argv[1]
+def call(method, path, body=None):
+    req = urllib.request.Request(base + path, method=method,
+                                 data=None if body is None else json.dumps(body).encode(),
+                                 headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=120) as r:
+        return json.load(r)
+thread = call("POST", "/api/threads", {"metadata": {"source": "compose-test"}})
+values = call("POST", f"/api/threads/{thread['thread_id']}/runs/wait", {
+    "assistant_id": "lead_agent",
+    "input": {"messages": [{"role": "user", "content": "compose check"}]},
+})
+messages = values["messages"]
+bash = next(m for m in messages if m["type"] == "tool" and m.get("name") == "bash")
+assert "[exit code: 0]" in bash["content"] and "42" in bash["content"], bash
+assert bash["content"].split("\n")[0] == "10001", "the sandbox runs as the server's non-root user"
+assert values["artifacts"] == ["/mnt/user-data/outputs/whoami.txt"], values["artifacts"]
+assert messages[-1]["content"] == "The sandbox answered; see whoami.txt.", messages[-1]
+runs = call("GET", f"/api/threads/{thread['thread_id']}/runs")
+assert runs[0]["status"] == "success", runs[0]
+with urllib.request.urlopen(base + f"/api/threads/{thread['thread_id']}/artifacts/mnt/user-data/outputs/whoami.txt") as r:
+    assert r.read().decode().split() == ["10001", "42"]
+print("compose-test: chat ok, artifact ok, run", runs[0]["run_id"], "succeeded")
+PY
+echo "compose-test: passed in $(( $(date +%s) - started ))s"
