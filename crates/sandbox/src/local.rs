@@ -166,14 +166,6 @@ fn replace_root(text: &str, root: &str, with: &str) -> String {
     out
 }
 
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, SandboxError> + Send + 'static,
-) -> Result<T, SandboxError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| SandboxError::Infra(format!("file task failed: {e}")))?
-}
-
 #[async_trait]
 impl Sandbox for LocalSandbox {
     fn thread_id(&self) -> &str {
@@ -213,8 +205,8 @@ impl Sandbox for LocalSandbox {
         path: &str,
         lines: Option<(usize, usize)>,
     ) -> Result<String, SandboxError> {
-        let (fs, path) = (self.fs.clone(), path.to_string());
-        blocking(move || fs.read_file(&path, lines)).await
+        let path = path.to_string();
+        self.fs.run(move |fs| fs.read_file(&path, lines)).await
     }
 
     async fn write_file(
@@ -223,23 +215,24 @@ impl Sandbox for LocalSandbox {
         content: &str,
         append: bool,
     ) -> Result<(), SandboxError> {
-        let (fs, path, content) = (self.fs.clone(), path.to_string(), content.to_string());
-        blocking(move || fs.write_file(&path, &content, append)).await
+        let (path, content) = (path.to_string(), content.to_string());
+        self.fs
+            .run(move |fs| fs.write_file(&path, &content, append))
+            .await
     }
 
     async fn list_dir(&self, path: &str, depth: usize) -> Result<Listing, SandboxError> {
-        let (fs, path) = (self.fs.clone(), path.to_string());
-        blocking(move || fs.list_dir(&path, depth)).await
+        let path = path.to_string();
+        self.fs.run(move |fs| fs.list_dir(&path, depth)).await
     }
 
     async fn glob(&self, pattern: &str, path: &str) -> Result<GlobResult, SandboxError> {
-        let (fs, pattern, path) = (self.fs.clone(), pattern.to_string(), path.to_string());
-        blocking(move || fs.glob(&pattern, &path)).await
+        let (pattern, path) = (pattern.to_string(), path.to_string());
+        self.fs.run(move |fs| fs.glob(&pattern, &path)).await
     }
 
     async fn grep(&self, request: GrepRequest) -> Result<GrepResult, SandboxError> {
-        let fs = self.fs.clone();
-        blocking(move || fs.grep(&request)).await
+        self.fs.run(move |fs| fs.grep(&request)).await
     }
 }
 
@@ -313,6 +306,8 @@ async fn run_on_host(
             collect.await
         }
     };
+    // Background processes the command left behind die with it, as in the Docker sandbox.
+    kill();
     (output.stdout, output.stdout_skipped) = out.finish();
     (output.stderr, output.stderr_skipped) = err.finish();
     output.exit_code = status.map(|s| {

@@ -96,6 +96,28 @@ impl Env {
     }
 }
 
+/// Removes the instance's containers even when a test fails before its provider shut down
+/// (a leftover could be running a fork bomb).
+impl Drop for Env {
+    fn drop(&mut self) {
+        let label = format!("label=antler.instance={}", self.instance);
+        let Ok(out) = std::process::Command::new("docker")
+            .args(["ps", "-aq", "--filter", &label])
+            .output()
+        else {
+            return;
+        };
+        let ids = String::from_utf8_lossy(&out.stdout);
+        let ids: Vec<&str> = ids.split_whitespace().collect();
+        if !ids.is_empty() {
+            let _ = std::process::Command::new("docker")
+                .args(["rm", "-f"])
+                .args(&ids)
+                .output();
+        }
+    }
+}
+
 async fn sh(sb: &Arc<dyn Sandbox>, command: &str) -> antler_sandbox::ExecOutput {
     sb.exec(ExecRequest::new(command, Duration::from_secs(30)))
         .await
@@ -235,6 +257,13 @@ async fn timeouts_kill_the_process_tree_and_output_is_capped() {
     assert!(big.stdout.trim_end().ends_with("TAIL"));
     let code = sh(&sb, "exit 7").await;
     assert_eq!(code.exit_code, Some(7));
+    // A command that finishes leaves nothing running behind it, and returns at once.
+    let started = Instant::now();
+    let quick = sh(&sb, "sleep 301 > /dev/null 2>&1 & sleep 302 & echo done; exit 3").await;
+    assert_eq!((quick.stdout.trim(), quick.exit_code), ("done", Some(3)));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let left = sh(&sb, "ps -eo args= | grep -c '^sleep 30[12]$' || true").await;
+    assert_eq!(left.stdout.trim(), "0", "background processes outlived their command");
     let req = ExecRequest::new("sleep 300", Duration::from_secs(60));
     let cancel = req.cancel.clone();
     tokio::spawn(async move {
@@ -283,13 +312,13 @@ async fn fork_bombs_and_memory_hogs_are_contained() {
     let alive = |sb: Arc<dyn Sandbox>| async move {
         sb.exec(ExecRequest::new("echo alive", Duration::from_secs(30)))
             .await
-            .map(|o| o.stdout.trim() == "alive")
-            .unwrap_or(false)
     };
-    if !alive(provider.acquire("abuse").await.unwrap()).await {
+    let first = alive(provider.acquire("abuse").await.unwrap()).await;
+    if !first.as_ref().is_ok_and(|o| o.stdout.trim() == "alive") {
+        let second = alive(provider.acquire("abuse").await.unwrap()).await;
         assert!(
-            alive(provider.acquire("abuse").await.unwrap()).await,
-            "the broken container was replaced"
+            second.as_ref().is_ok_and(|o| o.stdout.trim() == "alive"),
+            "the broken container was replaced: first {first:?}, then {second:?}"
         );
     }
     provider.shutdown().await;

@@ -160,6 +160,12 @@ impl Server {
     pub(crate) fn stop(mut self) {
         terminate(&mut self.child);
     }
+
+    /// Kills the server with SIGKILL: no shutdown, as in a crash.
+    pub(crate) fn crash(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 fn terminate(child: &mut Child) {
@@ -177,11 +183,11 @@ fn terminate(child: &mut Child) {
     let _ = child.wait();
 }
 
+/// A graceful stop, so that a test that ends early (or fails) leaves no sandbox containers.
 impl Drop for Server {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+            terminate(&mut self.child);
         }
     }
 }

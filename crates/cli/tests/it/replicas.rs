@@ -215,7 +215,7 @@ async fn a_survivor_interrupts_the_runs_of_a_replica_that_died() {
     a.create_thread("t").await;
     let run_id = start(&a, "t", "slow please").await;
     a.wait_run("t", &run_id, |r| r["status"] == "running").await;
-    drop(a); // SIGKILL: no shutdown, no final status
+    a.crash(); // no shutdown, no final status
     let url = b.url(&format!("/api/threads/t/runs/{run_id}/stream"));
     let events = read_sse(b.http.get(&url).send().await.unwrap(), |_| false).await;
     assert_eq!(

@@ -676,7 +676,7 @@ async fn a_restart_marks_running_runs_interrupted_and_the_thread_goes_on() {
         assert!(Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    drop(server); // SIGKILL
+    server.crash();
     let _ = std::process::Command::new("pkill")
         .args(["-f", "sleep 37"])
         .status();

@@ -133,7 +133,7 @@ async fn a_server_killed_with_sigkill_leaves_nothing_behind_after_a_restart() {
     .await;
     cli.kill().unwrap();
     let _ = cli.wait();
-    drop(server); // SIGKILL
+    server.crash();
     let orphans = containers(&instance).await;
     assert!(orphans.len() >= 2, "the crash left containers: {orphans:?}");
     let orphan_ids: Vec<String> = orphans.iter().map(|c| c.id.clone()).collect();

@@ -12,10 +12,29 @@ use crate::api::{ExecOutput, ExecRequest};
 use crate::error::SandboxError;
 use crate::output::CappedOutput;
 
-/// The command runs as the leader of a new session (so its process group is its pid), after
-/// recording that pid where a later `kill` can find it.
-const WRAPPER: &str =
-    r#"echo $$ > "/tmp/.antler-exec-$ANTLER_EXEC_ID" && exec bash -lc "$ANTLER_COMMAND""#;
+/// Kills process group `$pg` until it is empty, for at most two seconds; exits 125 when it
+/// cannot. Builtins only, spinning rather than sleeping: with every pid taken (a fork bomb)
+/// no helper process can start, and killed processes keep the group alive until reaped.
+const KILL_GROUP: &str = r#"end=$((${EPOCHREALTIME/./} + 2000000))
+while kill -KILL -- -"$pg" 2>/dev/null; do
+  (( ${EPOCHREALTIME/./} < end )) || { echo "antler: could not stop the processes the command started" >&2; exit 125; }
+done"#;
+
+/// The command runs as the leader of a new session (its process group is its pid), recorded
+/// where a timeout's `kill` can find it. When it ends, whatever it left running in the
+/// background is killed: a command cannot leave processes behind (a fork bomb, a server)
+/// that hold pids, memory or the output stream.
+fn wrapper() -> String {
+    format!(
+        r#"f="/tmp/.antler-exec-$ANTLER_EXEC_ID"
+setsid bash -lc "$ANTLER_COMMAND" & pg=$!
+echo "$pg" > "$f"
+wait "$pg" 2>/dev/null; rc=$?
+{KILL_GROUP}
+rm -f "$f"
+exit $rc"#
+    )
+}
 
 /// How long output may keep draining after a kill.
 const DRAIN_AFTER_KILL: Duration = Duration::from_secs(5);
@@ -29,6 +48,7 @@ pub(crate) async fn run(
     max_output: usize,
 ) -> Result<(ExecOutput, bool), SandboxError> {
     let exec_id = uuid::Uuid::new_v4().simple().to_string();
+    let wrapper = wrapper();
     let env = [
         format!("ANTLER_EXEC_ID={exec_id}"),
         format!("ANTLER_COMMAND={}", request.command),
@@ -37,7 +57,7 @@ pub(crate) async fn run(
         .create_exec(
             container,
             CreateExecOptions {
-                cmd: Some(vec!["setsid", "-w", "bash", "-c", WRAPPER]),
+                cmd: Some(vec!["bash", "-c", &wrapper]),
                 env: Some(env.iter().map(String::as_str).collect()),
                 attach_stdout: Some(true),
                 attach_stderr: Some(true),
@@ -113,15 +133,15 @@ pub(crate) async fn run(
 /// Kills the command's process group (retrying briefly in case the pid file is not written
 /// yet). False when the kill itself could not run (for example all pids are taken).
 async fn kill(docker: &Docker, container: &str, exec_id: &str) -> bool {
-    // Waits briefly for the pid file, then kills the group until it is empty: a process
-    // forked while the first signal was delivered would otherwise survive.
+    // Waits briefly for the pid file (a failed `sleep` under pid exhaustion only makes the
+    // wait shorter), then kills the group until it is empty.
     let script = format!(
         r#"f=/tmp/.antler-exec-{exec_id}
-           for i in $(seq 20); do [ -s "$f" ] && break; sleep 0.05; done
-           [ -s "$f" ] || exit 0
-           pg=$(cat "$f")
-           for i in $(seq 50); do kill -KILL -- -"$pg" 2>/dev/null || exit 0; sleep 0.02; done
-           exit 1"#
+for ((i = 0; i < 20; i++)); do [ -s "$f" ] && break; sleep 0.05 2>/dev/null; done
+[ -s "$f" ] || exit 0
+read -r pg < "$f" || [ -n "$pg" ] || exit 1
+{KILL_GROUP}
+exit 0"#
     );
     let exec = docker
         .create_exec(

@@ -69,14 +69,6 @@ impl Drop for Busy<'_> {
     }
 }
 
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, SandboxError> + Send + 'static,
-) -> Result<T, SandboxError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| SandboxError::Infra(format!("file task failed: {e}")))?
-}
-
 #[async_trait]
 impl Sandbox for DockerSandbox {
     fn thread_id(&self) -> &str {
@@ -97,7 +89,8 @@ impl Sandbox for DockerSandbox {
                 let suspicious = output.timed_out
                     || output.cancelled
                     || output.exit_code.is_none()
-                    || matches!(output.exit_code, Some(126 | 127));
+                    || matches!(output.exit_code, Some(125..=127))
+                    || output.stderr.contains("fork: Resource temporarily unavailable");
                 let healthy = healthy && (!suspicious || self.probe().await);
                 if !healthy {
                     tracing::warn!(thread.id = %self.thread_id, "sandbox stopped responding; it will be replaced");
@@ -118,8 +111,8 @@ impl Sandbox for DockerSandbox {
         lines: Option<(usize, usize)>,
     ) -> Result<String, SandboxError> {
         self.touch();
-        let (fs, path) = (self.fs.clone(), path.to_string());
-        blocking(move || fs.read_file(&path, lines)).await
+        let path = path.to_string();
+        self.fs.run(move |fs| fs.read_file(&path, lines)).await
     }
 
     async fn write_file(
@@ -129,25 +122,26 @@ impl Sandbox for DockerSandbox {
         append: bool,
     ) -> Result<(), SandboxError> {
         self.touch();
-        let (fs, path, content) = (self.fs.clone(), path.to_string(), content.to_string());
-        blocking(move || fs.write_file(&path, &content, append)).await
+        let (path, content) = (path.to_string(), content.to_string());
+        self.fs
+            .run(move |fs| fs.write_file(&path, &content, append))
+            .await
     }
 
     async fn list_dir(&self, path: &str, depth: usize) -> Result<Listing, SandboxError> {
         self.touch();
-        let (fs, path) = (self.fs.clone(), path.to_string());
-        blocking(move || fs.list_dir(&path, depth)).await
+        let path = path.to_string();
+        self.fs.run(move |fs| fs.list_dir(&path, depth)).await
     }
 
     async fn glob(&self, pattern: &str, path: &str) -> Result<GlobResult, SandboxError> {
         self.touch();
-        let (fs, pattern, path) = (self.fs.clone(), pattern.to_string(), path.to_string());
-        blocking(move || fs.glob(&pattern, &path)).await
+        let (pattern, path) = (pattern.to_string(), path.to_string());
+        self.fs.run(move |fs| fs.glob(&pattern, &path)).await
     }
 
     async fn grep(&self, request: GrepRequest) -> Result<GrepResult, SandboxError> {
         self.touch();
-        let fs = self.fs.clone();
-        blocking(move || fs.grep(&request)).await
+        self.fs.run(move |fs| fs.grep(&request)).await
     }
 }
