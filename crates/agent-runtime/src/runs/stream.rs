@@ -36,7 +36,8 @@ pub fn follow(
                 // Not running here: it ended, or it runs on another replica. Read the database
                 // until `end`, woken by notices of new events (and polling, should one be lost).
                 let mut notices = runtime.deps().store.bus.subscribe();
-                let mut quiet_since = tokio::time::Instant::now();
+                // When the run was first seen finished with no new events since.
+                let mut quiet_since: Option<tokio::time::Instant> = None;
                 loop {
                     let stored = runtime
                         .deps()
@@ -46,7 +47,7 @@ pub fn follow(
                         .await
                         .unwrap_or_default();
                     if !stored.is_empty() {
-                        quiet_since = tokio::time::Instant::now();
+                        quiet_since = None;
                     }
                     for e in stored {
                         let end = e.event == "end";
@@ -66,8 +67,15 @@ pub fn follow(
                     }
                     let active = runtime.run_is_active(&thread_id, &run_id).await;
                     // A finished run whose `end` never came (its replica died mid-write) ends
-                    // the stream after a quiet spell.
-                    if !active && quiet_since.elapsed() > std::time::Duration::from_secs(5) {
+                    // the stream after a quiet spell. The spell counts from when the run was
+                    // seen finished: a takeover marks the run first and writes `end` after.
+                    if active {
+                        quiet_since = None;
+                    } else if quiet_since
+                        .get_or_insert_with(tokio::time::Instant::now)
+                        .elapsed()
+                        > std::time::Duration::from_secs(5)
+                    {
                         return;
                     }
                     let wait = tokio::time::sleep(std::time::Duration::from_millis(if active {
