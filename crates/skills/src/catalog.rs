@@ -46,6 +46,9 @@ pub struct Snapshot {
     /// `json` gzip-compressed, built on first use (browsers always accept gzip, and the
     /// listing of a large catalog is otherwise bound by bytes on the wire).
     gzip: OnceLock<Bytes>,
+    /// The prompt section and the budget it was rendered for: every run of a version asks
+    /// for the same one, so it is rendered (and any over-budget warning logged) once.
+    prompt: OnceLock<(usize, Arc<str>)>,
     scan: Arc<Scan>,
 }
 
@@ -97,6 +100,7 @@ impl Snapshot {
             json,
             etag,
             gzip: OnceLock::new(),
+            prompt: OnceLock::new(),
             scan,
         }
     }
@@ -141,7 +145,19 @@ impl Snapshot {
     }
 
     /// The `<skill_system>` section for the system prompt, within `budget` characters.
-    pub fn prompt_section(&self, budget: usize) -> String {
+    pub fn prompt_section(&self, budget: usize) -> Arc<str> {
+        match self.prompt.get() {
+            Some((b, section)) if *b == budget => section.clone(),
+            Some(_) => self.render_prompt(budget),
+            None => self
+                .prompt
+                .get_or_init(|| (budget, self.render_prompt(budget)))
+                .1
+                .clone(),
+        }
+    }
+
+    fn render_prompt(&self, budget: usize) -> Arc<str> {
         let skills: Vec<PromptSkill<'_>> = self
             .prompt_skills()
             .map(|s| PromptSkill {
@@ -150,7 +166,7 @@ impl Snapshot {
                 location: &s.location,
             })
             .collect();
-        prompt::render(&skills, budget)
+        prompt::render(&skills, budget).into()
     }
 }
 
