@@ -78,10 +78,10 @@ def main():
         script = work / "mock.yaml"
         script.write_text(f"scenarios:\n  - match: \"burst\"\n    turns: [{{content: \"{'wxyz' * 100}\", chunk_size: 4}}]\n"
                           "  - match: \"\"\n    turns: [{content: \"ok\"}]\n")
+        admin = postgres_admin_url()
         mock = subprocess.Popen([str(TARGET / "release/antler-mock-llm"), "--script", str(script)],
                                 stdout=subprocess.PIPE, text=True)
         model = mock.stdout.readline().strip().removeprefix("listening on ") + "/v1"
-        admin = postgres_admin_url()
         rows = []
         try:
             for label, database, replicas in [

@@ -56,6 +56,18 @@ impl HostFs {
         }
     }
 
+    /// Runs `f` on a blocking thread with a copy of this view, for async callers: the file
+    /// tools do synchronous I/O.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&HostFs) -> Result<T, SandboxError> + Send + 'static,
+    ) -> Result<T, SandboxError> {
+        let fs = self.clone();
+        tokio::task::spawn_blocking(move || f(&fs))
+            .await
+            .map_err(|e| SandboxError::Infra(format!("file task failed: {e}")))?
+    }
+
     /// Host side of `/mnt/user-data`.
     pub fn user_data(&self) -> &Path {
         &self.user_data

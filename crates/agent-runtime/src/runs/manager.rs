@@ -309,10 +309,7 @@ impl Runtime {
         if let Some(current) = remote.first() {
             match strategy.as_str() {
                 "reject" => {
-                    return Err(RunError::Conflict(format!(
-                        "thread '{thread_id}' already has a run in progress ({}); use multitask_strategy interrupt or enqueue",
-                        current.run_id
-                    )));
+                    return Err(busy(thread_id, &current.run_id));
                 }
                 "interrupt" | "rollback" => {
                     for r in &remote {
@@ -334,10 +331,7 @@ impl Runtime {
             if let Some(current) = runs.first() {
                 match strategy.as_str() {
                     "reject" => {
-                        return Err(RunError::Conflict(format!(
-                            "thread '{thread_id}' already has a run in progress ({}); use multitask_strategy interrupt or enqueue",
-                            current.run_id
-                        )));
+                        return Err(busy(thread_id, &current.run_id));
                     }
                     "interrupt" | "rollback" => {
                         for r in runs.iter() {
@@ -735,4 +729,11 @@ impl Runtime {
             model_calls: r.model_calls,
         }
     }
+}
+
+/// The `reject` strategy's answer when `thread_id` already runs `run_id`.
+fn busy(thread_id: &str, run_id: &str) -> RunError {
+    RunError::Conflict(format!(
+        "thread '{thread_id}' already has a run in progress ({run_id}); use multitask_strategy interrupt or enqueue"
+    ))
 }

@@ -5,16 +5,11 @@ use std::process::ExitCode;
 
 use antler_store::Store;
 
-use super::{fail, init_logging, load_config, runtime};
+use super::{fail, setup};
 
 pub(crate) fn run(config: Option<PathBuf>) -> ExitCode {
-    let config = match load_config(config.as_deref()) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    init_logging(&config);
-    let rt = match runtime() {
-        Ok(rt) => rt,
+    let (config, rt) = match setup(config.as_deref()) {
+        Ok(setup) => setup,
         Err(code) => return code,
     };
     let result = rt.block_on(async {

@@ -52,6 +52,13 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
         })
 }
 
+/// The start of every one-shot command: the configuration, logging, and a runtime to block on.
+pub(crate) fn setup(file: Option<&Path>) -> Result<(Config, tokio::runtime::Runtime), ExitCode> {
+    let config = load_config(file)?;
+    init_logging(&config);
+    Ok((config, runtime()?))
+}
+
 /// Prints an error chain and returns failure.
 pub(crate) fn fail(context: &str, error: &anyhow::Error) -> ExitCode {
     eprintln!("antler: {context}: {error:#}");

@@ -12,7 +12,7 @@ use antler_sandbox::docker::{self, DockerProvider, admin};
 use antler_sandbox::local::LocalProvider;
 use antler_sandbox::storage;
 
-use super::{fail, init_logging, load_config, runtime};
+use super::{fail, setup};
 
 /// Exit code of a command that ran past its timeout (as `timeout(1)`).
 const EXIT_TIMED_OUT: u8 = 124;
@@ -23,19 +23,14 @@ pub(crate) fn exec(
     timeout_secs: u64,
     command: &[String],
 ) -> ExitCode {
-    let config = match load_config(config) {
-        Ok(c) => c,
+    let (config, rt) = match setup(config) {
+        Ok(setup) => setup,
         Err(code) => return code,
     };
-    init_logging(&config);
     if let Err(e) = antler_gateway::params::check_thread_id(thread) {
         eprintln!("antler: {}", e.message());
         return ExitCode::from(2);
     }
-    let rt = match runtime() {
-        Ok(rt) => rt,
-        Err(code) => return code,
-    };
     let request = ExecRequest::new(command.join(" "), Duration::from_secs(timeout_secs));
     match rt.block_on(run(&config, thread, &request)) {
         Ok(out) => {
@@ -101,12 +96,8 @@ async fn run(
 }
 
 pub(crate) fn ls(config: Option<&Path>) -> ExitCode {
-    let config = match load_config(config) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let rt = match runtime() {
-        Ok(rt) => rt,
+    let (config, rt) = match setup(config) {
+        Ok(setup) => setup,
         Err(code) => return code,
     };
     let rows = rt.block_on(async {
@@ -141,12 +132,8 @@ pub(crate) fn ls(config: Option<&Path>) -> ExitCode {
 }
 
 pub(crate) fn prune(config: Option<&Path>, all: bool) -> ExitCode {
-    let config = match load_config(config) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let rt = match runtime() {
-        Ok(rt) => rt,
+    let (config, rt) = match setup(config) {
+        Ok(setup) => setup,
         Err(code) => return code,
     };
     let result = rt.block_on(async {

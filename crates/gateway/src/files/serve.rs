@@ -88,31 +88,11 @@ pub async fn file_response(
     request: &HeaderMap,
     download: bool,
 ) -> Response {
-    let mut headers = HeaderMap::new();
-    insert(&mut headers, header::ETAG, &info.etag);
+    let mut headers = match headers_or_not_modified(info, request, download) {
+        Ok(headers) => headers,
+        Err(not_modified) => return (StatusCode::NOT_MODIFIED, not_modified).into_response(),
+    };
     insert(&mut headers, header::ACCEPT_RANGES, "bytes");
-    insert(&mut headers, header::CACHE_CONTROL, "no-cache");
-    if let Some(modified) = info.modified {
-        insert(
-            &mut headers,
-            header::LAST_MODIFIED,
-            &httpdate::fmt_http_date(modified),
-        );
-    }
-    if request
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| matches(v, &info.etag))
-    {
-        return (StatusCode::NOT_MODIFIED, headers).into_response();
-    }
-    insert(&mut headers, header::CONTENT_TYPE, &info.content_type);
-    insert(
-        &mut headers,
-        header::CONTENT_DISPOSITION,
-        &disposition(info, download),
-    );
-
     let range = request
         .get(header::RANGE)
         .and_then(|v| v.to_str().ok())
@@ -198,15 +178,35 @@ pub fn bytes_response(
     request: &HeaderMap,
     download: bool,
 ) -> Response {
+    match headers_or_not_modified(info, request, download) {
+        Ok(headers) => (StatusCode::OK, headers, Body::from(bytes)).into_response(),
+        Err(not_modified) => (StatusCode::NOT_MODIFIED, not_modified).into_response(),
+    }
+}
+
+/// The validators and content headers every file response carries, or (as the error) the
+/// headers of a 304 when the client's `If-None-Match` matches.
+fn headers_or_not_modified(
+    info: &FileInfo,
+    request: &HeaderMap,
+    download: bool,
+) -> Result<HeaderMap, HeaderMap> {
     let mut headers = HeaderMap::new();
     insert(&mut headers, header::ETAG, &info.etag);
     insert(&mut headers, header::CACHE_CONTROL, "no-cache");
+    if let Some(modified) = info.modified {
+        insert(
+            &mut headers,
+            header::LAST_MODIFIED,
+            &httpdate::fmt_http_date(modified),
+        );
+    }
     if request
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| matches(v, &info.etag))
     {
-        return (StatusCode::NOT_MODIFIED, headers).into_response();
+        return Err(headers);
     }
     insert(&mut headers, header::CONTENT_TYPE, &info.content_type);
     insert(
@@ -214,7 +214,7 @@ pub fn bytes_response(
         header::CONTENT_DISPOSITION,
         &disposition(info, download),
     );
-    (StatusCode::OK, headers, Body::from(bytes)).into_response()
+    Ok(headers)
 }
 
 enum RangeChoice {

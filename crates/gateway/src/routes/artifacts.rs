@@ -7,7 +7,7 @@ use std::io::{Read, Seek, SeekFrom};
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::files::ArtifactList;
 use antler_protocol::skills::ArchivePreview;
-use antler_sandbox::beneath::{self, BeneathError};
+use antler_sandbox::beneath;
 use antler_sandbox::{ThreadDirs, VirtualPath};
 use axum::Json;
 use axum::extract::{OriginalUri, State};
@@ -182,14 +182,7 @@ fn resolve(
         };
         return Ok(Resolved::Member(bytes, info));
     }
-    let mut file = beneath::open(root, &path.relative()).map_err(|e| match e {
-        BeneathError::NotFound => AppError::not_found(format!("no file at {}", path.display())),
-        BeneathError::Escapes => AppError::forbidden(format!(
-            "{} resolves outside the thread's files",
-            path.display()
-        )),
-        BeneathError::Io(e) => AppError::internal(e),
-    })?;
+    let mut file = crate::files::open_beneath(root, path)?;
     let meta = file.metadata().map_err(AppError::internal)?;
     if meta.is_dir() {
         return Err(AppError::bad_request(format!(

@@ -4,7 +4,6 @@
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::skills::{ArchivePreview, InstallFromThread, InstallResult};
 use antler_sandbox::VirtualPath;
-use antler_sandbox::beneath::{self, BeneathError};
 use axum::Json;
 use axum::extract::State;
 use axum::extract::multipart::{Multipart, MultipartRejection};
@@ -41,17 +40,9 @@ pub async fn install(
     let path = VirtualPath::parse_user_data(&body.path)
         .map_err(|e| AppError::new(StatusCode::BAD_REQUEST, "invalid_path", e.to_string()))?;
     let dirs = app.existing_thread_dirs(&body.thread_id).await?;
-    let display = path.display();
     let file =
-        tokio::task::spawn_blocking(move || beneath::open(dirs.user_data(), &path.relative()))
-            .await?
-            .map_err(|e| match e {
-                BeneathError::NotFound => AppError::not_found(format!("no file at {display}")),
-                BeneathError::Escapes => {
-                    AppError::forbidden(format!("{display} resolves outside the thread's files"))
-                }
-                BeneathError::Io(e) => AppError::internal(e),
-            })?;
+        tokio::task::spawn_blocking(move || crate::files::open_beneath(dirs.user_data(), &path))
+            .await??;
     if !file.metadata().map(|m| m.is_file()).unwrap_or(false) {
         return Err(AppError::bad_request("the path is not a regular file"));
     }

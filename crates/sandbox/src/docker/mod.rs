@@ -16,13 +16,12 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use bollard::Docker;
 use bollard::query_parameters::{
-    CreateContainerOptionsBuilder, ListContainersOptionsBuilder, RemoveContainerOptionsBuilder,
-    RenameContainerOptionsBuilder,
+    CreateContainerOptionsBuilder, RemoveContainerOptionsBuilder, RenameContainerOptionsBuilder,
 };
 use tokio::sync::{Mutex, Notify, OwnedSemaphorePermit, Semaphore};
 
 pub use sandbox::DockerSandbox;
-use spec::{Binds, LABEL_INSTANCE, container_body};
+use spec::{Binds, container_body};
 
 use crate::api::{Sandbox, SandboxInfo, SandboxProvider};
 use crate::beneath::Owner;
@@ -217,21 +216,12 @@ impl Inner {
 
     /// Removes every container labelled with this instance.
     async fn reconcile_containers(&self) -> Result<(), SandboxError> {
-        let filters = HashMap::from([(
-            "label".to_string(),
-            vec![format!("{LABEL_INSTANCE}={}", self.instance)],
-        )]);
-        let stale = self
-            .docker
-            .list_containers(Some(
-                ListContainersOptionsBuilder::new()
-                    .all(true)
-                    .filters(&filters)
-                    .build(),
-            ))
-            .await
-            .map_err(|e| SandboxError::Unavailable(format!("docker: {e}")))?;
-        let ids: Vec<String> = stale.into_iter().filter_map(|c| c.id).collect();
+        let stale = admin::list(&self.docker, Some(&self.instance)).await?;
+        let ids: Vec<String> = stale
+            .into_iter()
+            .map(|c| c.id)
+            .filter(|id| !id.is_empty())
+            .collect();
         if !ids.is_empty() {
             tracing::warn!(count = ids.len(), instance = %self.instance, "removing sandbox containers left by a previous run");
         }
