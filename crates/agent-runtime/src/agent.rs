@@ -70,6 +70,13 @@ impl Outcome {
     }
 }
 
+/// What a model call streamed before it stopped.
+#[derive(Default)]
+struct Partial {
+    id: String,
+    text: String,
+}
+
 impl AgentRun<'_> {
     fn services(&self) -> Services<'_> {
         Services {
@@ -117,13 +124,17 @@ impl AgentRun<'_> {
         }
         self.emit_values(state);
         let outcome = self.steps(state).await;
+        let svc = self.services();
         if outcome.status == "success" {
-            let svc = self.services();
             for hook in self.hooks {
                 hook.after_run(state, &svc).await;
             }
-            self.emit_values(state);
+        } else {
+            for hook in self.hooks {
+                hook.after_stop(state, &svc);
+            }
         }
+        self.emit_values(state);
         outcome
     }
 
@@ -158,12 +169,16 @@ impl AgentRun<'_> {
             state.step += 1;
             state.usage.model_calls += 1;
             let request = to_openai(&system, &state.values.messages);
+            let mut partial = Partial::default();
             let completion = match self
-                .call_model(model, request, tool_defs.clone(), state.step)
+                .call_model(model, request, tool_defs.clone(), state.step, &mut partial)
                 .await
             {
                 Ok(c) => c,
-                Err(ModelError::Cancelled) => return Outcome::interrupted(),
+                Err(ModelError::Cancelled) => {
+                    self.keep_partial(state, partial).await;
+                    return Outcome::interrupted();
+                }
                 Err(e) => {
                     // The partial answer is dropped: the history stays valid for the next run.
                     return Outcome::stop("error", "error", Some(e.to_string()));
@@ -223,13 +238,34 @@ impl AgentRun<'_> {
         }
     }
 
-    /// Streams one model call into `messages` events; returns the complete answer.
+    /// A stopped answer stays in the history as far as it streamed (the person saw it), as
+    /// text only: half-streamed tool calls never ran.
+    async fn keep_partial(&self, state: &mut AgentState, partial: Partial) {
+        if partial.text.trim().is_empty() {
+            return;
+        }
+        let mut response_metadata = Map::new();
+        response_metadata.insert("finish_reason".into(), json!("cancelled"));
+        state.values.messages.push(Message::Ai(AiMessage {
+            id: partial.id,
+            content: partial.text,
+            response_metadata,
+            ..Default::default()
+        }));
+        if self.save(state).await.is_ok() {
+            self.emit_values(state);
+        }
+    }
+
+    /// Streams one model call into `messages` events; returns the complete answer. The text
+    /// streamed so far is kept in `partial` for a call that does not finish.
     async fn call_model(
         &self,
         model: &ModelClient,
         request: Vec<Value>,
         tool_defs: Vec<Value>,
         step: u64,
+        partial: &mut Partial,
     ) -> Result<(Completion, String), ModelError> {
         let svc = self.services();
         let on_retry = |notice: crate::model::RetryNotice| {
@@ -241,10 +277,14 @@ impl AgentRun<'_> {
             .stream(request, tool_defs, None, self.cancel, &on_retry)
             .await?;
         let id = new_id();
+        partial.id.clone_from(&id);
         let metadata = self.metadata("agent", step);
         while let Some(event) = rx.recv().await {
             match event? {
                 ModelEvent::Delta(delta) => {
+                    if let Delta::Content(text) = &delta {
+                        partial.text.push_str(text);
+                    }
                     let chunk = chunk(&id, delta);
                     self.log
                         .emit("messages", Some(Mode::Messages), &json!([chunk, metadata]));

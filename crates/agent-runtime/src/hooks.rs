@@ -89,6 +89,8 @@ pub trait Hook: Send + Sync {
     }
     /// After a run that ended normally.
     async fn after_run(&self, _state: &mut AgentState, _svc: &Services<'_>) {}
+    /// After a run that failed or was stopped (the model may be unusable or cancelled).
+    fn after_stop(&self, _state: &mut AgentState, _svc: &Services<'_>) {}
 }
 
 /// The pipeline, in order.
@@ -297,13 +299,7 @@ impl Hook for TitleGeneration {
     }
 
     async fn after_run(&self, state: &mut AgentState, svc: &Services<'_>) {
-        if !svc.cfg.generate_titles || state.values.title.is_some() {
-            return;
-        }
-        let Some(first_user) = state.values.messages.iter().find_map(|m| match m {
-            Message::Human(h) => Some(h.content.clone()),
-            _ => None,
-        }) else {
+        let Some(first_user) = untitled(state, svc) else {
             return;
         };
         let reply = state.values.messages.iter().rev().find_map(|m| match m {
@@ -344,14 +340,39 @@ impl Hook for TitleGeneration {
                 ),
             }
         }
-        let title = title.unwrap_or_else(|| shorten(&first_user, 50));
-        svc.log.emit(
-            "custom",
-            Some(Mode::Custom),
-            &json!({"type": "title", "title": title}),
+        set_title(
+            state,
+            svc,
+            title.unwrap_or_else(|| shorten(&first_user, 50)),
         );
-        state.values.title = Some(title);
     }
+
+    /// A failed or stopped first run still names the conversation, after its first message.
+    fn after_stop(&self, state: &mut AgentState, svc: &Services<'_>) {
+        if let Some(first_user) = untitled(state, svc) {
+            set_title(state, svc, shorten(&first_user, 50));
+        }
+    }
+}
+
+/// The first user message of a thread that should get a title and has none.
+fn untitled(state: &AgentState, svc: &Services<'_>) -> Option<String> {
+    if !svc.cfg.generate_titles || state.values.title.is_some() {
+        return None;
+    }
+    state.values.messages.iter().find_map(|m| match m {
+        Message::Human(h) if !h.content.trim().is_empty() => Some(h.content.clone()),
+        _ => None,
+    })
+}
+
+fn set_title(state: &mut AgentState, svc: &Services<'_>, title: String) {
+    svc.log.emit(
+        "custom",
+        Some(Mode::Custom),
+        &json!({"type": "title", "title": title}),
+    );
+    state.values.title = Some(title);
 }
 
 /// A tool result message.

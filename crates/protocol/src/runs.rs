@@ -11,7 +11,8 @@ pub struct RunCreate {
     /// The agent (Antler serves `lead_agent`).
     pub assistant_id: String,
     /// `{"messages": [...]}`: new messages (`{"role": "user", "content": "…"}` or LangChain
-    /// shape).
+    /// shape). `null` or no messages retries the thread's last message when it has no
+    /// answer yet (its run failed or was stopped before the model replied).
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub input: Option<Value>,
@@ -133,10 +134,26 @@ pub struct HistoryRequest {
 /// `POST …/runs/{run_id}/cancel` query.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CancelQuery {
-    /// Wait until the run has stopped.
-    #[serde(default)]
+    /// Wait until the run has stopped (`true`/`false`, or `1`/`0` as the LangGraph SDKs send).
+    #[serde(default, deserialize_with = "query_flag")]
+    #[schema(value_type = Option<bool>)]
     pub wait: Option<bool>,
     /// `interrupt` (default) or `rollback`.
     #[serde(default)]
     pub action: Option<String>,
+}
+
+/// A boolean query parameter: `true`/`false`/`1`/`0` (any case); anything else is an error
+/// naming the value.
+fn query_flag<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    let Some(raw) = Option::<String>::deserialize(d)? else {
+        return Ok(None);
+    };
+    match raw.to_ascii_lowercase().as_str() {
+        "true" | "1" => Ok(Some(true)),
+        "false" | "0" => Ok(Some(false)),
+        _ => Err(serde::de::Error::custom(format!(
+            "expected true, false, 1 or 0, not {raw:?}"
+        ))),
+    }
 }

@@ -259,11 +259,19 @@ async fn timeouts_kill_the_process_tree_and_output_is_capped() {
     assert_eq!(code.exit_code, Some(7));
     // A command that finishes leaves nothing running behind it, and returns at once.
     let started = Instant::now();
-    let quick = sh(&sb, "sleep 301 > /dev/null 2>&1 & sleep 302 & echo done; exit 3").await;
+    let quick = sh(
+        &sb,
+        "sleep 301 > /dev/null 2>&1 & sleep 302 & echo done; exit 3",
+    )
+    .await;
     assert_eq!((quick.stdout.trim(), quick.exit_code), ("done", Some(3)));
     assert!(started.elapsed() < Duration::from_secs(10));
     let left = sh(&sb, "ps -eo args= | grep -c '^sleep 30[12]$' || true").await;
-    assert_eq!(left.stdout.trim(), "0", "background processes outlived their command");
+    assert_eq!(
+        left.stdout.trim(),
+        "0",
+        "background processes outlived their command"
+    );
     let req = ExecRequest::new("sleep 300", Duration::from_secs(60));
     let cancel = req.cancel.clone();
     tokio::spawn(async move {

@@ -240,14 +240,17 @@ impl Runtime {
     }
 
     /// Creates a run and starts it (it waits for earlier runs of the thread when enqueued).
+    /// Also answers the record as created (`pending`): the stored one may already have moved
+    /// on by the time the caller reads it.
     pub async fn create(
         self: &Arc<Self>,
         owner: &str,
         thread_id: &str,
         req: RunCreate,
-    ) -> Result<Arc<ActiveRun>, RunError> {
+    ) -> Result<(Arc<ActiveRun>, RunRecord), RunError> {
         let store = &self.deps.store;
-        if store.threads.get(owner, thread_id).await?.is_none() {
+        let thread = store.threads.get(owner, thread_id).await?;
+        if thread.is_none() {
             if req.if_not_exists.as_deref() == Some("create") {
                 store.threads.create(owner, thread_id, Map::new()).await?;
             } else {
@@ -258,9 +261,17 @@ impl Runtime {
             return Err(RunError::Invalid("assistant_id is required".into()));
         }
         let input = parse_input(req.input.as_ref()).map_err(RunError::Invalid)?;
-        if input.is_empty() {
+        // No input retries the thread's last message when it has no answer (its run failed
+        // or was stopped before the model replied).
+        let unanswered = thread.is_some_and(|t| {
+            matches!(
+                ThreadValues::from_value(&t.values).messages.last(),
+                Some(antler_protocol::messages::Message::Human(_))
+            )
+        });
+        if input.is_empty() && !unanswered {
             return Err(RunError::Invalid(
-                "input.messages must hold at least one user message".into(),
+                "input.messages must hold at least one user message (a run without input only retries a thread whose last message has no answer)".into(),
             ));
         }
         let modes = parse_modes(req.stream_mode.as_ref())?;
@@ -384,7 +395,7 @@ impl Runtime {
         tokio::spawn(async move {
             this.execute(task_run, queue, input, model, writer).await;
         });
-        Ok(run)
+        Ok((run, record))
     }
 
     async fn execute(

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::{Env, Server, Sse, mock_llm, read_sse, run_body};
+use crate::common::{Env, Server, Sse, error_code, mock_llm, read_sse, run_body};
 
 const DEMO_SKILL: &str = "---\nname: demo-skill\ndescription: Say hello from a script. Use when asked to run the demo.\n---\n# Demo\nRun `python3 /mnt/skills/public/demo-skill/scripts/hello.py`.\n";
 
@@ -82,6 +82,7 @@ async fn the_agent_reads_a_skill_runs_its_script_in_docker_and_presents_the_outp
         .to_str()
         .unwrap()
         .to_string();
+    let rejoin = response.headers()["location"].to_str().unwrap().to_string();
     let events = read_sse(response, |_| false).await;
 
     assert_eq!(events[0].event, "metadata");
@@ -93,6 +94,21 @@ async fn the_agent_reads_a_skill_runs_its_script_in_docker_and_presents_the_outp
         .map(|e| e.id.expect("every event has an id"))
         .collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids increase: {ids:?}");
+    // `Location` is the rejoin path relative to the API root (what LangGraph SDKs append to
+    // their base URL); with Last-Event-ID it replays the rest.
+    assert_eq!(rejoin, format!("/threads/demo/runs/{run_id}/stream"));
+    let rest = server
+        .http
+        .get(server.url(&format!("/api{rejoin}")))
+        .header("last-event-id", ids[2].to_string())
+        .send()
+        .await
+        .unwrap();
+    let rest = read_sse(rest, |_| false).await;
+    assert_eq!(
+        rest.iter().map(|e| e.id.unwrap()).collect::<Vec<_>>(),
+        ids[3..].to_vec()
+    );
     assert!(events_named(&events, "error").is_empty(), "{events:?}");
 
     let chunks = events_named(&events, "messages");
@@ -266,14 +282,34 @@ async fn cancel_stops_the_model_stream_and_kills_the_running_command() {
     assert!(!sleeping(), "the sandbox command was killed");
     let (_, thread) = server.get_json("/api/threads/t").await;
     assert_eq!(thread["status"], "interrupted");
-    // Mid-stream too: a slow answer is cut off and the history stays valid.
+    assert_eq!(
+        thread["values"]["title"], "please sleep",
+        "a stopped first run still names the thread"
+    );
+    // Mid-stream too, as the LangGraph SDKs ask (`wait=1`): the answer is cut off, what
+    // streamed stays in the history, and the history stays valid.
     let (_, run) = start_run(&server, "t", "slow please", json!({})).await;
     let run_id = run["run_id"].as_str().unwrap().to_string();
     tokio::time::sleep(Duration::from_millis(600)).await;
+    let (status, bad) = server
+        .post(&format!("/api/threads/t/runs/{run_id}/cancel?wait=maybe"))
+        .await;
+    assert_eq!((status, error_code(&bad)), (400, "invalid_query"), "{bad}");
     let (_, cancelled) = server
-        .post(&format!("/api/threads/t/runs/{run_id}/cancel?wait=true"))
+        .post(&format!(
+            "/api/threads/t/runs/{run_id}/cancel?wait=1&action=interrupt"
+        ))
         .await;
     assert_eq!(cancelled["status"], "interrupted");
+    let (_, state) = server.get_json("/api/threads/t/state").await;
+    let last = messages(&state["values"]).last().cloned().unwrap();
+    assert_eq!(last["type"], "ai", "{last}");
+    let partial = last["content"].as_str().unwrap();
+    assert!(
+        partial.starts_with("one two") && !partial.contains("fifteen"),
+        "{partial:?}"
+    );
+    assert_eq!(last["response_metadata"]["finish_reason"], "cancelled");
     let (status, again) = server
         .post(&format!("/api/threads/t/runs/{run_id}/cancel"))
         .await;
@@ -481,6 +517,52 @@ scenarios:
         messages(values).last().unwrap()["content"],
         "after the wait"
     );
+}
+
+#[tokio::test]
+async fn a_failed_message_is_retried_without_sending_it_again() {
+    let env = Env::new();
+    let script = r#"
+scenarios:
+  - match: "flaky"
+    turns:
+      - content: "answered on the second try"
+        error: {status: 400, body: "{\"error\": {\"message\": \"bad day\"}}", times: 1}
+  - match: ""
+    turns:
+      - content: "fine"
+"#;
+    let server = env.start_agent(
+        &mock_llm(script).await,
+        &[("ANTLER_AGENT_GENERATE_TITLES", "false")],
+    );
+    server.create_thread("t").await;
+    // Nothing to retry on a new thread.
+    let mut retry = run_body("unused", &["values"]);
+    retry["input"] = Value::Null;
+    let (status, refused) = server
+        .post_json("/api/threads/t/runs/wait", retry.clone())
+        .await;
+    assert_eq!(
+        (status, error_code(&refused)),
+        (422, "invalid_body"),
+        "{refused}"
+    );
+    let (_, failed) = server
+        .post_json("/api/threads/t/runs/wait", run_body("flaky", &["values"]))
+        .await;
+    assert_eq!(messages(&failed).len(), 1, "{failed}");
+    let (_, values) = server
+        .post_json("/api/threads/t/runs/wait", retry.clone())
+        .await;
+    let texts: Vec<Value> = messages(&values)
+        .iter()
+        .map(|m| m["content"].clone())
+        .collect();
+    assert_eq!(texts, [json!("flaky"), json!("answered on the second try")]);
+    // Answered now: a second retry has nothing to do.
+    let (status, _) = server.post_json("/api/threads/t/runs/wait", retry).await;
+    assert_eq!(status, 422);
 }
 
 #[tokio::test]

@@ -130,6 +130,12 @@ fn sse(
         .into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_LOCATION, location(thread_id, &run_id));
+    // Where to rejoin after a dropped connection (with Last-Event-ID), relative to the API
+    // root as LangGraph servers send it: the SDKs append it to their base URL (`…/api`).
+    if let Ok(rejoin) = HeaderValue::from_str(&format!("/threads/{thread_id}/runs/{run_id}/stream"))
+    {
+        headers.insert(header::LOCATION, rejoin);
+    }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
@@ -160,7 +166,7 @@ pub async fn stream_run(
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Response> {
-    let run = runtime(&app)
+    let (run, _) = runtime(&app)
         .await
         .create(app.owner(), &thread_id, body)
         .await
@@ -192,17 +198,11 @@ pub async fn create_run(
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Response> {
-    let run = app
+    let (run, record) = app
         .runtime
         .create(app.owner(), &thread_id, body)
         .await
         .map_err(run_error)?;
-    let record = app
-        .store
-        .runs
-        .get(&thread_id, &run.run_id)
-        .await?
-        .ok_or_else(|| AppError::internal(anyhow::anyhow!("run vanished")))?;
     let mut response = Json(run_json(record)).into_response();
     response
         .headers_mut()
@@ -230,7 +230,7 @@ pub async fn wait_run(
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Response> {
-    let run = app
+    let (run, _) = app
         .runtime
         .create(app.owner(), &thread_id, body)
         .await

@@ -90,7 +90,9 @@ impl Sandbox for DockerSandbox {
                     || output.cancelled
                     || output.exit_code.is_none()
                     || matches!(output.exit_code, Some(125..=127))
-                    || output.stderr.contains("fork: Resource temporarily unavailable");
+                    || output
+                        .stderr
+                        .contains("fork: Resource temporarily unavailable");
                 let healthy = healthy && (!suspicious || self.probe().await);
                 if !healthy {
                     tracing::warn!(thread.id = %self.thread_id, "sandbox stopped responding; it will be replaced");
