@@ -1,7 +1,7 @@
 # Antler. `make run` starts the server with embedded defaults; `make test` runs every test.
-.PHONY: run test bench lint fmt snapshots fuzz-archive sandbox-image compose-test
+.PHONY: run test bench lint fmt snapshots fuzz-archive sandbox-image frontend demo e2e compose-test
 
-run:
+run: frontend
 	cargo run --release -p antler-cli --bin antler -- serve
 
 test:
@@ -32,3 +32,18 @@ fuzz-archive:
 # Accept a deliberate API change into the OpenAPI snapshot (review the diff afterwards).
 snapshots:
 	UPDATE_SNAPSHOTS=1 cargo test -p antler-gateway --test openapi_snapshot
+
+# Build the web UI into frontend/dist when it is missing or older than its sources (npm ci +
+# npm run build; needs Node.js 20.19+). FORCE=1 rebuilds.
+frontend:
+	scripts/frontend.sh
+
+# Try the whole flow without an API key: a scripted model (demo/mock.yaml), the Docker
+# sandbox and the UI on http://127.0.0.1:8000 (data in ./data-demo). Ctrl-C stops it.
+demo:
+	scripts/demo.sh
+
+# End-to-end tests of the web UI (part of `make test`): Chromium via playwright-core against
+# the real server, the Docker sandbox and antler-mock-llm; screenshots in target/e2e-screenshots.
+e2e:
+	scripts/e2e.sh

@@ -22,3 +22,13 @@ python3 -m unittest discover -s tests/skills -v
 
 # The official LangGraph Python SDK against the server, unmodified.
 scripts/sdk-test.sh
+
+# The web UI: unit tests (Vitest), then end to end in Chromium against the real server, the
+# Docker sandbox and the scripted model (scripts/e2e.sh). Both need Node.js 20.19+ with npm.
+if ! command -v npm >/dev/null; then
+  echo "make test: the web UI tests need Node.js 20.19+ with npm (https://nodejs.org)" >&2
+  exit 1
+fi
+scripts/frontend.sh
+(cd frontend && npm test --silent)
+scripts/e2e.sh

@@ -1,0 +1,37 @@
+import { Navigate, Route, Routes } from "react-router-dom";
+import { ArtifactsPage } from "./artifacts/ArtifactsPage";
+import { ChatPage } from "./chat/ChatPage";
+import { Shell } from "./components/Shell";
+import { EmptyState } from "./components/States";
+import { ToastProvider } from "./components/Toasts";
+import { SkillsPage } from "./settings/SkillsPage";
+import { AppInfoProvider } from "./state/appInfo";
+
+function NotFound() {
+  return (
+    <main className="page" id="main">
+      <EmptyState icon="alert" title="Page not found">
+        <a href="/">Back to the chat</a>
+      </EmptyState>
+    </main>
+  );
+}
+
+export function App() {
+  return (
+    <AppInfoProvider>
+      <ToastProvider>
+        <Routes>
+          <Route element={<Shell />}>
+            <Route path="/" element={<ChatPage />} />
+            <Route path="/threads/:threadId" element={<ChatPage />} />
+            <Route path="/threads/:threadId/artifacts" element={<ArtifactsPage />} />
+            <Route path="/settings" element={<Navigate to="/settings/skills" replace />} />
+            <Route path="/settings/skills" element={<SkillsPage />} />
+            <Route path="*" element={<NotFound />} />
+          </Route>
+        </Routes>
+      </ToastProvider>
+    </AppInfoProvider>
+  );
+}

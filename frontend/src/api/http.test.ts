@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { api, artifactUrl, downloadUrl } from "./client";
+import { ApiError, errorFrom, errorMessage, request } from "./http";
+
+function respond(status: number, body: string, contentType = "application/json") {
+  return vi.fn(async () => new Response(body, { status, headers: { "content-type": contentType } }));
+}
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe("API errors", () => {
+  it("carry the envelope's code, message and findings", async () => {
+    const body = JSON.stringify({
+      error: {
+        code: "invalid_archive",
+        message: "the archive was refused",
+        details: { findings: [{ rule: "unsafe-path", path: "../evil.sh", message: "leaves the skill folder" }] },
+      },
+    });
+    const e = await errorFrom(new Response(body, { status: 400 }));
+    expect(e).toBeInstanceOf(ApiError);
+    expect(e).toMatchObject({ status: 400, code: "invalid_archive", message: "the archive was refused" });
+    expect(e.findings).toEqual([{ rule: "unsafe-path", path: "../evil.sh", message: "leaves the skill folder" }]);
+  });
+
+  it("fall back to the status for bodies that are not the envelope", async () => {
+    const e = await errorFrom(new Response("<html>bad gateway</html>", { status: 502, statusText: "Bad Gateway" }));
+    expect(e).toMatchObject({ status: 502, code: "http_error", message: "Bad Gateway" });
+    expect(e.findings).toEqual([]);
+    const plain = await errorFrom(new Response("upstream timed out", { status: 504 }));
+    expect(plain.message).toBe("HTTP 504: upstream timed out");
+  });
+
+  it("are thrown by request with JSON bodies sent and parsed", async () => {
+    const fetchMock = respond(409, JSON.stringify({ error: { code: "skill_exists", message: "already installed" } }));
+    vi.stubGlobal("fetch", fetchMock);
+    await expect(api.installFromThread({ thread_id: "t", path: "/mnt/user-data/outputs/a.skill" })).rejects.toMatchObject({
+      status: 409,
+      code: "skill_exists",
+    });
+    const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
+    expect(url).toBe("/api/skills/install");
+    expect(init.method).toBe("POST");
+    expect(JSON.parse(init.body as string)).toEqual({ thread_id: "t", path: "/mnt/user-data/outputs/a.skill" });
+    expect((init.headers as Record<string, string>)["content-type"]).toBe("application/json");
+  });
+
+  it("report a network failure clearly and answer undefined for 204", async () => {
+    vi.stubGlobal("fetch", vi.fn(async () => Promise.reject(new TypeError("Failed to fetch"))));
+    await expect(request("/health")).rejects.toMatchObject({ code: "network_error", status: 0 });
+    vi.stubGlobal("fetch", vi.fn(async () => new Response(null, { status: 204 })));
+    await expect(api.deleteThread("t")).resolves.toBeUndefined();
+  });
+
+  it("turn anything into a message", () => {
+    expect(errorMessage(new ApiError(404, "not_found", "no skill named 'x'"))).toBe("no skill named 'x'");
+    expect(errorMessage("plain")).toBe("plain");
+    expect(errorMessage(42)).toBe("Something went wrong.");
+  });
+});
+
+describe("URLs", () => {
+  it("encode artifact paths segment by segment", () => {
+    expect(artifactUrl("t 1", "/mnt/user-data/outputs/my file.md")).toBe("/api/threads/t%201/artifacts/mnt/user-data/outputs/my%20file.md");
+    expect(downloadUrl("/a/b")).toBe("/a/b?download=true");
+    expect(downloadUrl("/a/b?x=1")).toBe("/a/b?x=1&download=true");
+  });
+
+  it("send skill uploads as multipart with the overwrite flag", async () => {
+    const fetchMock = respond(200, JSON.stringify({ skill: { name: "x" }, replaced: true, warnings: [] }));
+    vi.stubGlobal("fetch", fetchMock);
+    await api.uploadSkill(new File(["zip"], "x.skill"), { overwrite: true });
+    const init = (fetchMock.mock.calls[0] as unknown as [string, RequestInit])[1];
+    const form = init.body as FormData;
+    expect(form.get("overwrite")).toBe("true");
+    expect(form.get("enable")).toBe("true");
+    expect((form.get("file") as File).name).toBe("x.skill");
+  });
+});

@@ -1,0 +1,65 @@
+// The files panel beside the chat; its width is remembered.
+import { type CSSProperties, useEffect, useState } from "react";
+import { Link } from "react-router-dom";
+import { Icon } from "../components/Icon";
+import { ArtifactBrowser } from "./ArtifactBrowser";
+import { ResizeHandle } from "./ResizeHandle";
+
+const KEY = "antler-panel-width";
+const MIN = 280;
+
+function maxWidth(): number {
+  return Math.max(MIN, Math.round(window.innerWidth * 0.7));
+}
+
+function savedWidth(): number {
+  const n = Number(localStorage.getItem(KEY));
+  return Number.isFinite(n) && n >= MIN ? Math.min(n, maxWidth()) : 460;
+}
+
+export function ArtifactPanel({
+  threadId,
+  selected,
+  version,
+  onSelect,
+  onClose,
+}: {
+  threadId: string;
+  selected: string | null;
+  version: number;
+  onSelect: (path: string | null) => void;
+  onClose: () => void;
+}) {
+  const [width, setWidth] = useState(savedWidth);
+  useEffect(() => {
+    localStorage.setItem(KEY, String(width));
+  }, [width]);
+  return (
+    <aside
+      className="artifact-panel"
+      style={{ "--panel-width": `${width}px` } as CSSProperties}
+      aria-label="Files"
+      data-testid="artifact-panel"
+      onKeyDown={(e) => {
+        // Escape inside the panel closes it (not while a dialog is open).
+        if (e.key === "Escape" && !document.querySelector("dialog[open]")) onClose();
+      }}
+    >
+      <ResizeHandle width={width} min={MIN} max={maxWidth()} onResize={setWidth} label="Resize the files panel" />
+      <div className="panel-inner">
+        <div className="panel-head">
+          <h2>Files</h2>
+          <Link className="btn btn-ghost btn-sm" to={`/threads/${threadId}/artifacts${selected ? `?file=${encodeURIComponent(selected)}` : ""}`}>
+            <Icon name="external" size={14} /> Open page
+          </Link>
+          <button type="button" className="btn btn-ghost btn-icon" aria-label="Close the files panel" onClick={onClose}>
+            <Icon name="x" />
+          </button>
+        </div>
+        <div className="panel-body">
+          <ArtifactBrowser threadId={threadId} selected={selected} onSelect={onSelect} version={version} layout="panel" />
+        </div>
+      </div>
+    </aside>
+  );
+}

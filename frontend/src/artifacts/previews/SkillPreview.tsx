@@ -1,0 +1,114 @@
+// A `.skill` artifact: members, SKILL.md, validation, and one-click install.
+import { useEffect, useState } from "react";
+import { api } from "../../api/client";
+import { ApiError, errorMessage } from "../../api/http";
+import type { ArchivePreview, InstallFinding } from "../../api/types";
+import { ArchiveSummary, EntryList, Findings } from "../../components/ArchiveDetails";
+import { Icon } from "../../components/Icon";
+import { ErrorState, Spinner } from "../../components/States";
+import { useToast } from "../../components/Toasts";
+import { useText } from "../useArtifacts";
+import { MarkdownDoc } from "./TextPreviews";
+
+type InstallState =
+  | { kind: "idle" }
+  | { kind: "busy" }
+  | { kind: "exists"; message: string }
+  | { kind: "failed"; message: string; findings: InstallFinding[] }
+  | { kind: "done"; name: string };
+
+function skillMdUrl(url: string, preview: ArchivePreview): string | null {
+  const root = preview.skill.root ?? "";
+  const member = `${root}SKILL.md`;
+  if (!preview.entries.some((e) => e.path === member)) return null;
+  return `${url.replace(/\/$/, "")}/${member.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+export function SkillPreview({ url, path, threadId }: { url: string; path: string; threadId: string }) {
+  const [preview, setPreview] = useState<ArchivePreview | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [install, setInstall] = useState<InstallState>({ kind: "idle" });
+  const toast = useToast();
+  useEffect(() => {
+    let cancelled = false;
+    setPreview(null);
+    setError(null);
+    setInstall({ kind: "idle" });
+    api.archivePreview(url).then(
+      (p) => !cancelled && setPreview(p),
+      (e: unknown) => !cancelled && setError(errorMessage(e)),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [url]);
+  const mdUrl = preview ? skillMdUrl(url, preview) : null;
+  const skillMd = useText(mdUrl, !!mdUrl);
+
+  const doInstall = async (overwrite: boolean) => {
+    setInstall({ kind: "busy" });
+    try {
+      const result = await api.installFromThread({ thread_id: threadId, path, overwrite });
+      setInstall({ kind: "done", name: result.skill.name });
+      toast({
+        kind: "success",
+        message: `Installed “${result.skill.name}”${result.replaced ? " (replaced the previous version)" : ""}.`,
+        link: { to: `/settings/skills?tab=custom&skill=${encodeURIComponent(result.skill.name)}`, label: "View in Settings" },
+      });
+    } catch (e) {
+      if (e instanceof ApiError && e.code === "skill_exists") setInstall({ kind: "exists", message: e.message });
+      else setInstall({ kind: "failed", message: errorMessage(e), findings: e instanceof ApiError ? e.findings : [] });
+    }
+  };
+
+  if (error) return <ErrorState message={`Cannot read the archive: ${error}`} />;
+  if (!preview) return <Spinner label="Reading the archive…" />;
+  return (
+    <div className="skill-preview" data-testid="skill-preview">
+      <ArchiveSummary preview={preview} />
+      <div className="install-bar">
+        {install.kind === "done" ? (
+          <p className="install-ok" role="status">
+            <Icon name="check" /> Installed and enabled.
+          </p>
+        ) : install.kind === "exists" ? (
+          <div className="install-conflict" role="alert">
+            <p>{install.message}</p>
+            <button type="button" className="btn btn-danger" onClick={() => void doInstall(true)}>
+              Replace existing
+            </button>
+          </div>
+        ) : (
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={() => void doInstall(false)}
+            disabled={!preview.skill.valid || install.kind === "busy"}
+            data-testid="install-skill"
+          >
+            <Icon name="download" /> {install.kind === "busy" ? "Installing…" : "Install"}
+          </button>
+        )}
+        {install.kind === "failed" && (
+          <div className="error-box" role="alert">
+            <Icon name="alert" /> <span>{install.message}</span>
+          </div>
+        )}
+      </div>
+      {install.kind === "failed" && <Findings findings={install.findings} title="Install refused" />}
+      <EntryList preview={preview} />
+      <section className="skill-md" aria-label="SKILL.md">
+        <h3>SKILL.md</h3>
+        {!mdUrl ? (
+          <p className="muted">The archive has no SKILL.md at its root.</p>
+        ) : skillMd.loading ? (
+          <Spinner label="Loading SKILL.md…" />
+        ) : skillMd.error ? (
+          <ErrorState message={skillMd.error} />
+        ) : (
+          <MarkdownDoc text={skillMd.text ?? ""} />
+        )}
+      </section>
+    </div>
+  );
+}

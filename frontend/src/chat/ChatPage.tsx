@@ -1,0 +1,208 @@
+// `/` and `/threads/:threadId`: the conversation list, the chat, and the files panel.
+import { useCallback, useEffect, useRef, useState } from "react";
+import { Link, useNavigate, useParams, useSearchParams } from "react-router-dom";
+import { api } from "../api/client";
+import { errorMessage } from "../api/http";
+import { threadTitle } from "../api/types";
+import { ArtifactPanel } from "../artifacts/ArtifactPanel";
+import { Icon } from "../components/Icon";
+import { useShell } from "../components/Shell";
+import { EmptyState, ErrorState, Spinner } from "../components/States";
+import { useToast } from "../components/Toasts";
+import { useFileDrop } from "../hooks/useFileDrop";
+import { visibleMessages } from "../lib/conversation";
+import { uuid } from "../lib/id";
+import { withAttachments } from "../lib/uploads";
+import { useAppInfo } from "../state/appInfo";
+import { type SessionState, ThreadSession, sessionFor } from "../state/session";
+import { useStore } from "../state/store";
+import { threadsStore, upsertThread } from "../state/threads";
+import { Composer } from "./Composer";
+import { MessageList } from "./MessageList";
+import { Sidebar } from "./Sidebar";
+import { useAttachments } from "./useAttachments";
+import { Welcome } from "./Welcome";
+
+const idle = new ThreadSession("");
+idle.markFresh();
+
+function useSession(threadId: string | undefined): [ThreadSession | undefined, SessionState] {
+  const session = threadId ? sessionFor(threadId) : undefined;
+  const state = useStore((session ?? idle).store);
+  return [session, state];
+}
+
+export function ChatPage() {
+  const { threadId } = useParams();
+  const navigate = useNavigate();
+  const [params, setParams] = useSearchParams();
+  const { sidebarOpen, setSidebarOpen } = useShell();
+  const info = useAppInfo();
+  const toast = useToast();
+  const [session, state] = useSession(threadId);
+  const { threads } = useStore(threadsStore);
+  const thread = threads.find((t) => t.thread_id === threadId);
+  const creating = useRef<Promise<string> | null>(null);
+  /** A thread this page just created: its draft and attachments carry over. */
+  const justCreated = useRef<string | null>(null);
+  const [draftKey, setDraftKey] = useState(threadId ?? "new");
+
+  useEffect(() => {
+    void session?.ensureLoaded();
+  }, [session]);
+
+  const ensureThread = useCallback(async (): Promise<string> => {
+    if (threadId) return threadId;
+    creating.current ??= (async () => {
+      const id = uuid();
+      const created = await api.createThread(id);
+      upsertThread(created);
+      sessionFor(id).markFresh();
+      justCreated.current = id;
+      navigate(`/threads/${id}`);
+      return id;
+    })();
+    try {
+      return await creating.current;
+    } finally {
+      creating.current = null;
+    }
+  }, [threadId, navigate]);
+
+  const onError = useCallback((message: string) => toast({ kind: "error", message }), [toast]);
+  const attachments = useAttachments(ensureThread, onError);
+  const drop = useFileDrop((files) => void attachments.add(files), info.models.length > 0);
+
+  // Another conversation: start with an empty message box (not after creating this one).
+  const { clear: clearAttachments } = attachments;
+  useEffect(() => {
+    if (threadId && threadId === justCreated.current) {
+      justCreated.current = null;
+      return;
+    }
+    clearAttachments();
+    setDraftKey(threadId ?? "new");
+  }, [threadId, clearAttachments]);
+
+  const send = useCallback(
+    async (text: string) => {
+      try {
+        const id = await ensureThread();
+        sessionFor(id).send(withAttachments(text, attachments.paths));
+        attachments.clear();
+      } catch (e) {
+        toast({ kind: "error", message: `Could not start the chat: ${errorMessage(e)}` });
+      }
+    },
+    [ensureThread, attachments, toast],
+  );
+
+  const file = params.get("file");
+  const panelOpen = params.has("files") || !!file;
+  const openFile = useCallback(
+    (path: string) => setParams((p) => {
+      p.set("files", "1");
+      p.set("file", path);
+      return p;
+    }),
+    [setParams],
+  );
+  const setPanel = (open: boolean) =>
+    setParams((p) => {
+      if (open) p.set("files", "1");
+      else {
+        p.delete("files");
+        p.delete("file");
+      }
+      return p;
+    });
+
+  const noModel = info.loaded && info.models.length === 0;
+  const messages = visibleMessages(state.conversation);
+  const notFound = state.loadError && !messages.length;
+  const title = thread ? threadTitle(thread) : threadId ? "Conversation" : "New chat";
+
+  return (
+    <div className={`chat-layout ${panelOpen && threadId ? "with-panel" : ""}`}>
+      <Sidebar open={sidebarOpen} onClose={() => setSidebarOpen(false)} {...(threadId ? { activeId: threadId } : {})} />
+      <main id="main" className="chat-main" {...drop.handlers}>
+        <div className="chat-header">
+          <h1 className="chat-title" data-testid="chat-title">{title}</h1>
+          {threadId && (
+            <div className="chat-header-actions">
+              <button
+                type="button"
+                className="btn btn-sm"
+                aria-pressed={panelOpen}
+                onClick={() => setPanel(!panelOpen)}
+                data-testid="files-toggle"
+              >
+                <Icon name="panel" size={14} /> Files{state.artifacts.length ? ` (${state.artifacts.length})` : ""}
+              </button>
+              <Link className="btn btn-sm btn-ghost hide-narrow" to={`/threads/${threadId}/artifacts`}>
+                <Icon name="external" size={14} /> Files page
+              </Link>
+            </div>
+          )}
+        </div>
+        {state.loading && !messages.length ? (
+          <Spinner label="Loading the conversation…" />
+        ) : notFound ? (
+          <div className="messages">
+            {state.notFound ? (
+              <EmptyState icon="alert" title="Conversation not found">
+                <Link to="/">Start a new chat</Link>
+              </EmptyState>
+            ) : (
+              <ErrorState message={state.loadError ?? ""} onRetry={() => void session?.load()} />
+            )}
+          </div>
+        ) : messages.length === 0 && !state.streaming ? (
+          <div className="messages">
+            <Welcome onPick={(s) => void send(s)} disabled={noModel} />
+          </div>
+        ) : (
+          <MessageList
+            state={state}
+            actions={{ onOpenFile: openFile, onAnswer: (t) => void send(t), busy: state.streaming || noModel }}
+            onRetry={() => session?.retry()}
+          />
+        )}
+        <Composer
+          key={draftKey}
+          streaming={state.streaming}
+          stopping={state.stopping}
+          disabled={noModel || !!notFound}
+          disabledReason={noModel ? "No model is configured" : "Conversation not found"}
+          attachments={attachments.items}
+          uploading={attachments.uploading}
+          onSend={(t) => void send(t)}
+          onStop={() => void session?.stop()}
+          onFiles={(f) => void attachments.add(f)}
+          onRemoveAttachment={attachments.remove}
+        />
+        {drop.dragging && (
+          <div className="drop-overlay" aria-hidden="true">
+            <Icon name="upload" size={28} /> Drop files to upload them to this chat
+          </div>
+        )}
+      </main>
+      {panelOpen && threadId && (
+        <ArtifactPanel
+          threadId={threadId}
+          selected={file}
+          version={state.filesVersion}
+          onSelect={(p) =>
+            setParams((q) => {
+              if (p) q.set("file", p);
+              else q.delete("file");
+              return q;
+            })
+          }
+          onClose={() => setPanel(false)}
+        />
+      )}
+    </div>
+  );
+}
+

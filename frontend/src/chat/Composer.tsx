@@ -1,0 +1,102 @@
+// The message box: Enter sends, Shift+Enter breaks the line; attach files; Stop while running.
+import { useRef, useState } from "react";
+import { Icon } from "../components/Icon";
+import type { Attachment } from "./useAttachments";
+
+export interface ComposerProps {
+  streaming: boolean;
+  stopping: boolean;
+  disabled: boolean;
+  disabledReason?: string;
+  attachments: Attachment[];
+  uploading: boolean;
+  onSend: (text: string) => void;
+  onStop: () => void;
+  onFiles: (files: File[]) => void;
+  onRemoveAttachment: (key: string) => void;
+}
+
+export function Composer(props: ComposerProps) {
+  const [text, setText] = useState("");
+  const fileInput = useRef<HTMLInputElement>(null);
+  const canSend = !props.disabled && !props.streaming && !props.uploading && text.trim().length > 0;
+  const send = () => {
+    if (!canSend) return;
+    props.onSend(text);
+    setText("");
+  };
+  return (
+    <form
+      className="composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        send();
+      }}
+    >
+      {props.attachments.length > 0 && (
+        <ul className="attachments" aria-label="Attachments">
+          {props.attachments.map((a) => (
+            <li key={a.key} className={`attachment attachment-${a.status}`} title={a.error ?? a.virtualPath ?? a.name}>
+              <Icon name="file" size={14} />
+              <span className="attachment-name">{a.name}</span>
+              {a.status === "uploading" && <span className="spinner spinner-xs" aria-label="uploading" />}
+              {a.status === "error" && <span className="attachment-error">failed</span>}
+              <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={`Remove ${a.name}`} onClick={() => props.onRemoveAttachment(a.key)}>
+                <Icon name="x" size={12} />
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="composer-row">
+        <input
+          ref={fileInput}
+          type="file"
+          multiple
+          hidden
+          data-testid="file-input"
+          onChange={(e) => {
+            const files = Array.from(e.target.files ?? []);
+            e.target.value = "";
+            props.onFiles(files);
+          }}
+        />
+        <button
+          type="button"
+          className="btn btn-ghost btn-icon"
+          aria-label="Attach files"
+          title="Attach files (or drop them on the chat)"
+          onClick={() => fileInput.current?.click()}
+          disabled={props.disabled}
+        >
+          <Icon name="clip" />
+        </button>
+        <textarea
+          className="composer-input"
+          aria-label="Message"
+          placeholder={props.disabled ? (props.disabledReason ?? "Chat is unavailable") : "Message Antler…"}
+          title="Enter sends, Shift+Enter starts a new line"
+          value={text}
+          rows={Math.min(8, Math.max(1, text.split("\n").length))}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              send();
+            }
+          }}
+          disabled={props.disabled}
+        />
+        {props.streaming ? (
+          <button type="button" className="btn btn-danger" onClick={props.onStop} disabled={props.stopping} data-testid="stop-button">
+            <Icon name="stop" /> {props.stopping ? "Stopping…" : "Stop"}
+          </button>
+        ) : (
+          <button type="submit" className="btn btn-primary" disabled={!canSend} aria-label="Send" data-testid="send-button">
+            <Icon name="send" /> <span className="hide-narrow">Send</span>
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

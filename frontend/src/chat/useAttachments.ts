@@ -1,0 +1,50 @@
+// Files uploaded into the thread for the next message.
+import { useCallback, useState } from "react";
+import { api } from "../api/client";
+import { errorMessage } from "../api/http";
+
+export interface Attachment {
+  key: string;
+  name: string;
+  status: "uploading" | "done" | "error";
+  virtualPath?: string;
+  error?: string;
+}
+
+let counter = 0;
+
+export function useAttachments(ensureThread: () => Promise<string>, onError: (message: string) => void) {
+  const [items, setItems] = useState<Attachment[]>([]);
+
+  const add = useCallback(
+    async (files: File[]) => {
+      if (!files.length) return;
+      const keys = files.map((f) => ({ key: `a${++counter}`, name: f.name }));
+      setItems((prev) => [...prev, ...keys.map((k) => ({ ...k, status: "uploading" as const }))]);
+      try {
+        const threadId = await ensureThread();
+        const { files: stored } = await api.uploadFiles(threadId, files);
+        setItems((prev) =>
+          prev.map((a) => {
+            const i = keys.findIndex((k) => k.key === a.key);
+            const s = i >= 0 ? stored[i] : undefined;
+            return s ? { ...a, status: "done", name: s.filename, virtualPath: s.virtual_path } : a;
+          }),
+        );
+      } catch (e) {
+        const message = errorMessage(e);
+        setItems((prev) =>
+          prev.map((a) => (keys.some((k) => k.key === a.key) ? { ...a, status: "error", error: message } : a)),
+        );
+        onError(`Upload failed: ${message}`);
+      }
+    },
+    [ensureThread, onError],
+  );
+
+  const remove = useCallback((key: string) => setItems((prev) => prev.filter((a) => a.key !== key)), []);
+  const clear = useCallback(() => setItems([]), []);
+  const uploading = items.some((a) => a.status === "uploading");
+  const paths = items.filter((a) => a.status === "done" && a.virtualPath).map((a) => a.virtualPath as string);
+  return { items, add, remove, clear, uploading, paths };
+}

@@ -1,0 +1,121 @@
+// The frame around every page: header (navigation, model, theme) and server banners.
+import { useEffect, useState } from "react";
+import { Link, NavLink, Outlet, useLocation, useOutletContext } from "react-router-dom";
+import { useAppInfo } from "../state/appInfo";
+import { Icon } from "./Icon";
+import { ThemeToggle } from "./ThemeToggle";
+
+export interface ShellContext {
+  sidebarOpen: boolean;
+  setSidebarOpen: (open: boolean) => void;
+}
+
+export function useShell(): ShellContext {
+  return useOutletContext<ShellContext>();
+}
+
+function Logo() {
+  return (
+    <svg className="logo" width="22" height="22" viewBox="0 0 32 32" aria-hidden="true" focusable="false">
+      <rect width="32" height="32" rx="8" fill="var(--accent)" />
+      <path
+        d="M16 27V16M16 16l-6-6M10 10V5M10 10l-4-2M16 16l6-6M22 10V5M22 10l4-2M16 20l-4-3M16 20l4-3"
+        stroke="var(--accent-contrast)"
+        strokeWidth="2.4"
+        strokeLinecap="round"
+        fill="none"
+      />
+    </svg>
+  );
+}
+
+function ModelLabel() {
+  const { loaded, defaultModel } = useAppInfo();
+  if (!loaded || !defaultModel) return null;
+  return (
+    <span className="model-label" data-testid="model-label" title={`Model: ${defaultModel.model}`}>
+      <span className="model-name">{defaultModel.name}</span>
+      {defaultModel.demo && <span className="badge badge-demo">scripted demo</span>}
+    </span>
+  );
+}
+
+function Banners() {
+  const { loaded, models, health, error } = useAppInfo();
+  if (!loaded) return null;
+  return (
+    <>
+      {error && (
+        <div className="banner banner-error" role="alert">
+          <Icon name="alert" /> Cannot reach the server: {error}
+        </div>
+      )}
+      {!error && models.length === 0 && (
+        <div className="banner banner-warn" role="alert" data-testid="no-model-banner">
+          <Icon name="alert" />
+          <span>
+            <strong>No model configured.</strong> Chat is disabled. Set <code>ANTLER_MODEL_BASE_URL</code>,{" "}
+            <code>ANTLER_MODEL</code> and <code>OPENAI_API_KEY</code> and restart the server, or run{" "}
+            <code>make demo</code> for a scripted demo.
+          </span>
+        </div>
+      )}
+      {health && health.sandbox === "local" && (
+        <div className="banner banner-info" role="status">
+          <Icon name="info" /> No Docker sandbox: the agent can read and write files but commands may be refused.
+        </div>
+      )}
+    </>
+  );
+}
+
+export function Shell() {
+  const [sidebarOpen, setSidebarOpen] = useState(false);
+  const ctx: ShellContext = { sidebarOpen, setSidebarOpen };
+  const { pathname } = useLocation();
+  useEffect(() => {
+    if (!sidebarOpen) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") setSidebarOpen(false);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [sidebarOpen]);
+  const chatActive = pathname === "/" || (pathname.startsWith("/threads/") && !pathname.endsWith("/artifacts"));
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <button
+          type="button"
+          className="btn btn-ghost btn-icon menu-button"
+          aria-label={sidebarOpen ? "Close conversations" : "Open conversations"}
+          aria-expanded={sidebarOpen}
+          aria-controls="sidebar"
+          onClick={() => setSidebarOpen(!sidebarOpen)}
+        >
+          <Icon name="menu" />
+        </button>
+        <NavLink to="/" className="brand" aria-label="Antler home">
+          <Logo /> <span className="brand-text">Antler</span>
+        </NavLink>
+        <nav className="topnav" aria-label="Main">
+          <Link to="/" className={chatActive ? "active" : ""} aria-current={chatActive ? "page" : undefined}>
+            Chat
+          </Link>
+          <NavLink to="/settings/skills" className={({ isActive }) => (isActive ? "active" : "")}>
+            Skills
+          </NavLink>
+        </nav>
+        <div className="topbar-end">
+          <ModelLabel />
+          <ThemeToggle />
+        </div>
+      </header>
+      <Banners />
+      <Outlet context={ctx} />
+    </div>
+  );
+}

@@ -1,0 +1,124 @@
+// How a tool call and its result read in a compact card.
+import type { ToolCall, ToolMessage } from "./messages";
+import { textOf } from "./messages";
+import { basename, languageFor } from "./fileKind";
+
+const TITLES: Record<string, string> = {
+  bash: "Run command",
+  ls: "List directory",
+  read_file: "Read file",
+  write_file: "Write file",
+  str_replace: "Edit file",
+  glob: "Find files",
+  grep: "Search files",
+  present_files: "Present files",
+  ask_clarification: "Ask a question",
+};
+
+export function toolTitle(name: string): string {
+  return TITLES[name] ?? name;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() ? value : undefined;
+}
+
+function firstLine(text: string, max = 120): string {
+  const line = text.split("\n")[0] ?? "";
+  const cut = line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  return text.includes("\n") ? `${cut} …` : cut;
+}
+
+/** One line naming what the call works on (command, path, pattern…). */
+export function toolSummary(call: Pick<ToolCall, "name" | "args">): string {
+  const a = call.args;
+  switch (call.name) {
+    case "bash":
+      return str(a["command"]) ? `$ ${firstLine(str(a["command"]) ?? "")}` : "";
+    case "ls":
+    case "read_file":
+    case "write_file":
+    case "str_replace":
+      return str(a["path"]) ?? "";
+    case "glob":
+    case "grep": {
+      const pattern = str(a["pattern"]) ?? "";
+      const path = str(a["path"]);
+      return path ? `${pattern} in ${path}` : pattern;
+    }
+    case "present_files": {
+      const files = Array.isArray(a["filepaths"]) ? a["filepaths"] : [];
+      return files.filter((f): f is string => typeof f === "string").map(basename).join(", ");
+    }
+    case "ask_clarification":
+      return str(a["question"]) ?? "";
+    default:
+      return "";
+  }
+}
+
+/** The model's stated reason for the call (the `description` argument), if any. */
+export function toolPurpose(call: Pick<ToolCall, "args">): string | undefined {
+  return str(call.args["description"]);
+}
+
+/** The arguments worth showing, pretty-printed (without `description`). */
+export function formatArgs(args: Record<string, unknown>): string {
+  const { description: _omit, ...rest } = args;
+  void _omit;
+  return Object.keys(rest).length ? JSON.stringify(rest, null, 2) : "";
+}
+
+export type ToolStatus = "running" | "success" | "error";
+
+export interface ToolResultView {
+  status: ToolStatus;
+  /** Output text (bash: without the trailing `[exit code: N]` line). */
+  output: string;
+  exitCode?: number | null;
+  timedOut?: boolean;
+  cancelled?: boolean;
+  /** Highlighting language for the output (read_file of a code file). */
+  language?: string;
+}
+
+const EXIT_LINE = /\n?\[(exit code: (-?\d+|unknown)|timed out[^\]]*|cancelled)\]\s*$/;
+
+export function toolResultView(
+  call: Pick<ToolCall, "name" | "args"> | undefined,
+  result: ToolMessage | undefined,
+): ToolResultView {
+  if (!result) return { status: "running", output: "" };
+  const text = textOf(result.content);
+  const failed = result.status === "error";
+  const view: ToolResultView = { status: failed ? "error" : "success", output: text };
+  const name = call?.name ?? result.name ?? "";
+  if (name === "bash") {
+    const art = (result.artifact ?? {}) as {
+      exit_code?: number | null;
+      timed_out?: boolean;
+      cancelled?: boolean;
+    };
+    const m = EXIT_LINE.exec(text);
+    view.output = m ? text.slice(0, m.index) : text;
+    let code: number | null | undefined = art.exit_code;
+    if (code === undefined && m?.[2] && m[2] !== "unknown") code = Number(m[2]);
+    view.exitCode = code ?? null;
+    view.timedOut = art.timed_out ?? /timed out/.test(m?.[1] ?? "");
+    view.cancelled = art.cancelled ?? m?.[1] === "cancelled";
+    if (view.timedOut || (typeof code === "number" && code !== 0)) view.status = "error";
+  } else if (name === "read_file" && !failed) {
+    const path = str(call?.args["path"]);
+    if (path) view.language = languageFor(path);
+  }
+  return view;
+}
+
+/** Short status text for the card header. */
+export function statusLabel(view: ToolResultView): string {
+  if (view.status === "running") return "running…";
+  if (view.timedOut) return "timed out";
+  if (view.cancelled) return "cancelled";
+  if (view.exitCode !== undefined && view.exitCode !== null) return `exit ${view.exitCode}`;
+  return view.status === "error" ? "error" : "done";
+}

@@ -1,0 +1,167 @@
+// Install a `.skill` file: pick or drop it, preview its contents and validation, confirm.
+import { useEffect, useRef, useState } from "react";
+import { api } from "../api/client";
+import { ApiError, errorMessage } from "../api/http";
+import type { ArchivePreview, InstallFinding, InstallResult } from "../api/types";
+import { ArchiveSummary, EntryList, Findings } from "../components/ArchiveDetails";
+import { Dialog } from "../components/Dialog";
+import { Icon } from "../components/Icon";
+import { ErrorState, Spinner } from "../components/States";
+import { useFileDrop } from "../hooks/useFileDrop";
+import { formatBytes } from "../lib/format";
+
+type Step =
+  | { kind: "pick" }
+  | { kind: "previewing" }
+  | { kind: "preview"; preview: ArchivePreview }
+  | { kind: "preview-failed"; message: string; findings: InstallFinding[] };
+
+type Outcome =
+  | { kind: "idle" }
+  | { kind: "busy" }
+  | { kind: "exists"; message: string }
+  | { kind: "refused"; message: string; findings: InstallFinding[] };
+
+export function InstallDialog({
+  open,
+  initialFile,
+  onClose,
+  onInstalled,
+}: {
+  open: boolean;
+  initialFile: File | null;
+  onClose: () => void;
+  onInstalled: (result: InstallResult) => void;
+}) {
+  const [file, setFile] = useState<File | null>(null);
+  const [step, setStep] = useState<Step>({ kind: "pick" });
+  const [outcome, setOutcome] = useState<Outcome>({ kind: "idle" });
+  const input = useRef<HTMLInputElement>(null);
+
+  const choose = async (f: File) => {
+    setFile(f);
+    setOutcome({ kind: "idle" });
+    setStep({ kind: "previewing" });
+    try {
+      setStep({ kind: "preview", preview: await api.previewSkillFile(f) });
+    } catch (e) {
+      setStep({
+        kind: "preview-failed",
+        message: errorMessage(e),
+        findings: e instanceof ApiError ? e.findings : [],
+      });
+    }
+  };
+
+  useEffect(() => {
+    if (!open) {
+      setFile(null);
+      setStep({ kind: "pick" });
+      setOutcome({ kind: "idle" });
+    } else if (initialFile) {
+      void choose(initialFile);
+    }
+  }, [open, initialFile]);
+
+  const drop = useFileDrop((files) => {
+    const f = files[0];
+    if (f) void choose(f);
+  });
+
+  const install = async (overwrite: boolean) => {
+    if (!file) return;
+    setOutcome({ kind: "busy" });
+    try {
+      const result = await api.uploadSkill(file, { overwrite, enable: true });
+      setOutcome({ kind: "idle" });
+      onInstalled(result);
+    } catch (e) {
+      if (e instanceof ApiError && e.code === "skill_exists") setOutcome({ kind: "exists", message: e.message });
+      else setOutcome({ kind: "refused", message: errorMessage(e), findings: e instanceof ApiError ? e.findings : [] });
+    }
+  };
+
+  const valid = step.kind === "preview" && step.preview.skill.valid;
+  return (
+    <Dialog
+      open={open}
+      title="Install a skill from a file"
+      onClose={onClose}
+      className="install-dialog"
+      footer={
+        <>
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          {outcome.kind === "exists" ? (
+            <button type="button" className="btn btn-danger" onClick={() => void install(true)} data-testid="replace-existing">
+              Replace existing
+            </button>
+          ) : (
+            <button
+              type="button"
+              className="btn btn-primary"
+              disabled={!valid || outcome.kind === "busy"}
+              onClick={() => void install(false)}
+              data-testid="confirm-install"
+            >
+              {outcome.kind === "busy" ? "Installing…" : "Install"}
+            </button>
+          )}
+        </>
+      }
+    >
+      <div className={`dropzone ${drop.dragging ? "dragging" : ""}`} {...drop.handlers} data-testid="skill-dropzone">
+        <Icon name="upload" size={24} />
+        <p>
+          Drop a <code>.skill</code> file here, or{" "}
+          <button type="button" className="link-button" onClick={() => input.current?.click()}>
+            choose a file
+          </button>
+          .
+        </p>
+        <input
+          ref={input}
+          type="file"
+          accept=".skill,.zip,application/zip"
+          hidden
+          data-testid="skill-file-input"
+          onChange={(e) => {
+            const f = e.target.files?.[0];
+            e.target.value = "";
+            if (f) void choose(f);
+          }}
+        />
+        {file && (
+          <p className="muted small">
+            {file.name} · {formatBytes(file.size)}
+          </p>
+        )}
+      </div>
+      {step.kind === "previewing" && <Spinner label="Checking the archive…" />}
+      {step.kind === "preview-failed" && (
+        <>
+          <ErrorState message={step.message} />
+          <Findings findings={step.findings} />
+        </>
+      )}
+      {step.kind === "preview" && (
+        <div className="install-preview">
+          <ArchiveSummary preview={step.preview} />
+          <EntryList preview={step.preview} />
+        </div>
+      )}
+      {outcome.kind === "exists" && (
+        <div className="install-conflict" role="alert" data-testid="skill-exists">
+          <Icon name="alert" /> {outcome.message} Replace it? The current version is kept in the history folder.
+        </div>
+      )}
+      {outcome.kind === "refused" && (
+        <div role="alert">
+          <ErrorState message={outcome.message} />
+          <Findings findings={outcome.findings} title="Install refused" />
+        </div>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,52 @@
+import type { Skill } from "../api/types";
+import { Icon } from "../components/Icon";
+import { Switch } from "../components/Switch";
+
+export function SkillRow({
+  skill,
+  highlighted,
+  onToggle,
+  onDetails,
+  onDelete,
+}: {
+  skill: Skill;
+  highlighted: boolean;
+  onToggle: (enabled: boolean) => void;
+  onDetails: () => void;
+  onDelete?: () => void;
+}) {
+  return (
+    <li className={`skill-row ${highlighted ? "highlight" : ""}`} data-testid="skill-row" data-skill={skill.name}>
+      <div className="skill-main">
+        <div className="skill-name-line">
+          <button type="button" className="link-button skill-name" onClick={onDetails}>
+            {skill.name}
+          </button>
+          <span className={`badge badge-${skill.category}`}>{skill.category}</span>
+          {skill.warnings.length > 0 && (
+            <span className="badge badge-warn" title={skill.warnings.join("\n")} data-testid="warnings-badge">
+              <Icon name="alert" size={12} /> {skill.warnings.length} {skill.warnings.length === 1 ? "warning" : "warnings"}
+            </span>
+          )}
+          {skill.shadowed && (
+            <span className="badge" title="An enabled custom skill with the same name replaces it for the agent">
+              shadowed
+            </span>
+          )}
+        </div>
+        <p className="skill-desc">{skill.description}</p>
+      </div>
+      <div className="skill-actions">
+        <button type="button" className="btn btn-ghost btn-sm" onClick={onDetails} aria-label={`Details of ${skill.name}`}>
+          Details
+        </button>
+        {onDelete && (
+          <button type="button" className="btn btn-ghost btn-icon btn-sm" onClick={onDelete} aria-label={`Delete ${skill.name}`}>
+            <Icon name="trash" size={14} />
+          </button>
+        )}
+        <Switch checked={skill.enabled} onChange={onToggle} label={`Enable ${skill.name}`} />
+      </div>
+    </li>
+  );
+}

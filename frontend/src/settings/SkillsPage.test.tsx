@@ -1,0 +1,93 @@
+// @vitest-environment jsdom
+import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { MemoryRouter } from "react-router-dom";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Skill, SkillList } from "../api/types";
+import { ToastProvider } from "../components/Toasts";
+import { SkillsPage, matchesQuery } from "./SkillsPage";
+
+const skill = (name: string, category: "public" | "custom", extra: Partial<Skill> = {}): Skill => ({
+  name,
+  description: `${name} does things`,
+  metadata: {},
+  allowed_tools: [],
+  category,
+  relative_path: name,
+  enabled: true,
+  editable: category === "custom",
+  shadowed: false,
+  location: `/mnt/skills/${category}/${name}/SKILL.md`,
+  warnings: [],
+  ...extra,
+});
+
+const listing: SkillList = {
+  skills: [
+    skill("csv-insights", "public"),
+    skill("skill-creator", "public", { warnings: ["unknown key 'x'"] }),
+    skill("mine", "custom"),
+  ],
+  errors: [],
+};
+
+beforeAll(() => {
+  // jsdom has no <dialog> methods.
+  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
+    this.setAttribute("open", "");
+  };
+  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
+    this.removeAttribute("open");
+  };
+});
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+function renderPage() {
+  return render(
+    <MemoryRouter initialEntries={["/settings/skills"]}>
+      <ToastProvider>
+        <SkillsPage />
+      </ToastProvider>
+    </MemoryRouter>,
+  );
+}
+
+describe("Settings → Skills", () => {
+  it("lists skills by category with counts and warnings", async () => {
+    vi.stubGlobal("fetch", vi.fn(async () => new Response(JSON.stringify(listing), { status: 200 })));
+    renderPage();
+    expect(await screen.findByRole("tab", { name: /Public\s*2/ })).toBeTruthy();
+    expect(screen.getByRole("tab", { name: /Custom\s*1/ })).toBeTruthy();
+    expect(screen.getByText("1 warning")).toBeTruthy();
+    expect(screen.getByRole("switch", { name: "Enable csv-insights" }).getAttribute("aria-checked")).toBe("true");
+  });
+
+  it("rolls back an optimistic toggle the server refuses and says why", async () => {
+    const fetchMock = vi.fn(async (_url: string, init?: RequestInit) => {
+      if (init?.method === "PUT") {
+        return new Response(JSON.stringify({ error: { code: "conflict", message: "the skills folder is read-only" } }), { status: 409 });
+      }
+      return new Response(JSON.stringify(listing), { status: 200 });
+    });
+    vi.stubGlobal("fetch", fetchMock);
+    renderPage();
+    const toggle = await screen.findByRole("switch", { name: "Enable csv-insights" });
+    await act(async () => {
+      fireEvent.click(toggle);
+    });
+    await waitFor(() => expect(screen.getByText(/the skills folder is read-only/)).toBeTruthy());
+    expect(screen.getByRole("switch", { name: "Enable csv-insights" }).getAttribute("aria-checked")).toBe("true");
+    const put = fetchMock.mock.calls.find(([, init]) => init?.method === "PUT");
+    expect(put?.[0]).toBe("/api/skills/csv-insights");
+    expect(JSON.parse(String(put?.[1]?.body))).toEqual({ enabled: false, category: "public" });
+  });
+
+  it("searches names and descriptions", () => {
+    expect(matchesQuery({ name: "csv-insights", description: "Profile tables" }, "PROFILE")).toBe(true);
+    expect(matchesQuery({ name: "csv-insights", description: "Profile tables" }, "pdf")).toBe(false);
+    expect(matchesQuery({ name: "x", description: "" }, "  ")).toBe(true);
+  });
+});

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# End-to-end tests of the web UI: playwright-core drives the system Chromium against the real
+# server (debug build), the Docker sandbox and antler-mock-llm. Screenshots of the chat, the
+# files panel and the settings (light, dark, phone) go to $CARGO_TARGET_DIR/e2e-screenshots.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target="${CARGO_TARGET_DIR:-target}"
+
+chromium="${CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$chromium" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "e2e: installing Chromium with apt-get"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "e2e: Chromium not found at $chromium. Install it (Debian/Ubuntu: sudo apt-get install chromium)" >&2
+    echo "e2e: or point CHROMIUM at a Chromium or Chrome binary, then rerun scripts/e2e.sh." >&2
+    exit 1
+  fi
+fi
+if ! command -v npm >/dev/null; then
+  echo "e2e: Node.js 20.19+ with npm is needed for the web UI tests." >&2
+  exit 1
+fi
+
+# The sandbox image (starts Docker when needed), the binaries and the UI build.
+scripts/sandbox-image.sh
+cargo build --quiet -p antler-cli --bin antler -p antler-mock-llm --bin antler-mock-llm
+scripts/frontend.sh
+(cd tests/e2e && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; })
+
+export CHROMIUM="$chromium" E2E_SCREENSHOTS="${E2E_SCREENSHOTS:-$PWD/$target/e2e-screenshots}"
+cd tests/e2e
+node --test --test-concurrency=1 --test-reporter=spec suite.test.mjs

@@ -1,0 +1,422 @@
+// End-to-end tests of the web UI against the real server, the Docker sandbox and the scripted
+// model. One server and one model for the whole suite; every scenario uses new threads.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { strToU8, zipSync } from "fflate";
+import { SCREENSHOTS, Stack, screenshot, sendMessage, threadIdOf, until } from "./harness.mjs";
+
+const stack = new Stack();
+const shots = [];
+let skillThread;
+
+async function shot(page, name) {
+  shots.push(await screenshot(page, name));
+}
+
+/** Switches the emulated system colour scheme and waits for the UI to follow it. */
+async function setScheme(page, scheme) {
+  await page.emulateMedia({ colorScheme: scheme });
+  await until(async () => (await page.evaluate(() => document.documentElement.dataset.theme)) === scheme, {
+    message: `the page to follow the system's ${scheme} scheme`,
+  });
+}
+
+/** Drops a file on an element the way a browser does (dragenter, dragover, drop). */
+async function dropFile(page, target, name, bytes, type = "application/octet-stream") {
+  const dataTransfer = await page.evaluateHandle(
+    ({ name, data, type }) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(data)], name, { type }));
+      return dt;
+    },
+    { name, data: Array.from(bytes), type },
+  );
+  await target.dispatchEvent("dragenter", { dataTransfer });
+  await target.dispatchEvent("dragover", { dataTransfer });
+  await target.dispatchEvent("drop", { dataTransfer });
+}
+
+function skillArchive(name, extra = {}) {
+  return zipSync({
+    [`${name}/SKILL.md`]: strToU8(
+      `---\nname: ${name}\ndescription: Uploaded from the settings page in the end-to-end test. Use when testing uploads.\n---\n\n# ${name}\n\nDo the uploaded thing.\n`,
+    ),
+    [`${name}/scripts/run.py`]: strToU8("print('hello')\n"),
+    ...extra,
+  });
+}
+
+const systemOf = (request) => String(request.messages?.[0]?.content ?? "");
+const lastUserOf = (request) => {
+  const users = (request.messages ?? []).filter((m) => m.role === "user");
+  return String(users.at(-1)?.content ?? "");
+};
+
+async function systemPromptFor(text) {
+  const requests = await stack.modelRequests();
+  const matching = requests.filter((r) => !systemOf(r).includes("You write titles") && lastUserOf(r).includes(text));
+  assert.ok(matching.length > 0, `the model received no request for ${JSON.stringify(text)}`);
+  return systemOf(matching.at(-1));
+}
+
+async function runsOf(threadId) {
+  return stack.api("GET", `/api/threads/${encodeURIComponent(threadId)}/runs`);
+}
+
+describe("web UI end to end", { concurrency: false }, () => {
+  before(async () => {
+    await stack.start();
+    console.log(`# server ${stack.baseUrl}, model ${stack.mockUrl}`);
+  }, { timeout: 180_000 });
+
+  after(async () => {
+    const started = Date.now();
+    await stack.stop();
+    console.log(`# stopped the server in ${Date.now() - started} ms`);
+    console.log(`# screenshots (${shots.length}) in ${SCREENSHOTS}`);
+  }, { timeout: 120_000 });
+
+  it("a. the agent builds a skill with skill-creator in the sandbox; the person installs it from the files panel", { timeout: 180_000 }, async () => {
+    const s = await stack.page();
+    const { page } = s;
+    await page.goto("/");
+    await page.getByTestId("model-label").filter({ hasText: "scripted demo" }).waitFor();
+    await page.getByTestId("welcome").waitFor();
+    await sendMessage(page, "Please create the e2e-greeter skill with skill-creator");
+    skillThread = threadIdOf(page);
+
+    const final = page.getByTestId("assistant-text").filter({ hasText: "is packaged" });
+    await final.waitFor({ timeout: 120_000 });
+    await final.locator("table").waitFor();
+    const tools = await page.getByTestId("tool-card").evaluateAll((els) => els.map((e) => e.dataset.tool));
+    assert.deepEqual(tools, ["read_file", "write_file", "bash", "present_files"]);
+
+    // The skill was read in the sandbox: its SKILL.md is the read_file result.
+    const read = page.locator('[data-testid=tool-card][data-tool=read_file]');
+    await read.locator(".tool-head").click();
+    await read.getByText("name: skill-creator").first().waitFor();
+    // The command ran in Docker: output and exit code.
+    const bash = page.locator('[data-testid=tool-card][data-tool=bash]');
+    await bash.locator(".tool-head").click();
+    await bash.getByText("exit code 0").waitFor();
+    await bash.getByTestId("tool-output").filter({ hasText: "Packaged /mnt/user-data/outputs/e2e-greeter.skill" }).waitFor();
+    await page.getByTestId("reasoning").filter({ hasText: "Reasoning" }).waitFor();
+    await until(async () => (await page.getByTestId("chat-title").textContent()) === "Greeter skill", {
+      message: "the generated title",
+    });
+    await page.locator('[data-testid=thread-item]', { hasText: "Greeter skill" }).waitFor();
+    await read.locator(".tool-head").click();
+    await bash.locator(".tool-head").click();
+    await page.getByTestId("messages").evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    await shot(page, "chat-light");
+    await setScheme(page, "dark");
+    await shot(page, "chat-dark");
+
+    // The presented .skill opens in the files panel: members, SKILL.md, validation.
+    await page.getByTestId("file-chip").filter({ hasText: "e2e-greeter.skill" }).click();
+    const panel = page.getByTestId("artifact-panel");
+    await panel.getByTestId("skill-preview").waitFor();
+    await panel.getByTestId("archive-valid").waitFor();
+    await panel.getByText("e2e-greeter/SKILL.md").waitFor();
+    await panel.getByRole("heading", { name: "E2E Greeter" }).waitFor();
+    await panel.getByText("Greet the person by name in one friendly sentence.").waitFor();
+    await shot(page, "artifact-panel-dark");
+    await setScheme(page, "light");
+    await shot(page, "artifact-panel-light");
+
+    await panel.getByTestId("install-skill").click();
+    const toast = page.getByTestId("toast").filter({ hasText: "Installed “e2e-greeter”" });
+    await toast.waitFor();
+    await panel.getByText("Installed and enabled.").waitFor();
+    await toast.getByRole("link", { name: "View in Settings" }).click();
+    await page.waitForURL(/\/settings\/skills/);
+    const row = page.locator('[data-testid=skill-row][data-skill="e2e-greeter"]');
+    await row.waitFor();
+    assert.equal(await row.getByRole("switch").getAttribute("aria-checked"), "true");
+    assert.match(await page.getByRole("tab", { selected: true }).textContent(), /Custom/);
+    const { skills } = await stack.api("GET", "/api/skills");
+    assert.ok(skills.some((k) => k.name === "e2e-greeter" && k.category === "custom" && k.enabled));
+    await shot(page, "settings-light");
+    await setScheme(page, "dark");
+    await shot(page, "settings-dark");
+
+    // The files page of the thread.
+    await page.goto(`/threads/${skillThread}/artifacts?file=${encodeURIComponent("/mnt/user-data/outputs/e2e-greeter.skill")}`);
+    await page.getByTestId("skill-preview").waitFor();
+    await page.getByRole("heading", { name: "E2E Greeter" }).waitFor();
+    await shot(page, "artifacts-page-dark");
+    await setScheme(page, "light");
+    await shot(page, "artifacts-page-light");
+    s.assertNoErrors();
+    await s.close();
+  });
+
+  it("b. a skill switched off in Settings is not in the next run's system prompt", { timeout: 120_000 }, async () => {
+    const location = "/mnt/skills/public/csv-insights/SKILL.md";
+    const s = await stack.page();
+    const { page } = s;
+    await page.goto("/");
+    await sendMessage(page, "b-check before");
+    await page.getByTestId("assistant-text").filter({ hasText: "Checked the skills." }).waitFor({ timeout: 60_000 });
+    assert.ok((await systemPromptFor("b-check before")).includes(location), "enabled: listed in the prompt");
+
+    await page.getByRole("link", { name: "Skills" }).click();
+    const toggle = page.getByRole("switch", { name: "Enable csv-insights" });
+    assert.equal(await toggle.getAttribute("aria-checked"), "true");
+    const put = page.waitForResponse((r) => r.url().endsWith("/api/skills/csv-insights") && r.request().method() === "PUT");
+    await toggle.click();
+    assert.equal((await put).status(), 200);
+    await until(async () => (await toggle.getAttribute("aria-checked")) === "false", { message: "the switch to turn off" });
+    await page.reload();
+    await until(async () => (await page.getByRole("switch", { name: "Enable csv-insights" }).getAttribute("aria-checked")) === "false", {
+      message: "the state to persist",
+    });
+
+    await page.goto("/");
+    await sendMessage(page, "b-check after");
+    await page.getByTestId("assistant-text").filter({ hasText: "Checked the skills." }).waitFor({ timeout: 60_000 });
+    const system = await systemPromptFor("b-check after");
+    assert.ok(!system.includes(location), "disabled: gone from the prompt");
+    assert.ok(system.includes("/mnt/skills/public/skill-creator/SKILL.md"), "the others stay");
+    await stack.api("PUT", "/api/skills/csv-insights", { enabled: true, category: "public" });
+    s.assertNoErrors();
+    await s.close();
+  });
+
+  it("c. Settings installs a dropped .skill after a preview, offers Replace existing on 409, and lists an invalid archive's findings", { timeout: 120_000 }, async () => {
+    const s = await stack.page();
+    const { page } = s;
+    s.allow(/status of 409/); // the expected "already installed" answer
+    await page.goto("/settings/skills?tab=custom");
+    const archive = skillArchive("c-uploaded");
+
+    await dropFile(page, page.locator("main"), "c-uploaded.skill", archive, "application/zip");
+    const dialog = page.getByRole("dialog", { name: "Install a skill from a file" });
+    await dialog.getByTestId("archive-valid").waitFor();
+    await dialog.getByText("c-uploaded/scripts/run.py").waitFor();
+    await dialog.getByTestId("confirm-install").click();
+    await page.getByTestId("toast").filter({ hasText: "Installed “c-uploaded”" }).waitFor();
+    const row = page.locator('[data-testid=skill-row][data-skill="c-uploaded"]');
+    await row.waitFor();
+    assert.equal(await row.getByRole("switch").getAttribute("aria-checked"), "true");
+
+    // The same archive again: 409, then Replace existing.
+    await page.getByRole("button", { name: "Install from file" }).click();
+    await dialog.getByTestId("skill-file-input").setInputFiles({ name: "c-uploaded.skill", mimeType: "application/zip", buffer: Buffer.from(archive) });
+    await dialog.getByTestId("archive-valid").waitFor();
+    const conflict = page.waitForResponse((r) => r.url().endsWith("/api/skills/upload"));
+    await dialog.getByTestId("confirm-install").click();
+    assert.equal((await conflict).status(), 409);
+    await dialog.getByTestId("skill-exists").waitFor();
+    const replaced = page.waitForResponse((r) => r.url().endsWith("/api/skills/upload"));
+    await dialog.getByTestId("replace-existing").click();
+    assert.equal((await replaced).status(), 200);
+    await page.getByTestId("toast").filter({ hasText: "replaced the previous version" }).waitFor();
+
+    // An invalid archive: its findings, and no way to install it.
+    const invalid = zipSync({
+      "bad-skill/SKILL.md": strToU8("---\nname: Bad_Name\ndescription: broken\n---\n# Bad\n"),
+      "bad-skill/../../evil.sh": strToU8("echo evil\n"),
+    });
+    await page.getByRole("button", { name: "Install from file" }).click();
+    await dialog.getByTestId("skill-file-input").setInputFiles({ name: "bad.skill", mimeType: "application/zip", buffer: Buffer.from(invalid) });
+    await dialog.getByTestId("archive-invalid").waitFor();
+    const findings = dialog.getByTestId("findings");
+    await findings.getByText("unsafe-path").waitFor();
+    await findings.getByText("name-format").waitFor();
+    assert.equal(await dialog.getByTestId("confirm-install").isDisabled(), true);
+    await shot(page, "settings-install-invalid-light");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    const { skills } = await stack.api("GET", "/api/skills");
+    assert.ok(!skills.some((k) => k.name === "Bad_Name"));
+    s.assertNoErrors();
+    await s.close();
+  });
+
+  it("d. Stop during a streaming answer shows it stopped and interrupts the run", { timeout: 120_000 }, async () => {
+    const s = await stack.page();
+    const { page } = s;
+    await page.goto("/");
+    await sendMessage(page, "stream slowly please");
+    const threadId = threadIdOf(page);
+    const text = page.getByTestId("assistant-text");
+    await until(async () => ((await text.first().textContent()) ?? "").includes("streams slowly"), {
+      timeout: 60_000,
+      message: "the answer to start streaming",
+    });
+    await shot(page, "chat-streaming-light");
+    const cancel = page.waitForResponse((r) => /\/runs\/[^/]+\/cancel/.test(r.url()));
+    await page.getByTestId("stop-button").click();
+    assert.equal((await cancel).status(), 200);
+    await page.getByTestId("run-stopped").waitFor();
+    await page.getByTestId("send-button").waitFor();
+    await shot(page, "chat-stopped-light");
+    assert.equal(await page.getByTestId("run-error").count(), 0, "a stop is not an error");
+    const runs = await runsOf(threadId);
+    assert.equal(runs.length, 1);
+    assert.equal(runs[0].status, "interrupted");
+    assert.equal(runs[0].stop_reason, "cancelled");
+    assert.ok(!((await text.first().textContent()) ?? "").includes("THE-END-MARKER"), "the answer was cut short");
+    // What streamed before the stop is kept by the server: it is still there after a reload.
+    await page.reload();
+    await until(async () => ((await text.first().textContent()) ?? "").includes("streams slowly"), {
+      timeout: 30_000,
+      message: "the stopped answer after a reload",
+    });
+    s.assertNoErrors();
+    await s.close();
+  });
+
+  it("e. a reload during a run joins it again and shows the full answer", { timeout: 120_000 }, async () => {
+    const s = await stack.page();
+    const { page } = s;
+    await page.goto("/");
+    await sendMessage(page, "reload test please");
+    const threadId = threadIdOf(page);
+    const text = page.getByTestId("assistant-text");
+    await until(async () => ((await text.first().textContent()) ?? "").includes("First part"), {
+      timeout: 60_000,
+      message: "the answer to start streaming",
+    });
+    const [running] = await stack.api("GET", `/api/threads/${threadId}/runs?status=running`);
+    assert.ok(running, "the run is still going before the reload");
+    const joined = page.waitForRequest((r) => r.method() === "GET" && r.url().includes(`/runs/${running.run_id}/stream`));
+    await page.reload();
+    await joined;
+    await page.getByTestId("assistant-text").filter({ hasText: "RELOAD-COMPLETE" }).waitFor({ timeout: 60_000 });
+    assert.equal(await page.getByTestId("assistant-text").count(), 1, "one answer, not a duplicate");
+    assert.equal(await page.getByTestId("human-message").count(), 1);
+    // The run ends after the title is generated, just after the last words.
+    await until(async () => (await runsOf(threadId))[0]?.status === "success", { message: "the run to succeed" });
+    s.assertNoErrors();
+    await s.close();
+  });
+
+  it("f. uploads by drag and drop, a clarification answered with an option, and a failed run with Retry", { timeout: 120_000 }, async () => {
+    const s = await stack.page();
+    const { page } = s;
+    await page.goto("/");
+    await dropFile(page, page.locator("main"), "data.csv", strToU8("city,people\nOslo,709000\n\"Bergen, NO\",291000\n"), "text/csv");
+    await page.waitForURL(/\/threads\//);
+    await page.locator(".attachment-done", { hasText: "data.csv" }).waitFor();
+    await sendMessage(page, "export the report");
+    const card = page.getByTestId("clarification");
+    await card.getByText("Which format should the export use?").waitFor({ timeout: 60_000 });
+    await page.getByTestId("human-message").getByTestId("file-chip").filter({ hasText: "data.csv" }).click();
+    const panel = page.getByTestId("artifact-panel");
+    await panel.locator("table").getByText("Bergen, NO").waitFor();
+    await panel.getByRole("button", { name: "Close the files panel" }).click();
+    await card.getByRole("button", { name: "JSON" }).click();
+    await page.getByTestId("assistant-text").filter({ hasText: "Exporting as JSON." }).waitFor({ timeout: 60_000 });
+    assert.equal(await card.getByRole("button", { name: "CSV" }).isDisabled(), true, "answered");
+    assert.deepEqual(await page.getByTestId("human-message").locator(".bubble").allTextContents(), ["export the report", "JSON"]);
+
+    await page.getByRole("link", { name: "New chat", exact: true }).click();
+    await page.getByTestId("welcome").waitFor();
+    await sendMessage(page, "break the stream");
+    const threadId = threadIdOf(page);
+    const error = page.getByTestId("run-error");
+    await error.waitFor({ timeout: 90_000 });
+    await error.getByRole("button", { name: "Retry" }).click();
+    await until(async () => (await runsOf(threadId)).length === 2, { timeout: 30_000, message: "a second run" });
+    await error.waitFor({ timeout: 90_000 });
+    // Retry ran the unanswered message again instead of sending it twice.
+    assert.deepEqual(await page.getByTestId("human-message").locator(".bubble").allTextContents(), ["break the stream"]);
+    s.assertNoErrors();
+    await s.close();
+  });
+
+  it("g. conversations are renamed and deleted; skill details, search, delete and reload in Settings", { timeout: 90_000 }, async () => {
+    const s = await stack.page();
+    const { page } = s;
+    await page.goto("/");
+    await sendMessage(page, "h rename me");
+    await page.getByTestId("assistant-text").filter({ hasText: "ok" }).waitFor({ timeout: 60_000 });
+    const threadId = threadIdOf(page);
+    const item = page.locator(`[data-testid=thread-item][data-thread-id="${threadId}"]`);
+    await item.getByText("E2E conversation").waitFor();
+    await item.getByRole("button", { name: /^Rename/ }).click();
+    const input = item.getByRole("textbox", { name: "Conversation title" });
+    await input.fill("Renamed by e2e");
+    await input.press("Enter");
+    await item.getByText("Renamed by e2e").waitFor();
+    await until(async () => (await page.getByTestId("chat-title").textContent()) === "Renamed by e2e", { message: "the header to follow" });
+    assert.equal((await stack.api("GET", `/api/threads/${threadId}`)).metadata.title, "Renamed by e2e");
+
+    await item.getByRole("button", { name: /^Delete/ }).click();
+    const confirm = page.getByRole("alertdialog", { name: "Delete conversation?" });
+    await confirm.getByText("Renamed by e2e").waitFor();
+    await confirm.getByRole("button", { name: "Delete" }).click();
+    await page.waitForURL((url) => url.pathname === "/");
+    await item.waitFor({ state: "detached" });
+    await stack.api("GET", `/api/threads/${threadId}`, undefined, 404);
+
+    await page.getByRole("link", { name: "Skills" }).click();
+    await page.getByRole("button", { name: "Details of skill-creator" }).click();
+    const drawer = page.getByRole("dialog", { name: "skill-creator" });
+    await drawer.getByRole("heading", { name: "Skill Creator" }).waitFor();
+    await drawer.getByText("scripts/package_skill.py", { exact: true }).waitFor();
+    await shot(page, "skill-details-light");
+    await page.keyboard.press("Escape");
+    await drawer.waitFor({ state: "hidden" });
+
+    await page.getByRole("searchbox", { name: "Search skills" }).fill("profiles");
+    await until(async () => (await page.getByTestId("skill-row").count()) === 1, { message: "the search to filter" });
+    await page.locator('[data-testid=skill-row][data-skill="csv-insights"]').waitFor();
+    await page.getByRole("searchbox", { name: "Search skills" }).fill("");
+
+    await page.getByRole("tab", { name: /Custom/ }).click();
+    await page.getByRole("button", { name: "Delete c-uploaded" }).click();
+    const dialog = page.getByRole("alertdialog", { name: "Delete skill?" });
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await page.locator('[data-testid=skill-row][data-skill="c-uploaded"]').waitFor({ state: "detached" });
+    const { skills } = await stack.api("GET", "/api/skills");
+    assert.ok(!skills.some((k) => k.name === "c-uploaded"));
+    await page.getByRole("button", { name: "Reload" }).click();
+    await page.getByTestId("toast").filter({ hasText: "Reloaded" }).waitFor();
+    s.assertNoErrors();
+    await s.close();
+  });
+
+  it("h. phone width, keyboard and the theme toggle", { timeout: 60_000 }, async () => {
+    const s = await stack.page({ width: 390, height: 844 });
+    const { page } = s;
+    await page.goto(`/threads/${skillThread}`);
+    await page.getByTestId("assistant-text").filter({ hasText: "is packaged" }).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `no horizontal scrolling (${overflow}px)`);
+    await shot(page, "chat-phone-light");
+    await page.getByRole("button", { name: "Open conversations" }).click();
+    await page.locator("#sidebar").getByText("Greeter skill").waitFor();
+    await until(async () => (await page.locator("#sidebar").boundingBox())?.x === 0, { message: "the sidebar to slide in" });
+    await shot(page, "sidebar-phone-light");
+    await page.keyboard.press("Escape");
+    await page.getByRole("button", { name: "Open conversations" }).waitFor();
+
+    // The theme toggle cycles system → light → dark and remembers the choice.
+    const toggle = page.getByTestId("theme-toggle");
+    assert.equal(await toggle.getAttribute("data-theme-pref"), "system");
+    await toggle.click();
+    await toggle.click();
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), "dark");
+    await page.reload();
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), "dark");
+    await page.getByTestId("assistant-text").filter({ hasText: "is packaged" }).waitFor();
+    await shot(page, "chat-phone-dark");
+
+    // Keyboard: the message box takes focus from the tab order and sends with Enter.
+    await page.goto("/settings/skills");
+    const firstTab = page.getByRole("tab", { name: /Public/ });
+    await firstTab.focus();
+    await page.keyboard.press("ArrowRight");
+    await until(async () => (await page.getByRole("tab", { name: /Custom/ }).getAttribute("aria-selected")) === "true", {
+      message: "arrow keys to move between tabs",
+    });
+    const sw = page.getByRole("switch", { name: "Enable e2e-greeter" });
+    await sw.focus();
+    await page.keyboard.press("Space");
+    await until(async () => (await sw.getAttribute("aria-checked")) === "false", { message: "Space to toggle the switch" });
+    s.assertNoErrors();
+    await s.close();
+  });
+});
