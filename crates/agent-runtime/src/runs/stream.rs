@@ -10,6 +10,28 @@ use tokio::sync::{broadcast, mpsc};
 use super::log::{Mode, RunEvent};
 use super::manager::Runtime;
 
+/// The stored events of `run_id` after `last`; none when the database does not answer (the
+/// callers read again on the next notice or poll).
+async fn stored_after(runtime: &Runtime, run_id: &str, last: u64) -> Vec<Arc<RunEvent>> {
+    runtime
+        .deps()
+        .store
+        .runs
+        .events_after(run_id, last)
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| {
+            Arc::new(RunEvent {
+                mode: RunEvent::mode_of(&e.event),
+                seq: e.seq,
+                event: e.event,
+                data: e.data,
+            })
+        })
+        .collect()
+}
+
 /// Streams the events of `run_id` after `after` (an SSE id) that `modes` want, ending with
 /// `end`. An empty `modes` means every mode the run records.
 pub fn follow(
@@ -39,26 +61,13 @@ pub fn follow(
                 // When the run was first seen finished with no new events since.
                 let mut quiet_since: Option<tokio::time::Instant> = None;
                 loop {
-                    let stored = runtime
-                        .deps()
-                        .store
-                        .runs
-                        .events_after(&run_id, last)
-                        .await
-                        .unwrap_or_default();
+                    let stored = stored_after(&runtime, &run_id, last).await;
                     if !stored.is_empty() {
                         quiet_since = None;
                     }
                     for e in stored {
                         let end = e.event == "end";
-                        let mode = RunEvent::mode_of(&e.event);
-                        let event = Arc::new(RunEvent {
-                            seq: e.seq,
-                            event: e.event,
-                            data: e.data,
-                            mode,
-                        });
-                        if !send(event, &mut last).await || end {
+                        if !send(e, &mut last).await || end {
                             return;
                         }
                     }
@@ -104,22 +113,9 @@ pub fn follow(
             };
             let sub = run.log.subscribe(last);
             if let Some(first_in_memory) = sub.gap_until {
-                let stored = runtime
-                    .deps()
-                    .store
-                    .runs
-                    .events_after(&run_id, last)
-                    .await
-                    .unwrap_or_default();
+                let stored = stored_after(&runtime, &run_id, last).await;
                 for e in stored.into_iter().filter(|e| e.seq < first_in_memory) {
-                    let mode = RunEvent::mode_of(&e.event);
-                    let event = Arc::new(RunEvent {
-                        seq: e.seq,
-                        event: e.event,
-                        data: e.data,
-                        mode,
-                    });
-                    if !send(event, &mut last).await {
+                    if !send(e, &mut last).await {
                         return;
                     }
                 }

@@ -139,21 +139,11 @@ impl Server {
         path: &str,
         body: serde_json::Value,
     ) -> (u16, serde_json::Value) {
-        let r = self
-            .http
-            .put(self.url(path))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        let status = r.status().as_u16();
-        (status, r.json().await.unwrap())
+        send_json(self.http.put(self.url(path)).json(&body)).await
     }
 
     pub(crate) async fn post(&self, path: &str) -> (u16, serde_json::Value) {
-        let r = self.http.post(self.url(path)).send().await.unwrap();
-        let status = r.status().as_u16();
-        (status, r.json().await.unwrap())
+        send_json(self.http.post(self.url(path))).await
     }
 
     /// Stops the server with SIGTERM and waits for it.
@@ -192,6 +182,17 @@ impl Drop for Server {
     }
 }
 
+/// Sends a request; the status and the JSON body (`null` when the body is empty or not JSON).
+async fn send_json(request: reqwest::RequestBuilder) -> (u16, serde_json::Value) {
+    let r = request.send().await.unwrap();
+    let status = r.status().as_u16();
+    let text = r.text().await.unwrap();
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
+    )
+}
+
 /// Asserts the JSON error envelope and returns its code.
 pub(crate) fn error_code(body: &serde_json::Value) -> &str {
     let error = body
@@ -210,29 +211,11 @@ impl Server {
         path: &str,
         body: serde_json::Value,
     ) -> (u16, serde_json::Value) {
-        let r = self
-            .http
-            .post(self.url(path))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        let status = r.status().as_u16();
-        let text = r.text().await.unwrap();
-        (
-            status,
-            serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
-        )
+        send_json(self.http.post(self.url(path)).json(&body)).await
     }
 
     pub(crate) async fn delete(&self, path: &str) -> (u16, serde_json::Value) {
-        let r = self.http.delete(self.url(path)).send().await.unwrap();
-        let status = r.status().as_u16();
-        let text = r.text().await.unwrap();
-        (
-            status,
-            serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
-        )
+        send_json(self.http.delete(self.url(path))).await
     }
 
     pub(crate) async fn create_thread(&self, id: &str) {
