@@ -28,10 +28,12 @@ target="${CARGO_TARGET_DIR:-target}"
 cargo build --release -p antler-cli --bin antler -p antler-mock-llm --bin antler-mock-llm
 rm -rf docker/prebuilt && mkdir -p docker/prebuilt/web
 cp "$target/release/antler" "$target/release/antler-mock-llm" docker/prebuilt/
-if [ -f frontend/package.json ]; then
-  if [ ! -f frontend/dist/index.html ]; then (cd frontend && npm ci --no-audit --no-fund && npm run build); fi
-  cp -r frontend/dist/. docker/prebuilt/web/
+scripts/frontend.sh
+if [ ! -f frontend/dist/index.html ]; then
+  echo "compose-test: the web UI could not be built (Node.js 20.19+ with npm is needed)" >&2
+  exit 1
 fi
+cp -r frontend/dist/. docker/prebuilt/web/
 
 project="antler-compose-test"
 data=$(mktemp -d /tmp/antler-compose-data.XXXXXX)
@@ -83,6 +85,9 @@ runs = call("GET", f"/api/threads/{thread['thread_id']}/runs")
 assert runs[0]["status"] == "success", runs[0]
 with urllib.request.urlopen(base + f"/api/threads/{thread['thread_id']}/artifacts/mnt/user-data/outputs/whoami.txt") as r:
     assert r.read().decode().split() == ["10001", "42"]
-print("compose-test: chat ok, artifact ok, run", runs[0]["run_id"], "succeeded")
+with urllib.request.urlopen(base + f"/threads/{thread['thread_id']}") as r:
+    page = r.read().decode()
+    assert r.headers["content-type"].startswith("text/html") and '<div id="root">' in page, page[:200]
+print("compose-test: chat ok, artifact ok, web UI ok, run", runs[0]["run_id"], "succeeded")
 PY
 echo "compose-test: passed in $(( $(date +%s) - started ))s"

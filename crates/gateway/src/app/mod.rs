@@ -131,15 +131,18 @@ impl App {
             tokio::task::spawn_blocking(move || antler_sandbox::view::SkillsView::open(&view_root))
                 .await??,
         );
-        sandbox::sync_view(skills_view.clone(), catalog.snapshot()).await;
-        let view_task = sandbox::follow_catalog(skills_view.clone(), catalog.clone());
-        let provider = sandbox::start_provider(
-            &config.sandbox,
-            &config.data_dir,
-            skills_view.root(),
-            &mut warnings,
-        )
-        .await?;
+        let (view_ready, ready) = tokio::sync::watch::channel(false);
+        let view_task = sandbox::follow_catalog(skills_view.clone(), catalog.clone(), view_ready);
+        let provider: Arc<dyn antler_sandbox::SandboxProvider> = Arc::new(sandbox::ViewGate {
+            inner: sandbox::start_provider(
+                &config.sandbox,
+                &config.data_dir,
+                skills_view.root(),
+                &mut warnings,
+            )
+            .await?,
+            ready,
+        });
         let models = config
             .models
             .iter()

@@ -3,12 +3,15 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use antler_sandbox::SandboxProvider;
+use antler_sandbox::api::{Sandbox, SandboxInfo};
 use antler_sandbox::config::{ProviderKind, SandboxConfig};
 use antler_sandbox::docker::{self, DockerProvider};
 use antler_sandbox::local::LocalProvider;
 use antler_sandbox::view::{ProjectedSkill, SkillsView};
+use antler_sandbox::{SandboxError, SandboxProvider};
 use antler_skills::Snapshot;
+use async_trait::async_trait;
+use tokio::sync::watch;
 
 use super::App;
 
@@ -108,15 +111,89 @@ impl App {
     }
 }
 
-/// Follows catalog changes (toggles, installs, the file watcher) into the view.
+/// Fills the view (in the background: copying a large catalog takes a while and the server
+/// need not wait for it), marks it ready, then follows catalog changes (toggles, installs,
+/// the file watcher) into it.
 pub(crate) fn follow_catalog(
     app_view: Arc<SkillsView>,
     catalog: Arc<antler_skills::Catalog>,
+    ready: watch::Sender<bool>,
 ) -> tokio::task::JoinHandle<()> {
     let mut changes = catalog.subscribe();
     tokio::spawn(async move {
+        sync_view(app_view.clone(), catalog.snapshot()).await;
+        ready.send_replace(true);
         while changes.changed().await.is_ok() {
             sync_view(app_view.clone(), catalog.snapshot()).await;
         }
     })
+}
+
+/// A provider whose sandboxes start only once the skills view has been filled, so that no
+/// sandbox ever sees a partial `/mnt/skills`.
+pub(crate) struct ViewGate {
+    pub(crate) inner: Arc<dyn SandboxProvider>,
+    pub(crate) ready: watch::Receiver<bool>,
+}
+
+#[async_trait]
+impl SandboxProvider for ViewGate {
+    fn kind(&self) -> &'static str {
+        self.inner.kind()
+    }
+
+    async fn acquire(&self, thread_id: &str) -> Result<Arc<dyn Sandbox>, SandboxError> {
+        let mut ready = self.ready.clone();
+        if ready.wait_for(|r| *r).await.is_err() {
+            return Err(SandboxError::Infra(
+                "the skills view could not be prepared".into(),
+            ));
+        }
+        self.inner.acquire(thread_id).await
+    }
+
+    async fn release(&self, thread_id: &str) {
+        self.inner.release(thread_id).await;
+    }
+
+    async fn destroy(&self, thread_id: &str) -> Result<(), SandboxError> {
+        self.inner.destroy(thread_id).await
+    }
+
+    async fn list(&self) -> Vec<SandboxInfo> {
+        self.inner.list().await
+    }
+
+    async fn shutdown(&self) {
+        self.inner.shutdown().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate(dir: &Path, ready: watch::Receiver<bool>) -> ViewGate {
+        ViewGate {
+            inner: Arc::new(LocalProvider::new(dir, &dir.join("view"), false, 1024)),
+            ready,
+        }
+    }
+
+    #[tokio::test]
+    async fn sandboxes_start_only_once_the_view_is_ready() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        // Never ready (the filling task died): acquiring fails instead of starting a sandbox
+        // with an empty /mnt/skills.
+        let (tx, rx) = watch::channel(false);
+        drop(tx);
+        let err = gate(dir.path(), rx).acquire("t").await.err();
+        assert!(matches!(err, Some(SandboxError::Infra(_))), "{err:?}");
+        // Ready: acquiring goes through.
+        let (tx, rx) = watch::channel(false);
+        let gated = gate(dir.path(), rx);
+        tx.send_replace(true);
+        let sandbox = gated.acquire("t").await.expect("acquired");
+        assert_eq!(sandbox.thread_id(), "t");
+    }
 }
