@@ -173,8 +173,10 @@ fn fingerprint(dir: &Path) -> u64 {
     hasher.finish()
 }
 
-/// Copies directories and regular files (permissions kept); symlinks are not copied, so a
-/// skill cannot point the sandbox at host files.
+/// Recreates directories and links regular files (copies them when a link cannot be made, as
+/// across filesystems): a large skill is projected without copying its bytes, and sandboxes
+/// mount the view read-only. Symlinks are not projected, so a skill cannot point the sandbox
+/// at host files.
 fn copy_tree(source: &Path, dest: &Path) -> io::Result<()> {
     std::fs::create_dir_all(dest)?;
     for entry in walkdir::WalkDir::new(source)
@@ -192,7 +194,7 @@ fn copy_tree(source: &Path, dest: &Path) -> io::Result<()> {
         let kind = entry.file_type();
         if kind.is_dir() {
             std::fs::create_dir_all(&to)?;
-        } else if kind.is_file() {
+        } else if kind.is_file() && std::fs::hard_link(entry.path(), &to).is_err() {
             std::fs::copy(entry.path(), &to)?;
         }
     }
