@@ -188,6 +188,11 @@ impl ModelClient {
             .and_then(|var| std::env::var(var).ok())
             .filter(|k| !k.is_empty());
         let start_timeout = Duration::from_secs(self.cfg.request_timeout_secs.max(1));
+        let mut schedule = retry::schedule(
+            self.cfg.retry_base_ms,
+            self.cfg.retry_max_ms,
+            self.cfg.max_retries,
+        );
         let mut attempt = 0u32;
         loop {
             let mut request = self.http.post(&url).json(body);
@@ -237,12 +242,11 @@ impl ModelClient {
                 }
             };
             attempt += 1;
-            let wait = retry::delay(
-                attempt,
-                headers.as_ref(),
-                self.cfg.retry_base_ms,
-                self.cfg.retry_max_ms,
-            );
+            let Some(wait) =
+                retry::next_delay(&mut schedule, headers.as_ref(), self.cfg.retry_max_ms)
+            else {
+                return Err(ModelError::Connect(reason));
+            };
             tracing::warn!(attempt, delay_ms = wait.as_millis() as u64, %reason, "model call failed; retrying");
             on_retry(RetryNotice {
                 attempt,

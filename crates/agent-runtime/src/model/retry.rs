@@ -2,6 +2,7 @@
 
 use std::time::{Duration, SystemTime};
 
+use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 
@@ -12,17 +13,30 @@ pub fn retryable(status: StatusCode) -> bool {
         || status.is_server_error()
 }
 
-/// The delay before attempt `attempt` (1-based): `Retry-After` when the server sent one,
-/// else exponential backoff with jitter, capped.
-pub fn delay(attempt: u32, headers: Option<&HeaderMap>, base_ms: u64, max_ms: u64) -> Duration {
-    if let Some(after) = headers.and_then(retry_after) {
-        return after.min(Duration::from_millis(max_ms.max(1000) * 4));
-    }
-    let exp = base_ms.saturating_mul(1u64 << attempt.saturating_sub(1).min(20));
-    let capped = exp.min(max_ms);
-    // Full jitter on the upper half keeps concurrent runs from retrying in lockstep.
-    let jitter = rand::random_range(0..=capped / 2);
-    Duration::from_millis(capped / 2 + jitter)
+/// The waits between attempts: doubling from `base_ms`, capped at `max_ms`, `max_retries` of
+/// them. Each step is drawn from its upper half (backon's jitter adds up to the step to its
+/// half), so concurrent runs do not retry in lockstep.
+pub fn schedule(base_ms: u64, max_ms: u64, max_retries: u32) -> ExponentialBackoff {
+    ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(base_ms.max(2) / 2))
+        .with_max_delay(Duration::from_millis(max_ms.max(2) / 2))
+        .with_jitter()
+        .with_max_times(max_retries as usize)
+        .build()
+}
+
+/// The wait before the next attempt: `Retry-After` when the server sent one (within reason),
+/// else the schedule's next step; `None` when no retries are left.
+pub fn next_delay(
+    schedule: &mut ExponentialBackoff,
+    headers: Option<&HeaderMap>,
+    max_ms: u64,
+) -> Option<Duration> {
+    let step = schedule.next()?;
+    Some(match headers.and_then(retry_after) {
+        Some(after) => after.min(Duration::from_millis(max_ms.max(1000) * 4)),
+        None => step,
+    })
 }
 
 /// `Retry-After`: seconds or an HTTP date.
@@ -45,12 +59,16 @@ mod tests {
 
     #[test]
     fn retry_after_wins_over_backoff() {
+        let mut s = schedule(500, 30_000, 4);
         let mut h = HeaderMap::new();
         h.insert(reqwest::header::RETRY_AFTER, "2".parse().unwrap());
-        assert_eq!(delay(1, Some(&h), 500, 30_000), Duration::from_secs(2));
+        assert_eq!(
+            next_delay(&mut s, Some(&h), 30_000),
+            Some(Duration::from_secs(2))
+        );
         let date = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(30));
         h.insert(reqwest::header::RETRY_AFTER, date.parse().unwrap());
-        let d = delay(1, Some(&h), 500, 30_000);
+        let d = next_delay(&mut s, Some(&h), 30_000).unwrap();
         assert!(
             d > Duration::from_secs(27) && d <= Duration::from_secs(30),
             "{d:?}"
@@ -58,15 +76,17 @@ mod tests {
     }
 
     #[test]
-    fn backoff_grows_and_is_capped() {
+    fn backoff_grows_is_capped_and_runs_out() {
+        let mut s = schedule(500, 4_000, 9);
         for attempt in 1..10 {
-            let d = delay(attempt, None, 500, 4_000);
+            let d = next_delay(&mut s, None, 4_000).unwrap();
             let cap = (500u64 << (attempt - 1)).min(4_000);
             assert!(
                 d >= Duration::from_millis(cap / 2) && d <= Duration::from_millis(cap),
                 "{attempt}: {d:?}"
             );
         }
+        assert_eq!(next_delay(&mut s, None, 4_000), None, "no retries left");
     }
 
     #[test]
