@@ -67,7 +67,7 @@ enum SandboxCommand {
         #[arg(long, short)]
         config: Option<PathBuf>,
     },
-    /// Remove this instance's sandbox containers and unused slots (stop the server first).
+    /// Remove the sandbox containers and unused slots of servers that are not running.
     Prune {
         /// Remove every Antler sandbox container on the engine, of any instance.
         #[arg(long)]

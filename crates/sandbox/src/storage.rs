@@ -1,7 +1,8 @@
 //! Where a thread's files physically live.
 //!
 //! Normally in `<data>/users/<owner>/threads/<id>/user-data`. A warm container, started
-//! before its thread was known, mounts a fresh *slot* (`<data>/sandbox/slots/<uuid>`); when it
+//! before its thread was known, mounts a fresh *slot* (`<data>/sandbox/slots/<instance>/<uuid>`,
+//! per instance so replicas sharing the data dir never collect each other's); when it
 //! is given to a thread, the thread's files move into the slot and `user-data` becomes a
 //! symlink to it. Everything on the host reaches the files through `user-data` either way.
 
@@ -13,27 +14,14 @@ use rustix::fs::{CWD, RenameFlags, renameat_with};
 use crate::beneath::Owner;
 use crate::paths::{ThreadDirs, UserDataDir};
 
-/// This server's id in container labels: the configured one, else one generated once and kept
-/// in `<data>/instance-id` (so a restart recognises the containers of a crashed run).
-pub fn instance_id(configured: Option<&str>, data_dir: &Path) -> io::Result<String> {
-    if let Some(id) = configured.map(str::trim).filter(|s| !s.is_empty()) {
-        return Ok(id.to_string());
-    }
-    let file = data_dir.join("instance-id");
-    match std::fs::read_to_string(&file) {
-        Ok(id) if !id.trim().is_empty() => Ok(id.trim().to_string()),
-        _ => {
-            std::fs::create_dir_all(data_dir)?;
-            let id = uuid::Uuid::new_v4().simple().to_string();
-            std::fs::write(&file, &id)?;
-            Ok(id)
-        }
-    }
+/// `<data>/sandbox/slots`: every instance's slots.
+fn slots_base(data_dir: &Path) -> PathBuf {
+    data_dir.join("sandbox").join("slots")
 }
 
-/// `<data>/sandbox/slots`.
-pub fn slots_root(data_dir: &Path) -> PathBuf {
-    data_dir.join("sandbox").join("slots")
+/// `<data>/sandbox/slots/<instance>`: the slots of one instance.
+pub fn slots_root(data_dir: &Path, instance: &str) -> PathBuf {
+    slots_base(data_dir).join(instance)
 }
 
 /// Creates an empty slot with the three directories, owned by the sandbox user.
@@ -114,7 +102,7 @@ fn move_children(from_user_data: &Path, slot: &Path) -> io::Result<()> {
 pub fn remove_thread(dirs: &ThreadDirs, data_dir: &Path) -> io::Result<()> {
     if is_slotted(dirs)
         && let Ok(target) = std::fs::read_link(dirs.user_data())
-        && target.starts_with(slots_root(data_dir))
+        && target.starts_with(slots_base(data_dir))
     {
         remove_dir_if_exists(&target)?;
     }
@@ -128,9 +116,10 @@ fn remove_dir_if_exists(path: &Path) -> io::Result<()> {
     }
 }
 
-/// Removes slots that no thread points at (left by warm containers of a crashed run).
-pub fn collect_garbage(data_dir: &Path) -> io::Result<usize> {
-    let slots = slots_root(data_dir);
+/// Removes the slots of `instance` that no thread points at (left by warm containers of a
+/// crashed run). Only call it for an instance whose containers are gone.
+pub fn collect_garbage(data_dir: &Path, instance: &str) -> io::Result<usize> {
+    let slots = slots_root(data_dir, instance);
     let Ok(read) = std::fs::read_dir(&slots) else {
         return Ok(0);
     };
@@ -170,7 +159,7 @@ mod tests {
         dirs.create().unwrap();
         std::fs::write(dirs.dir(UserDataDir::Uploads).join("in.csv"), "a,b").unwrap();
         std::fs::create_dir(dirs.dir(UserDataDir::Workspace).join("proj")).unwrap();
-        let slot = new_slot(&slots_root(data), None).unwrap();
+        let slot = new_slot(&slots_root(data, "i1"), None).unwrap();
         bind_into_slot(&dirs, &slot).unwrap();
         assert!(is_slotted(&dirs));
         assert_eq!(
@@ -188,9 +177,14 @@ mod tests {
         let leftovers: Vec<_> = std::fs::read_dir(dirs.thread_root()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "only the user-data link remains");
 
-        let orphan = new_slot(&slots_root(data), None).unwrap();
-        assert_eq!(collect_garbage(data).unwrap(), 1);
+        let orphan = new_slot(&slots_root(data, "i1"), None).unwrap();
+        let other = new_slot(&slots_root(data, "i2"), None).unwrap();
+        assert_eq!(collect_garbage(data, "i1").unwrap(), 1);
         assert!(!orphan.exists() && slot.exists());
+        assert!(
+            other.exists(),
+            "another instance's warm slot is not collected"
+        );
         remove_thread(&dirs, data).unwrap();
         assert!(!slot.exists() && !dirs.thread_root().exists());
     }
@@ -199,7 +193,7 @@ mod tests {
     fn a_thread_without_files_binds_directly() {
         let tmp = tempfile::tempdir().unwrap();
         let dirs = ThreadDirs::new(tmp.path(), LOCAL_OWNER, "fresh");
-        let slot = new_slot(&slots_root(tmp.path()), None).unwrap();
+        let slot = new_slot(&slots_root(tmp.path(), "i1"), None).unwrap();
         bind_into_slot(&dirs, &slot).unwrap();
         assert!(dirs.dir(UserDataDir::Outputs).is_dir());
     }

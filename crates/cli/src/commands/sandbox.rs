@@ -10,7 +10,7 @@ use antler_sandbox::api::{ExecRequest, SandboxProvider};
 use antler_sandbox::config::ProviderKind;
 use antler_sandbox::docker::{self, DockerProvider, admin};
 use antler_sandbox::local::LocalProvider;
-use antler_sandbox::storage;
+use antler_sandbox::{instance, storage};
 
 use super::{fail, setup};
 
@@ -31,7 +31,11 @@ pub(crate) fn exec(
         eprintln!("antler: {}", e.message());
         return ExitCode::from(2);
     }
-    let request = ExecRequest::new(command.join(" "), Duration::from_secs(timeout_secs));
+    let Some(line) = command_line(command) else {
+        eprintln!("antler: the command holds a NUL byte");
+        return ExitCode::from(2);
+    };
+    let request = ExecRequest::new(line, Duration::from_secs(timeout_secs));
     match rt.block_on(run(&config, thread, &request)) {
         Ok(out) => {
             let _ = std::io::stdout().write_all(out.stdout.as_bytes());
@@ -46,7 +50,16 @@ pub(crate) fn exec(
     }
 }
 
-/// Runs in the thread's running container when the server has one; otherwise in a
+/// One argument is a shell command line (`-- 'ls | wc -l'`); several are quoted one by one
+/// (`-- python3 -c 'print(1)'`) so they arrive as given.
+fn command_line(args: &[String]) -> Option<String> {
+    match args {
+        [line] => Some(line.clone()),
+        _ => shlex::try_join(args.iter().map(String::as_str)).ok(),
+    }
+}
+
+/// Runs in the thread's running container when a server has one; otherwise in a
 /// temporary one that is removed afterwards.
 async fn run(
     config: &Config,
@@ -54,9 +67,31 @@ async fn run(
     request: &ExecRequest,
 ) -> anyhow::Result<antler_sandbox::ExecOutput> {
     let cfg = &config.sandbox;
-    let instance = storage::instance_id(cfg.instance_id.as_deref(), &config.data_dir)?;
-    // The server keeps this instance's view of the enabled skills here.
-    let view = config.data_dir.join("skills-view").join(&instance);
+    let instances = instance::list(&config.data_dir)?;
+    // Act for the server of this data dir (the configured one, else a running one): its view
+    // of the enabled skills, and its label on a temporary container, so that a restart of
+    // that server removes the container if this command dies.
+    let configured = cfg
+        .instance_id
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    let known = instances
+        .iter()
+        .find(|(_, live)| *live)
+        .or(instances.first())
+        .map(|(id, _)| id.clone());
+    let mut _claim = None;
+    let owner = match configured.map(str::to_string).or(known) {
+        Some(id) => id,
+        None => {
+            let claim = instance::claim(None, &config.data_dir)?;
+            let id = claim.id().to_string();
+            _claim = Some(claim);
+            id
+        }
+    };
+    let view = config.data_dir.join("skills-view").join(&owner);
     std::fs::create_dir_all(&view)?;
     let use_docker = match cfg.provider {
         ProviderKind::Local => false,
@@ -77,13 +112,16 @@ async fn run(
         return Ok(sandbox.exec(request.clone()).await?);
     }
     let client = docker::connect(cfg)?;
-    if let Some(container) = admin::find_thread_container(&client, &instance, thread).await? {
-        return Ok(admin::exec_in(&client, &container, request, cfg.max_output_bytes).await?);
+    let live = instances.iter().filter(|(_, live)| *live).map(|(id, _)| id);
+    for id in std::iter::once(&owner).chain(live) {
+        if let Some(container) = admin::find_thread_container(&client, id, thread).await? {
+            return Ok(admin::exec_in(&client, &container, request, cfg.max_output_bytes).await?);
+        }
     }
     let mut temporary = cfg.clone();
     temporary.docker.warm_pool = 0;
     let provider =
-        DockerProvider::start_with(temporary, &config.data_dir, &view, &instance, false).await?;
+        DockerProvider::start_with(temporary, &config.data_dir, &view, &owner, false).await?;
     let result = match provider.acquire(thread).await {
         Ok(sandbox) => sandbox
             .exec(request.clone())
@@ -137,17 +175,22 @@ pub(crate) fn prune(config: Option<&Path>, all: bool) -> ExitCode {
         Err(code) => return code,
     };
     let result = rt.block_on(async {
-        let instance =
-            storage::instance_id(config.sandbox.instance_id.as_deref(), &config.data_dir)?;
         let client = docker::connect(&config.sandbox)?;
-        let scope = if all { None } else { Some(instance.as_str()) };
-        let ids: Vec<String> = admin::list(&client, scope)
+        let stopped: Vec<String> = instance::list(&config.data_dir)?
+            .into_iter()
+            .filter_map(|(id, live)| (!live).then_some(id))
+            .collect();
+        let ids: Vec<String> = admin::list(&client, None)
             .await?
             .into_iter()
+            .filter(|r| all || stopped.contains(&r.instance))
             .map(|r| r.id)
             .collect();
         let removed = admin::remove(&client, &ids).await;
-        let slots = storage::collect_garbage(&config.data_dir)?;
+        let mut slots = 0;
+        for id in &stopped {
+            slots += storage::collect_garbage(&config.data_dir, id)?;
+        }
         anyhow::Ok((removed, slots))
     });
     match result {

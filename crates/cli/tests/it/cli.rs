@@ -159,3 +159,43 @@ fn every_built_in_skill_validates() {
     }
     assert!(count >= 3, "at least three built-in skills, found {count}");
 }
+
+#[test]
+fn servers_sharing_a_data_dir_never_share_an_instance_id() {
+    let env = Env::new();
+    let (a, b) = (env.start(), env.start());
+    let mut locks: Vec<String> = std::fs::read_dir(env.data_dir().join("instances"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    locks.sort();
+    assert_eq!(locks.len(), 2, "each server claims its own id: {locks:?}");
+    drop((a, b));
+
+    let _one = env.start_with(&[("ANTLER_SANDBOX_INSTANCE_ID", "replica-1")]);
+    let mut clash = env
+        .command(&["serve", "--bind", "127.0.0.1:0"])
+        .env("ANTLER_SANDBOX_INSTANCE_ID", "replica-1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = clash.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = clash.kill();
+            panic!("a second server with the same instance id kept running");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut clash.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success());
+    assert!(
+        stderr.contains("replica-1") && stderr.contains("ANTLER_SANDBOX_INSTANCE_ID"),
+        "{stderr}"
+    );
+}

@@ -46,6 +46,8 @@ pub struct App {
     pub instance: String,
     /// Background tasks stopped with the app (view sync, replica duties).
     _tasks: Vec<AbortOnDrop>,
+    /// Holds `instance` so no other server sharing the data dir takes it.
+    _claim: antler_sandbox::instance::InstanceClaim,
 }
 
 /// Stops a background task when the app goes away.
@@ -121,10 +123,11 @@ impl App {
         );
         let installer = Installer::new(&config.skills_dir, config.skills.install.limits());
         std::fs::create_dir_all(config.data_dir.join("tmp"))?;
-        let instance = antler_sandbox::storage::instance_id(
+        let claim = antler_sandbox::instance::claim(
             config.sandbox.instance_id.as_deref(),
             &config.data_dir,
         )?;
+        let instance = claim.id().to_string();
         // One view per instance: replicas sharing a data dir each rebuild their own at start.
         let view_root = config.data_dir.join("skills-view").join(&instance);
         let skills_view = Arc::new(
@@ -138,6 +141,7 @@ impl App {
                 &config.sandbox,
                 &config.data_dir,
                 skills_view.root(),
+                &instance,
                 &mut warnings,
             )
             .await?,
@@ -196,6 +200,7 @@ impl App {
             instance,
             _watcher: watcher,
             _tasks: tasks,
+            _claim: claim,
         })
     }
 

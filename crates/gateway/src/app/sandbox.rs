@@ -20,6 +20,7 @@ pub(crate) async fn start_provider(
     cfg: &SandboxConfig,
     data_dir: &Path,
     view: &Path,
+    instance: &str,
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<Arc<dyn SandboxProvider>> {
     let local = || -> Arc<dyn SandboxProvider> {
@@ -30,11 +31,10 @@ pub(crate) async fn start_provider(
             cfg.max_output_bytes,
         ))
     };
-    let instance = antler_sandbox::storage::instance_id(cfg.instance_id.as_deref(), data_dir)?;
     match cfg.provider {
         ProviderKind::Local => Ok(local()),
         ProviderKind::Docker => {
-            let provider = DockerProvider::start(cfg.clone(), data_dir, view, &instance).await?;
+            let provider = DockerProvider::start(cfg.clone(), data_dir, view, instance).await?;
             tracing::info!(instance, "docker sandbox provider started");
             Ok(Arc::new(provider))
         }
@@ -46,7 +46,7 @@ pub(crate) async fn start_provider(
             match ready {
                 Ok(()) => {
                     let provider =
-                        DockerProvider::start(cfg.clone(), data_dir, view, &instance).await?;
+                        DockerProvider::start(cfg.clone(), data_dir, view, instance).await?;
                     tracing::info!(instance, "docker sandbox provider started");
                     Ok(Arc::new(provider))
                 }

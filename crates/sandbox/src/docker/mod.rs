@@ -204,10 +204,12 @@ impl Inner {
     async fn reconcile(&self) -> Result<(), SandboxError> {
         self.reconcile_containers().await?;
         let data = self.data_dir.clone();
-        let removed = tokio::task::spawn_blocking(move || storage::collect_garbage(&data))
-            .await
-            .map_err(|e| SandboxError::Infra(e.to_string()))?
-            .map_err(|e| SandboxError::Infra(format!("cannot clean sandbox slots: {e}")))?;
+        let instance = self.instance.clone();
+        let removed =
+            tokio::task::spawn_blocking(move || storage::collect_garbage(&data, &instance))
+                .await
+                .map_err(|e| SandboxError::Infra(e.to_string()))?
+                .map_err(|e| SandboxError::Infra(format!("cannot clean sandbox slots: {e}")))?;
         if removed > 0 {
             tracing::info!(removed, "removed unused sandbox slots");
         }
@@ -393,7 +395,7 @@ impl Inner {
         let Ok(permit) = self.permits.clone().try_acquire_owned() else {
             return Ok(false);
         };
-        let slots = storage::slots_root(&self.data_dir);
+        let slots = storage::slots_root(&self.data_dir, &self.instance);
         let owner = self.owner;
         let slot = tokio::task::spawn_blocking(move || storage::new_slot(&slots, owner))
             .await
