@@ -77,6 +77,9 @@ struct LogState {
     next_seq: u64,
     finished: bool,
     persist: Option<mpsc::UnboundedSender<Arc<RunEvent>>>,
+    /// The last sequence number the writer is done with. Only events up to it leave memory,
+    /// so a joiner reading the gap from the database never misses one still in flight.
+    persisted: u64,
 }
 
 /// What a subscriber starts from.
@@ -128,10 +131,16 @@ impl EventLog {
                 next_seq: 1,
                 finished: false,
                 persist: Some(persist),
+                persisted: 0,
             }),
             tx,
         });
-        let writer = tokio::spawn(write_batches(run_id.to_string(), rx, store));
+        let writer = tokio::spawn(write_batches(
+            run_id.to_string(),
+            rx,
+            store,
+            Arc::downgrade(&log),
+        ));
         (log, writer)
     }
 
@@ -170,11 +179,7 @@ impl EventLog {
         state.next_seq += 1;
         state.bytes += event.size();
         state.events.push_back(event.clone());
-        while state.bytes > self.max_bytes && state.events.len() > 1 {
-            if let Some(old) = state.events.pop_front() {
-                state.bytes -= old.size();
-            }
-        }
+        self.evict(&mut state);
         if let Some(p) = &state.persist {
             let _ = p.send(event.clone());
         }
@@ -185,6 +190,28 @@ impl EventLog {
             state.persist = None;
         }
         Some(event.seq)
+    }
+
+    /// Drops the oldest events over the memory bound, as far as they are persisted.
+    fn evict(&self, state: &mut LogState) {
+        while state.bytes > self.max_bytes
+            && state.events.len() > 1
+            && state
+                .events
+                .front()
+                .is_some_and(|e| e.seq <= state.persisted)
+        {
+            if let Some(old) = state.events.pop_front() {
+                state.bytes -= old.size();
+            }
+        }
+    }
+
+    /// Notes that the writer is done with every event up to `seq`.
+    fn persisted(&self, seq: u64) {
+        let mut state = self.lock();
+        state.persisted = state.persisted.max(seq);
+        self.evict(&mut state);
     }
 
     /// Starts following the log after position `after`.
@@ -217,6 +244,7 @@ async fn write_batches(
     run_id: String,
     mut rx: mpsc::UnboundedReceiver<Arc<RunEvent>>,
     store: Store,
+    log: std::sync::Weak<EventLog>,
 ) {
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
@@ -244,6 +272,10 @@ async fn write_batches(
                 break;
             }
             tokio::time::sleep(Duration::from_millis(100 * attempt)).await;
+        }
+        // Written, or given up on after the retries: memory may let these go either way.
+        if let (Some(log), Some(last)) = (log.upgrade(), rows.last()) {
+            log.persisted(last.seq);
         }
     }
 }

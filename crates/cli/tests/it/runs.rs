@@ -427,6 +427,59 @@ async fn last_event_id_replays_during_and_after_the_run() {
 }
 
 #[tokio::test]
+async fn a_joiner_past_the_memory_bound_gets_every_event_in_order() {
+    let words: String = (1..=300).map(|i| format!("w{i} ")).collect();
+    let script = format!(
+        "scenarios:\n  - system: \"You write titles\"\n    turns: [{{content: \"Long\"}}]\n  - match: \"\"\n    turns:\n      - content: \"{words}\"\n        chunk_size: 4\n        chunk_delay_ms: 4\n"
+    );
+    let env = Env::new();
+    let server = env.start_agent(
+        &mock_llm(&script).await,
+        &[("ANTLER_AGENT_EVENT_LOG_MAX_BYTES", "4096")],
+    );
+    server.create_thread("t").await;
+    let (_, run) = start_run(&server, "t", "long please", json!({})).await;
+    let run_id = run["run_id"].as_str().unwrap().to_string();
+    let url = server.url(&format!("/api/threads/t/runs/{run_id}/stream"));
+    server
+        .wait_run("t", &run_id, |r| r["status"] == "running")
+        .await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    // Memory holds only the last few kilobytes: the start comes from the database.
+    let joined = read_sse(
+        server
+            .http
+            .get(&url)
+            .header("last-event-id", "1")
+            .send()
+            .await
+            .unwrap(),
+        |_| false,
+    )
+    .await;
+    let ids: Vec<u64> = joined.iter().map(|e| e.id.unwrap()).collect();
+    let expected: Vec<u64> = (2..2 + ids.len() as u64).collect();
+    assert!(ids.len() > 300, "{} events", ids.len());
+    assert_eq!(
+        ids, expected,
+        "no gap and no duplicate across database and memory"
+    );
+    assert_eq!(joined.last().unwrap().event, "end");
+    let text: String = joined
+        .iter()
+        .filter(|e| e.event == "messages")
+        .filter_map(|e| e.data[0]["content"].as_str())
+        .collect();
+    assert!(text.contains("w1 w2 ") && text.contains("w300"), "{text}");
+    let full = read_sse(server.http.get(&url).send().await.unwrap(), |_| false).await;
+    assert_eq!(
+        full.len(),
+        joined.len() + 1,
+        "the stored log holds the same events"
+    );
+}
+
+#[tokio::test]
 async fn multitask_strategies_reject_interrupt_and_enqueue() {
     let env = Env::new();
     let server = env.start_agent(&mock_llm(&slow_script()).await, &[]);
@@ -649,6 +702,72 @@ scenarios:
         msgs[2]
     );
     assert_eq!(msgs[3]["content"], "recovered");
+}
+
+#[tokio::test]
+async fn the_model_call_limit_and_the_time_limit_end_a_run() {
+    let env = Env::new();
+    let script = r#"
+scenarios:
+  - match: "calls"
+    turns:
+      - tool_calls: [{name: ls, arguments: {path: /mnt/user-data/workspace}}]
+      - tool_calls: [{name: ls, arguments: {path: /mnt/user-data/uploads}}]
+      - tool_calls: [{name: ls, arguments: {path: /mnt/user-data/outputs}}]
+      - content: "never reached"
+  - match: "sleep"
+    turns:
+      - tool_calls: [{name: bash, arguments: {command: "sleep 30"}}]
+      - content: "never reached"
+"#;
+    let server = env.start_agent(
+        &mock_llm(script).await,
+        &[
+            ("ANTLER_AGENT_GENERATE_TITLES", "false"),
+            ("ANTLER_AGENT_MAX_MODEL_CALLS", "2"),
+            ("ANTLER_AGENT_RUN_TIMEOUT_SECS", "2"),
+        ],
+    );
+    server.create_thread("t").await;
+    let (_, run) = start_run(&server, "t", "calls please", json!({})).await;
+    let run_id = run["run_id"].as_str().unwrap().to_string();
+    let run = server
+        .wait_run("t", &run_id, |r| {
+            r["status"] != "pending" && r["status"] != "running"
+        })
+        .await;
+    assert_eq!(run["status"], "error", "{run}");
+    assert_eq!(run["stop_reason"], "model_call_limit", "{run}");
+    let events = read_sse(
+        server
+            .http
+            .get(server.url(&format!("/api/threads/t/runs/{run_id}/stream")))
+            .send()
+            .await
+            .unwrap(),
+        |_| false,
+    )
+    .await;
+    let error = events.iter().find(|e| e.event == "error").unwrap();
+    assert_eq!(error.data["name"], "AgentError");
+    assert!(
+        error.data["message"]
+            .as_str()
+            .unwrap()
+            .contains("2 model calls")
+    );
+
+    let (_, run) = start_run(&server, "t", "sleep please", json!({})).await;
+    let run_id = run["run_id"].as_str().unwrap().to_string();
+    let run = server
+        .wait_run("t", &run_id, |r| {
+            r["status"] != "pending" && r["status"] != "running"
+        })
+        .await;
+    assert_eq!(run["status"], "timeout", "{run}");
+    assert_eq!(run["stop_reason"], "timeout", "{run}");
+    let (_, thread) = server.get_json("/api/threads/t").await;
+    assert_eq!(thread["status"], "interrupted", "{thread}");
 }
 
 #[tokio::test]
