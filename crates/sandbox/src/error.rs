@@ -37,7 +37,7 @@ pub enum SandboxError {
 
 impl SandboxError {
     /// True for errors the model should see and can act on; false for infrastructure
-    /// failures that end or fail the run.
+    /// failures, whose details (which may name host paths) stay in the server log.
     pub fn is_model_facing(&self) -> bool {
         !matches!(self, SandboxError::Unavailable(_) | SandboxError::Infra(_))
     }

@@ -149,11 +149,20 @@ fn arg_u64(args: &Value, key: &str) -> Option<u64> {
         .and_then(|v| v.as_u64().or_else(|| v.as_str()?.parse().ok()))
 }
 
+/// What the model reads about a sandbox error. Infrastructure details (engine messages that
+/// may quote host paths) go to the server log only.
 fn sandbox_error(e: &SandboxError) -> String {
-    if !e.is_model_facing() {
-        tracing::warn!(error = %e, "sandbox failure during a tool call");
+    if e.is_model_facing() {
+        return e.to_string();
     }
-    e.to_string()
+    tracing::warn!(error = %e, "sandbox failure during a tool call");
+    match e {
+        SandboxError::Unavailable(_) => {
+            "the sandbox is unavailable right now; try again shortly, or answer without tools"
+        }
+        _ => "the sandbox failed to carry out this call (the details are in the server log)",
+    }
+    .to_string()
 }
 
 async fn sandbox<'a>(env: &'a ToolEnv<'_>) -> Result<&'a Arc<dyn Sandbox>, String> {
@@ -493,6 +502,23 @@ fn ask_clarification(args: &Value) -> ToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn infrastructure_errors_never_show_the_model_host_details() {
+        let infra = SandboxError::Infra("docker create: bind /var/lib/antler/users/x".into());
+        let told = sandbox_error(&infra);
+        assert!(!told.contains("/var/lib"), "{told}");
+        let down = sandbox_error(&SandboxError::Unavailable("socket /run/docker.sock".into()));
+        assert!(
+            !down.contains("docker.sock") && down.contains("unavailable"),
+            "{down}"
+        );
+        let missing = sandbox_error(&SandboxError::NotFound("/mnt/user-data/a.txt".into()));
+        assert!(
+            missing.contains("/mnt/user-data/a.txt"),
+            "the model can act on this"
+        );
+    }
 
     #[test]
     fn long_output_keeps_head_and_tail() {
