@@ -42,7 +42,8 @@ impl Topic {
 pub struct Notice {
     /// What it is about.
     pub topic: Topic,
-    /// Details (see [`Topic`]).
+    /// Details (see [`Topic`]). Empty after the connection carrying notices was lost and
+    /// re-established: some may have been missed, so readers re-read what they follow.
     pub payload: String,
 }
 

@@ -240,3 +240,37 @@ async fn a_survivor_interrupts_the_runs_of_a_replica_that_died() {
         "quick answer"
     );
 }
+
+#[tokio::test]
+async fn a_replica_whose_notice_connection_broke_rereads_the_skills() {
+    let Some(pair) = Pair::new().await else {
+        return;
+    };
+    let b = pair.replica("replica-b");
+    // A change no notice announces (written straight to the shared skills dir).
+    pair.env
+        .write_skill("public", "late-skill", "late-skill", "Late.");
+    let (_, list) = b.get_json("/api/skills").await;
+    assert_eq!(list["skills"].as_array().unwrap().len(), 0, "{list}");
+    let db = sqlx::PgPool::connect(&pair.db).await.unwrap();
+    let killed: Vec<(bool,)> = sqlx::query_as(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE 'LISTEN%'",
+    )
+    .fetch_all(&db)
+    .await
+    .unwrap();
+    assert_eq!(killed.len(), 1, "one listener connection");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, list) = b.get_json("/api/skills").await;
+        if list["skills"].as_array().unwrap().len() == 1 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "B never re-read the skills: {list}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -23,10 +23,11 @@ impl PgBus {
             .listen_all(Topic::ALL.iter().map(|t| t.channel()))
             .await?;
         let forward = tx.clone();
+        let channels = || Topic::ALL.iter().map(|t| t.channel());
         tokio::spawn(async move {
             loop {
-                match listener.recv().await {
-                    Ok(n) => {
+                match listener.try_recv().await {
+                    Ok(Some(n)) => {
                         if let Some(topic) = Topic::from_channel(n.channel()) {
                             let _ = forward.send(Notice {
                                 topic,
@@ -34,16 +35,30 @@ impl PgBus {
                             });
                         }
                     }
+                    // The connection dropped and is back: notices sent meanwhile are gone.
+                    Ok(None) => resync(&forward),
                     Err(error) => {
-                        // The listener reconnects on the next recv; notices sent meanwhile are
-                        // lost, which readers cover by also polling.
                         tracing::warn!(%error, "database notification listener failed; reconnecting");
                         tokio::time::sleep(Duration::from_millis(500)).await;
+                        if listener.listen_all(channels()).await.is_ok() {
+                            resync(&forward);
+                        }
                     }
                 }
             }
         });
         Ok(PgBus { pool, tx })
+    }
+}
+
+/// Tells every reader that notices may have been missed.
+fn resync(forward: &broadcast::Sender<Notice>) {
+    tracing::info!("database notification listener reconnected");
+    for topic in Topic::ALL {
+        let _ = forward.send(Notice {
+            topic,
+            payload: String::new(),
+        });
     }
 }
 
