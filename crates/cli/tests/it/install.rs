@@ -318,6 +318,59 @@ async fn a_duplicate_name_conflicts_unless_overwrite_which_keeps_history() {
 }
 
 #[tokio::test]
+async fn install_from_a_thread_takes_overwrite_and_enable_as_json() {
+    let env = Env::new();
+    let server = env.start();
+    let version = |file: &str| {
+        ZipBuilder::new()
+            .skill("json-opts/", "json-opts")
+            .file(&format!("json-opts/{file}"), b"x")
+            .finish()
+            .unwrap()
+    };
+    let (status, body) = install_from_thread(&server, &env, &version("v1.txt"), json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = install_from_thread(&server, &env, &version("v2.txt"), json!({})).await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(error_code(&body), "skill_exists");
+    let (status, body) = install_from_thread(
+        &server,
+        &env,
+        &version("v2.txt"),
+        json!({"overwrite": true, "enable": false}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["replaced"], true);
+    assert_eq!(body["skill"]["enabled"], false);
+    let dir = env.skills_dir().join("custom/json-opts");
+    assert!(dir.join("v2.txt").is_file() && !dir.join("v1.txt").exists());
+    let (_, list) = server.get_json("/api/skills").await;
+    assert_eq!(list["skills"][0]["enabled"], false, "{list}");
+    let (status, body) = install_from_thread(
+        &server,
+        &env,
+        &version("v3.txt"),
+        json!({"overwrite": "yes"}),
+    )
+    .await;
+    assert!(status == 400 || status == 422, "{status} {body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("overwrite"),
+        "{body}"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(env.skills_dir().join("custom"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with(".staging"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[tokio::test]
 async fn concurrent_installs_of_one_name_never_mix() {
     let env = Env::new();
     let server = env.start();

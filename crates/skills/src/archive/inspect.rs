@@ -89,7 +89,14 @@ const S_IFLNK: u32 = 0o120_000;
 
 /// Inspects a zip archive. Fails only when the bytes are not a readable zip; every other
 /// problem becomes a finding.
-pub fn inspect<R: Read + Seek>(reader: R, limits: &ArchiveLimits) -> Result<Inspection, NotAZip> {
+pub fn inspect<R: Read + Seek>(
+    mut reader: R,
+    limits: &ArchiveLimits,
+) -> Result<Inspection, NotAZip> {
+    let declared = super::eocd::declared_entries(&mut reader);
+    reader
+        .seek(std::io::SeekFrom::Start(0))
+        .map_err(|e| NotAZip(e.to_string()))?;
     let mut zip = zip::ZipArchive::new(reader).map_err(|e| NotAZip(e.to_string()))?;
     let mut out = Inspection {
         entries: Vec::new(),
@@ -107,6 +114,16 @@ pub fn inspect<R: Read + Seek>(reader: R, limits: &ArchiveLimits) -> Result<Insp
                 "archive has {} entries; at most {} allowed",
                 zip.len(),
                 limits.max_entries
+            ),
+        ));
+    }
+    if let Some(declared) = declared.filter(|d| *d > zip.len() as u64) {
+        out.push(finding(
+            "duplicate-entry",
+            "",
+            format!(
+                "the archive lists {declared} entries but only {} distinct paths: a path appears more than once",
+                zip.len()
             ),
         ));
     }

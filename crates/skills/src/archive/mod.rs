@@ -5,6 +5,7 @@
 //! the first bytes of each member, and reports every problem at once; [`extract`] streams the
 //! planned members with their sizes counted, so a lying header cannot pass.
 
+mod eocd;
 mod extract;
 mod inspect;
 #[cfg(any(test, feature = "testing"))]

@@ -217,3 +217,77 @@ fn executable_sniffing_knows_elf_pe_macho_and_spares_text_and_java() {
     );
     assert_eq!(sniff_executable(b"#!/usr/bin/env python3\n"), None);
 }
+
+#[test]
+fn a_large_declared_total_is_a_size_refusal() {
+    let limits = ArchiveLimits {
+        max_total_bytes: 100,
+        ..ArchiveLimits::default()
+    };
+    let zip = ZipBuilder::new()
+        .skill("s/", "s")
+        .file("s/a.txt", &[b'a'; 60])
+        .file("s/b.txt", &[b'b'; 60])
+        .finish()
+        .unwrap();
+    let i = inspect(Cursor::new(zip), &limits).unwrap();
+    let found: Vec<_> = i.findings.iter().map(|f| f.rule.as_str()).collect();
+    assert_eq!(found, ["archive-too-large"]);
+    assert!(i.refused_for_size() && !i.is_installable());
+}
+
+/// Renames every occurrence of `from` in the raw bytes (names in both headers).
+fn rename_raw(mut zip: Vec<u8>, from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    let mut i = 0;
+    while i + from.len() <= zip.len() {
+        if &zip[i..i + from.len()] == from {
+            zip[i..i + from.len()].copy_from_slice(to);
+        }
+        i += 1;
+    }
+    zip
+}
+
+#[test]
+fn a_path_held_twice_is_refused() {
+    let zip = ZipBuilder::new()
+        .skill("s/", "s")
+        .file("s/dupA", b"first")
+        .file("s/dupB", b"second")
+        .finish()
+        .unwrap();
+    let zip = rename_raw(zip, b"s/dupB", b"s/dupA");
+    assert_eq!(rules(zip), ["duplicate-entry"]);
+    // A file and a directory of the same path.
+    let zip = ZipBuilder::new()
+        .skill("s/", "s")
+        .file("s/dupA", b"first")
+        .dir("s/dupB/")
+        .finish()
+        .unwrap();
+    let zip = rename_raw(zip, b"s/dupB", b"s/dupA");
+    assert_eq!(rules(zip), ["duplicate-entry"]);
+}
+
+#[test]
+fn encrypted_members_are_refused() {
+    let zip = ZipBuilder::new()
+        .skill("s/", "s")
+        .file("s/secret.txt", b"hidden")
+        .finish()
+        .unwrap();
+    // Set the "encrypted" bit of the member's flags in its local and central headers.
+    let mut zip = zip;
+    let name = b"s/secret.txt";
+    for i in 0..zip.len().saturating_sub(46) {
+        if &zip[i..i + 4] == b"PK\x03\x04" && zip.get(i + 30..i + 30 + name.len()) == Some(name) {
+            zip[i + 6] |= 1;
+        } else if &zip[i..i + 4] == b"PK\x01\x02"
+            && zip.get(i + 46..i + 46 + name.len()) == Some(name)
+        {
+            zip[i + 8] |= 1;
+        }
+    }
+    assert_eq!(rules(zip), ["encrypted"]);
+}
