@@ -376,17 +376,25 @@ impl Config {
         if self.uploads.max_files == 0 {
             return Err(ConfigError::new("uploads.max_files", "must be at least 1"));
         }
-        if self.uploads.max_file_bytes == 0 || self.uploads.max_request_bytes == 0 {
-            return Err(ConfigError::new(
-                "uploads",
-                "byte limits must be at least 1",
-            ));
-        }
-        if self.skills.install.max_entries == 0 || self.skills.install.max_ratio == 0 {
-            return Err(ConfigError::new(
-                "skills.install",
-                "limits must be at least 1",
-            ));
+        let at_least_one = [
+            ("uploads.max_file_bytes", self.uploads.max_file_bytes),
+            ("uploads.max_request_bytes", self.uploads.max_request_bytes),
+            (
+                "skills.install.max_entries",
+                self.skills.install.max_entries as u64,
+            ),
+            (
+                "skills.install.max_total_bytes",
+                self.skills.install.max_total_bytes,
+            ),
+            (
+                "skills.install.max_file_bytes",
+                self.skills.install.max_file_bytes,
+            ),
+            ("skills.install.max_ratio", self.skills.install.max_ratio),
+        ];
+        if let Some((key, _)) = at_least_one.iter().find(|(_, v)| *v == 0) {
+            return Err(ConfigError::new(*key, "must be at least 1"));
         }
         if self.skills.prompt_budget_chars < 500 {
             return Err(ConfigError::new(
@@ -442,6 +450,20 @@ fn merge(base: &mut Value, overlay: Value) {
     }
 }
 
+/// Reads an environment value in the type of the key's default. Keys whose default is
+/// `null` are all optional strings, so `ANTLER_SANDBOX_DOCKER_USER=1000` stays `"1000"`
+/// rather than becoming a number the string field would refuse.
+fn env_value(default: &Value, raw: &str) -> Value {
+    match default {
+        Value::String(_) => Value::String(raw.to_string()),
+        Value::Null => match raw.trim() {
+            "" | "null" | "~" => Value::Null,
+            _ => Value::String(raw.to_string()),
+        },
+        _ => serde_yaml::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string())),
+    }
+}
+
 /// Walks the known keys (from the defaults) and applies matching environment variables.
 fn apply_env(
     defaults: &Value,
@@ -461,10 +483,7 @@ fn apply_env(
             } else {
                 let var = format!("{ENV_PREFIX}{}", path.join("_").to_uppercase());
                 if let Some(raw) = env.get(&var) {
-                    let value = match default_child {
-                        Value::String(_) => Value::String(raw.clone()),
-                        _ => serde_yaml::from_str(raw).unwrap_or(Value::String(raw.clone())),
-                    };
+                    let value = env_value(default_child, raw);
                     if let Value::Mapping(m) = target {
                         m.insert(Value::String(key.to_string()), value);
                     }
@@ -536,6 +555,38 @@ mod tests {
         assert_eq!(err.key, "log.format");
         let err = Config::from_sources(Some("[1, 2]"), &env(&[])).unwrap_err();
         assert_eq!(err.key, "<file>");
+        let err = Config::from_sources(None, &env(&[("ANTLER_UPLOADS_MAX_REQUEST_BYTES", "0")]))
+            .unwrap_err();
+        assert_eq!(err.key, "uploads.max_request_bytes");
+        let err = Config::from_sources(
+            Some("skills:\n  install:\n    max_total_bytes: 0\n"),
+            &env(&[]),
+        )
+        .unwrap_err();
+        assert_eq!(err.key, "skills.install.max_total_bytes");
+    }
+
+    #[test]
+    fn optional_strings_from_the_environment_stay_strings() {
+        let c = Config::from_sources(
+            None,
+            &env(&[
+                ("ANTLER_SANDBOX_INSTANCE_ID", "42"),
+                ("ANTLER_SANDBOX_DOCKER_RUNTIME", "1000"),
+            ]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(c.sandbox.instance_id.as_deref(), Some("42"));
+        assert_eq!(c.sandbox.docker.runtime.as_deref(), Some("1000"));
+        let c = Config::from_sources(
+            Some("sandbox:\n  instance_id: a\n"),
+            &env(&[("ANTLER_SANDBOX_INSTANCE_ID", "")]),
+        )
+        .unwrap();
+        assert_eq!(
+            c.sandbox.instance_id, None,
+            "an empty variable unsets the key"
+        );
     }
 
     #[test]
