@@ -90,4 +90,20 @@ with urllib.request.urlopen(base + f"/threads/{thread['thread_id']}") as r:
     assert r.headers["content-type"].startswith("text/html") and '<div id="root">' in page, page[:200]
 print("compose-test: chat ok, artifact ok, web UI ok, run", runs[0]["run_id"], "succeeded")
 PY
+
+# The image's own HEALTHCHECK passes, the server is not root, and PostgreSQL holds the run.
+cid=$("${compose[@]}" "${files[@]}" ps -q antler)
+health=unknown
+for _ in $(seq 1 60); do
+  health=$(docker inspect -f '{{.State.Health.Status}}' "$cid")
+  [ "$health" = healthy ] && break
+  sleep 1
+done
+[ "$health" = healthy ] || { echo "compose-test: the container's HEALTHCHECK reports '$health'" >&2; exit 1; }
+uid=$(docker exec "$cid" stat -c %u /proc/1)
+[ "$uid" = 10001 ] || { echo "compose-test: the server runs as uid $uid, not 10001" >&2; exit 1; }
+stored=$("${compose[@]}" "${files[@]}" exec -T postgres \
+  psql -U antler -d antler -tAc "SELECT count(*) FROM runs WHERE status = 'success'" | tr -d '[:space:]')
+[ "${stored:-0}" -ge 1 ] || { echo "compose-test: PostgreSQL holds no finished run ($stored)" >&2; exit 1; }
+echo "compose-test: container healthy, server uid $uid, $stored run(s) stored in PostgreSQL"
 echo "compose-test: passed in $(( $(date +%s) - started ))s"
