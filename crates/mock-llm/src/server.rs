@@ -222,7 +222,22 @@ fn chunks(turn: &Turn, model: &str, size: usize, include_usage: bool) -> Vec<Val
         json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": model,
                "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]})
     };
-    let mut out = vec![chunk(json!({"role": "assistant", "content": ""}), None)];
+    let header = |i: usize, call: &crate::script::ToolCall| json!({"index": i, "id": call_id(i), "type": "function", "function": {"name": call.name, "arguments": ""}});
+    // As recorded: a text answer opens with an empty content; a single tool call carries its
+    // header in the opening chunk, parallel calls open with null content alone.
+    let calls_only = turn.reasoning.is_none() && turn.content.is_none();
+    let opens_with_call = calls_only && turn.tool_calls.len() == 1;
+    let mut out = vec![match turn.tool_calls.first() {
+        Some(first) if opens_with_call => chunk(
+            json!({"role": "assistant", "content": null, "tool_calls": [header(0, first)], "refusal": null}),
+            None,
+        ),
+        Some(_) if calls_only => chunk(json!({"role": "assistant", "content": null}), None),
+        _ => chunk(
+            json!({"role": "assistant", "content": "", "refusal": null}),
+            None,
+        ),
+    }];
     if let Some(r) = &turn.reasoning {
         out.extend(
             fragments(r, size)
@@ -238,10 +253,9 @@ fn chunks(turn: &Turn, model: &str, size: usize, include_usage: bool) -> Vec<Val
         );
     }
     for (i, call) in turn.tool_calls.iter().enumerate() {
-        out.push(chunk(
-            json!({"tool_calls": [{"index": i, "id": call_id(i), "type": "function", "function": {"name": call.name, "arguments": ""}}]}),
-            None,
-        ));
+        if i > 0 || !opens_with_call {
+            out.push(chunk(json!({"tool_calls": [header(i, call)]}), None));
+        }
         out.extend(
             fragments(&call.arguments_text(), size)
                 .into_iter()

@@ -178,3 +178,77 @@ fn uuid_like() -> String {
             .as_nanos()
     )
 }
+
+#[tokio::test]
+async fn ls_lists_and_prune_removes_only_what_stopped_servers_left() {
+    let env = Env::new();
+    let instance = format!("it-{}", uuid_like());
+    let vars = docker_env(&env, &instance);
+    let cli = |args: &[&str]| {
+        let out = env
+            .command(args)
+            .envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let server = start(&env, &vars);
+    wait_for("the warm container", async || {
+        !containers(&instance).await.is_empty()
+    })
+    .await;
+    let listed = cli(&["sandbox", "ls"]);
+    assert!(
+        listed.contains(&instance) && listed.contains("(warm)"),
+        "{listed}"
+    );
+    // Several arguments arrive as given, quoting included.
+    let out = env
+        .command(&[
+            "sandbox",
+            "exec",
+            "--thread",
+            "q",
+            "--",
+            "python3",
+            "-c",
+            "print(6 * 7)",
+        ])
+        .envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "42", "{out:?}");
+    let pruned = cli(&["sandbox", "prune"]);
+    assert!(pruned.starts_with("removed 0 container(s)"), "{pruned}");
+    assert!(
+        !containers(&instance).await.is_empty(),
+        "a running server keeps its own"
+    );
+    server.crash();
+    let pruned = cli(&["sandbox", "prune"]);
+    assert!(!pruned.starts_with("removed 0 container(s)"), "{pruned}");
+    assert!(containers(&instance).await.is_empty(), "{pruned}");
+}
+
+#[tokio::test]
+async fn auto_falls_back_to_the_local_provider_with_a_warning() {
+    let env = Env::new();
+    let server = env.start_with(&[
+        ("ANTLER_SANDBOX_PROVIDER", "auto"),
+        (
+            "ANTLER_SANDBOX_DOCKER_HOST",
+            "unix:///nonexistent/docker.sock",
+        ),
+    ]);
+    let (status, health) = server.get_json("/health").await;
+    assert_eq!(status, 200);
+    assert_eq!(health["sandbox"], "local", "{health}");
+    let warnings = health["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("Docker is not usable")),
+        "{health}"
+    );
+}

@@ -54,6 +54,8 @@ struct Inner {
     replenish: Notify,
     shutting_down: AtomicBool,
     created: AtomicUsize,
+    /// Whether every container of `instance` is this provider's to remove.
+    owns_label: bool,
 }
 
 /// Docker-backed sandboxes.
@@ -114,8 +116,9 @@ impl DockerProvider {
         Self::start_with(cfg, data_dir, skills_view, instance, true).await
     }
 
-    /// Like [`DockerProvider::start`]; `reconcile: false` leaves existing containers alone
-    /// (for a one-shot command next to a running server).
+    /// Like [`DockerProvider::start`]; `reconcile: false` leaves other containers of the
+    /// label alone, at start and at shutdown (for a one-shot command next to a running
+    /// server).
     pub async fn start_with(
         cfg: SandboxConfig,
         data_dir: &Path,
@@ -153,6 +156,7 @@ impl DockerProvider {
             replenish: Notify::new(),
             shutting_down: AtomicBool::new(false),
             created: AtomicUsize::new(0),
+            owns_label: reconcile,
             cfg,
         });
         if reconcile {
@@ -586,8 +590,11 @@ impl SandboxProvider for DockerProvider {
         let count = ids.len();
         let removal = async {
             futures::future::join_all(ids.iter().map(|id| inner.remove(id))).await;
-            // A warm container being created when the replenisher stopped is found by label.
-            let _ = inner.reconcile_containers().await;
+            // A warm container being created when the replenisher stopped is found by label
+            // (unless the label belongs to a server this provider only borrows it from).
+            if inner.owns_label {
+                let _ = inner.reconcile_containers().await;
+            }
         };
         if tokio::time::timeout(limit, removal).await.is_err() {
             tracing::error!(
