@@ -290,6 +290,19 @@ async fn fork_bombs_and_memory_hogs_are_contained() {
     let env = Env::new();
     let provider = env.provider(|_| {}).await;
     let sb = provider.acquire("abuse").await.unwrap();
+    // The kernel enforces the configured process limit on the container (cgroup v2 or v1).
+    let limit = sb
+        .exec(ExecRequest::new(
+            "cat /sys/fs/cgroup/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids/pids.max",
+            Duration::from_secs(10),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        limit.stdout.trim(),
+        env.config(|_| {}).docker.pids_limit.to_string(),
+        "{limit:?}"
+    );
     let bomb = sb
         .exec(ExecRequest::new(
             "bomb() { bomb | bomb & }; bomb",
