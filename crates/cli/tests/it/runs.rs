@@ -771,6 +771,94 @@ scenarios:
 }
 
 #[tokio::test]
+async fn file_tools_edit_search_and_refuse_clearly() {
+    let env = Env::new();
+    env.write_skill("public", "off-skill", "off-skill", "Switched off.");
+    let script = r#"
+scenarios:
+  - match: ""
+    turns:
+      - tool_calls: [{name: write_file, arguments: {path: /mnt/user-data/workspace/a.txt, content: "one two two\n"}}]
+      - tool_calls: [{name: str_replace, arguments: {path: /mnt/user-data/workspace/a.txt, old_str: "two", new_str: "three"}}]
+      - tool_calls: [{name: str_replace, arguments: {path: /mnt/user-data/workspace/a.txt, old_str: "missing", new_str: "x"}}]
+      - tool_calls: [{name: str_replace, arguments: {path: /mnt/user-data/workspace/a.txt, old_str: "two", new_str: "2", replace_all: true}}]
+      - tool_calls: [{name: read_file, arguments: {path: /mnt/user-data/workspace/a.txt}}]
+      - tool_calls: [{name: glob, arguments: {pattern: "**/*.txt", path: /mnt/user-data}}]
+      - tool_calls: [{name: grep, arguments: {pattern: "ONE", path: /mnt/user-data/workspace}}]
+      - tool_calls: [{name: present_files, arguments: {filepaths: [/mnt/user-data/workspace/a.txt]}}]
+      - tool_calls: [{name: read_file, arguments: {path: /mnt/skills/public/off-skill/SKILL.md}}]
+      - tool_calls: [{name: read_file, arguments: {path: /etc/passwd}}]
+      - content: "done"
+"#;
+    let server = env.start_agent(
+        &mock_llm(script).await,
+        &[("ANTLER_AGENT_GENERATE_TITLES", "false")],
+    );
+    let (status, _) = server
+        .put_json("/api/skills/off-skill", json!({"enabled": false}))
+        .await;
+    assert_eq!(status, 200);
+    server.create_thread("t").await;
+    let (_, values) = server
+        .post_json("/api/threads/t/runs/wait", run_body("edit", &["values"]))
+        .await;
+    let results: Vec<(String, String)> = messages(&values)
+        .iter()
+        .filter(|m| m["type"] == "tool")
+        .map(|m| {
+            (
+                m["status"].as_str().unwrap_or("success").to_string(),
+                m["content"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(results.len(), 10, "{results:#?}");
+    let ok = |i: usize| assert_eq!(results[i].0, "success", "{i}: {:?}", results[i]);
+    let err = |i: usize, needle: &str| {
+        assert_eq!(results[i].0, "error", "{i}: {:?}", results[i]);
+        assert!(
+            results[i].1.contains(needle),
+            "{i}: {:?} lacks {needle}",
+            results[i]
+        );
+    };
+    ok(0);
+    err(1, "2");
+    err(2, "not found");
+    ok(3);
+    ok(4);
+    assert!(results[4].1.contains("one 2 2"), "{:?}", results[4]);
+    ok(5);
+    assert!(
+        results[5].1.contains("/mnt/user-data/workspace/a.txt"),
+        "{:?}",
+        results[5]
+    );
+    ok(6);
+    assert_eq!(
+        results[6].1, "/mnt/user-data/workspace/a.txt:1: one 2 2",
+        "case-insensitive unless asked, with virtual path and line"
+    );
+    err(7, "/mnt/user-data/outputs");
+    err(8, "off-skill");
+    err(9, "/etc/passwd");
+    for (_, text) in &results {
+        assert!(
+            !text.contains(env.root.path().to_str().unwrap()),
+            "a host path leaked: {text}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(env.user_data("t").join("workspace/a.txt")).unwrap(),
+        "one 2 2\n"
+    );
+    assert!(
+        values["artifacts"].as_array().is_none_or(Vec::is_empty),
+        "{values}"
+    );
+}
+
+#[tokio::test]
 async fn repeated_tool_calls_warn_then_stop_the_run() {
     let env = Env::new();
     let turn = r#"      - tool_calls: [{name: ls, arguments: {path: /mnt/user-data/workspace}}]
