@@ -68,6 +68,12 @@ async fn a_run_on_one_replica_is_joined_and_replayed_through_the_other() {
     let run_id = start(&a, "t", "slow please").await;
     a.wait_run("t", &run_id, |r| r["status"] == "running").await;
     tokio::time::sleep(Duration::from_millis(400)).await;
+    // A join through B while the run is still going on A waits for its end.
+    let join = tokio::spawn(
+        b.http
+            .get(b.url(&format!("/api/threads/t/runs/{run_id}/join")))
+            .send(),
+    );
     let url = b.url(&format!("/api/threads/t/runs/{run_id}/stream"));
     let joined = read_sse(
         b.http
@@ -105,10 +111,16 @@ async fn a_run_on_one_replica_is_joined_and_replayed_through_the_other() {
     .await;
     let a_ids: Vec<u64> = from_a.iter().map(|e| e.id.unwrap()).collect();
     assert_eq!(a_ids, ids);
-    let (_, joined_values) = b
-        .get_json(&format!("/api/threads/t/runs/{run_id}/join"))
-        .await;
-    assert_eq!(joined_values["messages"].as_array().unwrap().len(), 2);
+    let joined_values: Value = join.await.unwrap().unwrap().json().await.unwrap();
+    let messages = joined_values["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{joined_values}");
+    assert!(
+        messages[1]["content"]
+            .as_str()
+            .unwrap()
+            .ends_with("sixteen"),
+        "the join answered with the finished state: {joined_values}"
+    );
 }
 
 #[tokio::test]
