@@ -378,7 +378,72 @@ describe("web UI end to end", { concurrency: false }, () => {
     await s.close();
   });
 
-  it("h. phone width, keyboard and the theme toggle", { timeout: 60_000 }, async () => {
+  it("h. previews of Markdown, code, JSON, an image and sandboxed HTML, with sizes, dates and Download; newest conversation first", { timeout: 90_000 }, async () => {
+    const older = await stack.api("POST", "/api/threads", { metadata: { title: "Older conversation" } });
+    const { thread_id: id } = await stack.api("POST", "/api/threads", { metadata: { title: "Previews" } });
+    const pixel = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+    // The page reports whether it shares the app's origin (a sandbox without allow-same-origin gives it an opaque one).
+    const html = '<!doctype html><p id="result">pending</p><script>document.getElementById("result").textContent = window.origin === "null" ? "isolated" : "same-origin " + window.origin;</script>';
+    const files = {
+      "notes.md": ["# Weekly notes\n\n- shipped the previews\n", "text/markdown"],
+      "script.py": ["def answer():\n    return 42\n", "text/x-python"],
+      "data.json": ['{"cities": [{"city": "Oslo", "people": 709000}]}', "application/json"],
+      "pixel.png": [pixel, "image/png"],
+      "page.html": [html, "text/html"],
+    };
+    const form = new FormData();
+    for (const [name, [content, type]] of Object.entries(files)) form.append("files", new Blob([content], { type }), name);
+    const uploaded = await fetch(`${stack.baseUrl}/api/threads/${id}/uploads`, { method: "POST", body: form });
+    assert.equal(uploaded.status, 200, await uploaded.text());
+
+    const s = await stack.page();
+    const { page } = s;
+    await page.goto(`/threads/${id}/artifacts`);
+    const rows = page.getByTestId("artifact-row");
+    await until(async () => (await rows.count()) === 5, { message: "five files listed" });
+    const meta = await rows.filter({ hasText: "notes.md" }).locator(".artifact-meta").textContent();
+    assert.match(meta, /^\d+ B · \S/, "size and date");
+    const view = page.getByTestId("artifact-view");
+
+    await rows.filter({ hasText: "notes.md" }).click();
+    await view.locator("h1", { hasText: "Weekly notes" }).waitFor();
+    const href = await view.getByRole("link", { name: "Download" }).getAttribute("href");
+    const download = await fetch(new URL(href, stack.baseUrl));
+    assert.match(download.headers.get("content-disposition") ?? "", /^attachment; filename="notes.md"/);
+
+    await rows.filter({ hasText: "script.py" }).click();
+    await view.locator(".hljs-keyword", { hasText: "def" }).waitFor();
+
+    await rows.filter({ hasText: "data.json" }).click();
+    // Two levels open; deeper ones unfold on a click.
+    await view.locator("summary", { hasText: "cities:" }).waitFor();
+    await view.locator("summary", { hasText: "0:" }).click();
+    await view.getByText('"Oslo"').waitFor();
+    assert.equal(await view.getByRole("button", { name: "Tree" }).getAttribute("aria-pressed"), "true");
+    await view.getByRole("button", { name: "Pretty" }).click();
+    await view.locator("code", { hasText: '"people": 709000' }).waitFor();
+
+    await rows.filter({ hasText: "pixel.png" }).click();
+    const img = view.locator("img");
+    await until(async () => img.evaluate((el) => el.complete && el.naturalWidth === 1), { message: "the image to load" });
+
+    await rows.filter({ hasText: "page.html" }).click();
+    const frame = view.locator("iframe.html-frame");
+    assert.equal(await frame.getAttribute("sandbox"), "allow-scripts", "scripts may run, same-origin never");
+    await page.frameLocator("iframe.html-frame").locator("#result", { hasText: "isolated" }).waitFor();
+    await shot(page, "artifact-previews-light");
+
+    await page.goto("/");
+    const items = page.getByTestId("thread-item");
+    await items.first().waitFor();
+    const order = await items.evaluateAll((els) => els.map((el) => el.dataset.threadId));
+    assert.ok(order.indexOf(id) < order.indexOf(older.thread_id), `newest first: ${order}`);
+    assert.equal(order[0], id);
+    s.assertNoErrors();
+    await s.close();
+  });
+
+  it("i. phone width, keyboard and the theme toggle", { timeout: 60_000 }, async () => {
     const s = await stack.page({ width: 390, height: 844 });
     const { page } = s;
     await page.goto(`/threads/${skillThread}`);
