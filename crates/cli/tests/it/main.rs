@@ -12,6 +12,7 @@ mod api_skills;
 mod artifacts;
 mod cli;
 mod common;
+mod demo;
 mod install;
 mod replicas;
 mod runs;
