@@ -124,6 +124,18 @@ impl Server {
         format!("{}{path}", self.base)
     }
 
+    /// Reads a run's stream to its end, resuming after `last_event_id`.
+    pub(crate) async fn replay(&self, thread: &str, run: &str, last_event_id: u64) -> Vec<Sse> {
+        let response = self
+            .http
+            .get(self.url(&format!("/api/threads/{thread}/runs/{run}/stream")))
+            .header("last-event-id", last_event_id.to_string())
+            .send()
+            .await
+            .unwrap();
+        read_sse(response, |_| false).await
+    }
+
     pub(crate) async fn get(&self, path: &str) -> reqwest::Response {
         self.http.get(self.url(path)).send().await.unwrap()
     }

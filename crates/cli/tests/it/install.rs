@@ -38,6 +38,15 @@ async fn install_from_thread(
     server.post_json("/api/skills/install", body).await
 }
 
+/// Staging directories an install left in `custom/`.
+fn staging_leftovers(env: &Env) -> Vec<String> {
+    std::fs::read_dir(env.skills_dir().join("custom"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with(".staging"))
+        .collect()
+}
+
 fn rules(body: &Value) -> Vec<String> {
     body["error"]["details"]["findings"]
         .as_array()
@@ -93,11 +102,7 @@ async fn a_skill_from_a_thread_installs_enabled_and_is_listed_at_once() {
     assert!(!env.skills_dir().join("custom/__MACOSX").exists());
     let (_, list) = server.get_json("/api/skills").await;
     assert_eq!(list["skills"][0]["name"], "made", "listed without a reload");
-    let leftovers: Vec<_> = std::fs::read_dir(env.skills_dir().join("custom"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.starts_with(".staging"))
-        .collect();
+    let leftovers = staging_leftovers(&env);
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
@@ -362,11 +367,7 @@ async fn install_from_a_thread_takes_overwrite_and_enable_as_json() {
             .contains("overwrite"),
         "{body}"
     );
-    let leftovers: Vec<_> = std::fs::read_dir(env.skills_dir().join("custom"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.starts_with(".staging"))
-        .collect();
+    let leftovers = staging_leftovers(&env);
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 

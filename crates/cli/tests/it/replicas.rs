@@ -74,17 +74,7 @@ async fn a_run_on_one_replica_is_joined_and_replayed_through_the_other() {
             .get(b.url(&format!("/api/threads/t/runs/{run_id}/join")))
             .send(),
     );
-    let url = b.url(&format!("/api/threads/t/runs/{run_id}/stream"));
-    let joined = read_sse(
-        b.http
-            .get(&url)
-            .header("last-event-id", "2")
-            .send()
-            .await
-            .unwrap(),
-        |_| false,
-    )
-    .await;
+    let joined = b.replay("t", &run_id, 2).await;
     let ids: Vec<u64> = joined.iter().map(|e| e.id.unwrap()).collect();
     assert_eq!(ids[0], 3, "resumes after the given id");
     assert!(
@@ -99,16 +89,7 @@ async fn a_run_on_one_replica_is_joined_and_replayed_through_the_other() {
         .collect();
     assert!(text.ends_with("sixteen"), "{text}");
     // The same replay from A, after the end, is identical.
-    let from_a = read_sse(
-        a.http
-            .get(a.url(&format!("/api/threads/t/runs/{run_id}/stream")))
-            .header("last-event-id", "2")
-            .send()
-            .await
-            .unwrap(),
-        |_| false,
-    )
-    .await;
+    let from_a = a.replay("t", &run_id, 2).await;
     let a_ids: Vec<u64> = from_a.iter().map(|e| e.id.unwrap()).collect();
     assert_eq!(a_ids, ids);
     let joined_values: Value = join.await.unwrap().unwrap().json().await.unwrap();

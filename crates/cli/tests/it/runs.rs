@@ -382,20 +382,9 @@ async fn last_event_id_replays_during_and_after_the_run() {
     let live_tail: Vec<(Option<u64>, String)> =
         joined.iter().map(|e| (e.id, e.event.clone())).collect();
     assert_eq!(tail, live_tail, "live and stored replays agree");
-    let after = read_sse(
-        server
-            .http
-            .get(&url)
-            .header(
-                "last-event-id",
-                full[full.len() - 3].id.unwrap().to_string(),
-            )
-            .send()
-            .await
-            .unwrap(),
-        |_| false,
-    )
-    .await;
+    let after = server
+        .replay("t", &run_id, full[full.len() - 3].id.unwrap())
+        .await;
     assert_eq!(after.len(), 2);
     let only_values = read_sse(
         server
@@ -446,17 +435,7 @@ async fn a_joiner_past_the_memory_bound_gets_every_event_in_order() {
         .await;
     tokio::time::sleep(Duration::from_millis(600)).await;
     // Memory holds only the last few kilobytes: the start comes from the database.
-    let joined = read_sse(
-        server
-            .http
-            .get(&url)
-            .header("last-event-id", "1")
-            .send()
-            .await
-            .unwrap(),
-        |_| false,
-    )
-    .await;
+    let joined = server.replay("t", &run_id, 1).await;
     let ids: Vec<u64> = joined.iter().map(|e| e.id.unwrap()).collect();
     let expected: Vec<u64> = (2..2 + ids.len() as u64).collect();
     assert!(ids.len() > 300, "{} events", ids.len());
