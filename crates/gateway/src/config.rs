@@ -293,7 +293,17 @@ impl Config {
             })?),
             None => None,
         };
-        Self::from_sources(text.as_deref(), &env)
+        let mut config = Self::from_sources(text.as_deref(), &env)?;
+        // Absolute from here on: Docker bind mounts and slot symlinks need absolute paths,
+        // and the paths must not change meaning if the working directory does.
+        for (key, path) in [
+            ("data_dir", &mut config.data_dir),
+            ("skills_dir", &mut config.skills_dir),
+        ] {
+            *path = std::path::absolute(&*path)
+                .map_err(|e| ConfigError::new(key, format!("cannot make it absolute: {e}")))?;
+        }
+        Ok(config)
     }
 
     /// Builds the configuration from YAML text and environment variables.
@@ -564,6 +574,9 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.key, "skills.install.max_total_bytes");
+        let err = Config::from_sources(None, &env(&[("ANTLER_SANDBOX_INSTANCE_ID", "../x")]))
+            .unwrap_err();
+        assert_eq!(err.key, "sandbox.instance_id");
     }
 
     #[test]

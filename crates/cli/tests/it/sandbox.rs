@@ -252,3 +252,30 @@ async fn auto_falls_back_to_the_local_provider_with_a_warning() {
         "{health}"
     );
 }
+
+#[tokio::test]
+async fn a_relative_data_dir_works_with_docker() {
+    let env = Env::new();
+    let instance = format!("it-{}", uuid_like());
+    let mut vars = docker_env(&env, &instance);
+    // The default is `./data`: relative to the working directory (the installation root).
+    vars.retain(|(k, _)| k != "ANTLER_DATA_DIR");
+    vars.push(("ANTLER_DATA_DIR".into(), "data".into()));
+    let server = start(&env, &vars);
+    wait_for("the warm container", async || {
+        containers(&instance)
+            .await
+            .iter()
+            .any(|c| c.state == "running")
+    })
+    .await;
+    let (code, out, err) = sandbox_exec(
+        &env,
+        &vars,
+        "rel",
+        "echo made > /mnt/user-data/outputs/r.txt && cat /mnt/user-data/outputs/r.txt",
+    );
+    assert_eq!((code, out.trim()), (0, "made"), "{err}");
+    assert!(env.user_data("rel").join("outputs/r.txt").is_file());
+    server.stop();
+}
