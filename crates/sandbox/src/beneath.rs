@@ -21,6 +21,9 @@ pub enum BeneathError {
     /// Resolution would leave the root (symlink or `..`).
     #[error("path leads outside its root")]
     Escapes,
+    /// A pipe, socket or device: opening or reading one could block forever.
+    #[error("not a regular file or directory")]
+    Special,
     /// Any other I/O failure.
     #[error(transparent)]
     Io(#[from] io::Error),
@@ -34,15 +37,26 @@ pub fn open(root: &Path, rel: &Path) -> Result<File, BeneathError> {
     } else {
         rel
     };
+    // Non-blocking, so a named pipe cannot hold the open; then only files and directories pass.
     let fd = openat2(
         &dir,
         rel,
-        OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY,
+        OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK,
         Mode::empty(),
         RESOLVE,
     )
     .map_err(|e| classify(e.into()))?;
+    ordinary(&fd)?;
     Ok(File::from(fd))
+}
+
+/// Refuses anything but a regular file or a directory.
+fn ordinary(fd: &OwnedFd) -> Result<(), BeneathError> {
+    let stat = rustix::fs::fstat(fd).map_err(|e| BeneathError::Io(e.into()))?;
+    match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
+        rustix::fs::FileType::RegularFile | rustix::fs::FileType::Directory => Ok(()),
+        _ => Err(BeneathError::Special),
+    }
 }
 
 const RESOLVE: ResolveFlags = ResolveFlags::BENEATH.union(ResolveFlags::NO_MAGICLINKS);
@@ -83,9 +97,15 @@ pub fn create(root: &Path, rel: &Path, append: bool, owner: Owner) -> Result<Fil
     } else {
         OFlags::TRUNC
     };
-    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::CLOEXEC | OFlags::NOCTTY | mode;
+    let flags = OFlags::WRONLY
+        | OFlags::CREATE
+        | OFlags::CLOEXEC
+        | OFlags::NOCTTY
+        | OFlags::NONBLOCK
+        | mode;
     let fd = openat2(&dir, name, flags, Mode::from_raw_mode(0o644), RESOLVE)
         .map_err(|e| classify(e.into()))?;
+    ordinary(&fd)?;
     chown(&fd, owner)?;
     Ok(File::from(fd))
 }
@@ -110,6 +130,8 @@ fn classify(e: io::Error) -> BeneathError {
     match e.raw_os_error() {
         Some(code) if code == rustix::io::Errno::XDEV.raw_os_error() => BeneathError::Escapes,
         Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => BeneathError::Escapes,
+        // A pipe opened for writing with nobody reading.
+        Some(code) if code == rustix::io::Errno::NXIO.raw_os_error() => BeneathError::Special,
         _ if e.kind() == io::ErrorKind::NotFound => BeneathError::NotFound,
         _ => BeneathError::Io(e),
     }
@@ -121,6 +143,31 @@ mod tests {
     use std::os::unix::fs::symlink;
 
     use super::*;
+
+    #[test]
+    fn pipes_are_refused_at_once_instead_of_blocking() {
+        let root = tempfile::tempdir().unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.path().join("pipe"),
+            rustix::fs::FileType::Fifo,
+            Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        assert!(matches!(
+            open(root.path(), Path::new("pipe")),
+            Err(BeneathError::Special)
+        ));
+        assert!(matches!(
+            create(root.path(), Path::new("pipe"), false, None),
+            Err(BeneathError::Special)
+        ));
+        assert!(matches!(
+            create(root.path(), Path::new("pipe"), true, None),
+            Err(BeneathError::Special)
+        ));
+    }
 
     #[test]
     fn opens_files_and_inside_symlinks_but_never_escapes() {

@@ -8,7 +8,7 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
-use std::os::fd::AsRawFd;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobMatcher};
@@ -18,6 +18,7 @@ use crate::api::{DirEntry, GlobResult, GrepMatch, GrepRequest, GrepResult, Listi
 use crate::beneath::{self, BeneathError, Owner};
 use crate::error::SandboxError;
 use crate::paths::{SKILLS_ROOT, USER_DATA_ROOT};
+use crate::walk::walk;
 
 /// Largest file `read_file` returns whole.
 pub const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
@@ -27,6 +28,8 @@ pub const MAX_ENTRIES: usize = 1_000;
 pub const MAX_LINE_CHARS: usize = 400;
 /// Files larger than this are not searched.
 pub const MAX_GREP_FILE_BYTES: u64 = 8 * 1024 * 1024;
+/// How deep glob and grep descend.
+const MAX_DEPTH: usize = 32;
 
 /// The two host roots behind `/mnt/user-data` and `/mnt/skills`.
 #[derive(Debug, Clone)]
@@ -212,30 +215,19 @@ impl HostFs {
     pub fn list_dir(&self, path: &str, depth: usize) -> Result<Listing, SandboxError> {
         let r = self.resolve(path)?;
         let dir = self.open_dir(&r)?;
-        let base = fd_path(&dir);
         let mut out = Listing::default();
-        for entry in walkdir::WalkDir::new(&base)
-            .min_depth(1)
-            .max_depth(depth.max(1))
-            .follow_links(false)
-            .sort_by_file_name()
-        {
-            let Ok(entry) = entry else { continue };
+        walk(&dir, depth.max(1), &mut |entry| {
             if out.entries.len() >= MAX_ENTRIES {
                 out.truncated = true;
-                break;
+                return ControlFlow::Break(());
             }
-            let rel = entry.path().strip_prefix(&base).unwrap_or(entry.path());
             out.entries.push(DirEntry {
-                path: join_display(&r.display, rel),
-                is_dir: entry.file_type().is_dir(),
-                size: if entry.file_type().is_file() {
-                    entry.metadata().map(|m| m.len()).unwrap_or(0)
-                } else {
-                    0
-                },
+                path: join_display(&r.display, entry.rel),
+                is_dir: entry.is_dir,
+                size: if entry.is_file { entry.size } else { 0 },
             });
-        }
+            ControlFlow::Continue(())
+        });
         Ok(out)
     }
 
@@ -249,25 +241,17 @@ impl HostFs {
         let matcher = glob_matcher(&pattern)?;
         let r = self.resolve(&base)?;
         let dir = self.open_dir(&r)?;
-        let root = fd_path(&dir);
         let mut out = GlobResult::default();
-        for entry in walkdir::WalkDir::new(&root)
-            .min_depth(1)
-            .max_depth(32)
-            .follow_links(false)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_map(Result::ok)
-        {
-            let rel = entry.path().strip_prefix(&root).unwrap_or(entry.path());
-            if matcher.is_match(rel) {
+        walk(&dir, MAX_DEPTH, &mut |entry| {
+            if matcher.is_match(entry.rel) {
                 if out.paths.len() >= MAX_ENTRIES {
                     out.truncated = true;
-                    break;
+                    return ControlFlow::Break(());
                 }
-                out.paths.push(join_display(&r.display, rel));
+                out.paths.push(join_display(&r.display, entry.rel));
             }
-        }
+            ControlFlow::Continue(())
+        });
         Ok(out)
     }
 
@@ -286,55 +270,46 @@ impl HostFs {
         let filter = req.glob.as_deref().map(glob_matcher).transpose()?;
         let r = self.resolve(&req.path)?;
         let target = self.open(&r)?;
-        let is_dir = target.metadata().map(|m| m.is_dir()).unwrap_or(false);
-        let root = fd_path(&target);
         let mut out = GrepResult::default();
-        let walker = walkdir::WalkDir::new(&root)
-            .max_depth(if is_dir { 32 } else { 0 })
-            .follow_links(false)
-            .sort_by_file_name();
-        'files: for entry in walker.into_iter().filter_map(Result::ok) {
-            if !entry.file_type().is_file() && (entry.depth() != 0 || is_dir) {
-                continue;
-            }
-            let rel = entry.path().strip_prefix(&root).unwrap_or(Path::new(""));
-            if let Some(f) = &filter
-                && is_dir
-                && !(f.is_match(rel) || rel.file_name().is_some_and(|n| f.is_match(n)))
-            {
-                continue;
-            }
-            if entry.metadata().map(|m| m.len()).unwrap_or(0) > MAX_GREP_FILE_BYTES {
-                continue;
-            }
-            let Ok(file) = File::open(entry.path()) else {
-                continue;
-            };
+        let mut search = |file: File, display: &str| -> ControlFlow<()> {
             let mut reader = BufReader::new(file);
             if reader.fill_buf().map(is_binary).unwrap_or(true) {
-                continue;
+                return ControlFlow::Continue(());
             }
-            let display = if is_dir {
-                join_display(&r.display, rel)
-            } else {
-                r.display.clone()
-            };
             for (i, line) in reader.split(b'\n').enumerate() {
                 let Ok(line) = line else { break };
                 let text = String::from_utf8_lossy(&line);
                 if regex.is_match(&text) {
                     if out.matches.len() >= req.max_matches {
                         out.truncated = true;
-                        break 'files;
+                        return ControlFlow::Break(());
                     }
                     out.matches.push(GrepMatch {
-                        path: display.clone(),
+                        path: display.to_string(),
                         line_number: i + 1,
                         line: shorten(&text),
                     });
                 }
             }
+            ControlFlow::Continue(())
+        };
+        if !target.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+            let _ = search(target, &r.display);
+            return Ok(out);
         }
+        walk(&target, MAX_DEPTH, &mut |entry| {
+            let rel = entry.rel;
+            let wanted = filter
+                .as_ref()
+                .is_none_or(|f| f.is_match(rel) || rel.file_name().is_some_and(|n| f.is_match(n)));
+            if !entry.is_file || !wanted || entry.size > MAX_GREP_FILE_BYTES {
+                return ControlFlow::Continue(());
+            }
+            match entry.open_file() {
+                Ok(file) => search(file, &join_display(&r.display, rel)),
+                Err(_) => ControlFlow::Continue(()),
+            }
+        });
         Ok(out)
     }
 
@@ -345,11 +320,6 @@ impl HostFs {
         }
         Ok(dir)
     }
-}
-
-/// The opened directory as a path that cannot be redirected by later symlink swaps.
-fn fd_path(file: &File) -> PathBuf {
-    PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()))
 }
 
 fn join_display(base: &str, rel: &Path) -> String {
@@ -399,6 +369,10 @@ fn beneath_error(display: &str, e: BeneathError) -> SandboxError {
         BeneathError::Escapes => SandboxError::PermissionDenied {
             path: display.to_string(),
             why: "it leads outside the sandbox".into(),
+        },
+        BeneathError::Special => SandboxError::PermissionDenied {
+            path: display.to_string(),
+            why: "it is a pipe, socket or device, not a regular file".into(),
         },
         BeneathError::Io(e) => SandboxError::io(display, &e),
     }

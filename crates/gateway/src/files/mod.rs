@@ -24,6 +24,10 @@ pub(crate) fn open_beneath(root: &Path, path: &VirtualPath) -> Result<File, AppE
             "{} resolves outside the thread's files",
             path.display()
         )),
+        BeneathError::Special => AppError::forbidden(format!(
+            "{} is a pipe, socket or device, not a file",
+            path.display()
+        )),
         BeneathError::Io(e) => AppError::internal(e),
     })
 }
