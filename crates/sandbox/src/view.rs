@@ -53,7 +53,10 @@ const MAX_FILES: usize = 10_000;
 impl SkillsView {
     /// Prepares an empty view at `root` (its previous content is discarded).
     pub fn open(root: &Path) -> io::Result<Self> {
-        let staging = root.with_extension("staging");
+        // Beside the root; `with_extension` would map `web.1` and `web.2` to one directory.
+        let mut staging = root.as_os_str().to_os_string();
+        staging.push(".staging");
+        let staging = PathBuf::from(staging);
         for category in SkillCategory::ALL {
             let dir = root.join(category.as_str());
             if dir.exists() {
@@ -78,42 +81,63 @@ impl SkillsView {
     }
 
     /// Makes the view hold exactly `wanted` (blocking). Unchanged skills are left alone.
+    /// Removals come first and one skill that cannot be copied does not stop the others;
+    /// the first error is returned after everything else was done.
     pub fn sync(&self, wanted: &[ProjectedSkill]) -> io::Result<SyncReport> {
         let mut projected = self
             .projected
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut report = SyncReport::default();
-        let mut keep = std::collections::HashSet::new();
-        for skill in wanted {
-            let key = format!("{}/{}", skill.category, skill.relative_path);
-            keep.insert(key.clone());
-            let print = fingerprint(&skill.source);
-            match projected.get(&key) {
-                Some(existing) if *existing == print => continue,
-                Some(_) => report.updated += 1,
-                None => report.added += 1,
-            }
-            self.place(&key, &skill.source)?;
-            projected.insert(key, print);
-        }
+        let mut first_error = None;
+        let keys: Vec<String> = wanted
+            .iter()
+            .map(|s| format!("{}/{}", s.category, s.relative_path))
+            .collect();
+        let keep: std::collections::HashSet<&String> = keys.iter().collect();
         let gone: Vec<String> = projected
             .keys()
-            .filter(|k| !keep.contains(*k))
+            .filter(|k| !keep.contains(k))
             .cloned()
             .collect();
         for key in gone {
-            self.remove(&key)?;
-            projected.remove(&key);
-            report.removed += 1;
+            match self.remove(&key) {
+                Ok(()) => {
+                    projected.remove(&key);
+                    report.removed += 1;
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
         }
-        Ok(report)
+        for (skill, key) in wanted.iter().zip(keys) {
+            let print = fingerprint(&skill.source);
+            let change = match projected.get(&key) {
+                Some(existing) if *existing == print => continue,
+                Some(_) => &mut report.updated,
+                None => &mut report.added,
+            };
+            match self.place(&key, &skill.source) {
+                Ok(()) => {
+                    *change += 1;
+                    projected.insert(key, print);
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        first_error.map_or(Ok(report), Err)
     }
 
     /// Copies `source` into place under `key`, replacing any previous copy atomically.
     fn place(&self, key: &str, source: &Path) -> io::Result<()> {
         let fresh = self.staging.join(uuid::Uuid::new_v4().to_string());
-        copy_tree(source, &fresh)?;
+        if let Err(e) = copy_tree(source, &fresh) {
+            let _ = std::fs::remove_dir_all(&fresh);
+            return Err(e);
+        }
         let target = self.root.join(key);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)?;
