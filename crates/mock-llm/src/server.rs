@@ -222,7 +222,12 @@ fn chunks(turn: &Turn, model: &str, size: usize, include_usage: bool) -> Vec<Val
         json!({"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": model,
                "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]})
     };
-    let header = |i: usize, call: &crate::script::ToolCall| json!({"index": i, "id": call_id(i), "type": "function", "function": {"name": call.name, "arguments": ""}});
+    let header = |i: usize, call: &crate::script::ToolCall| {
+        json!({
+            "index": i, "id": call_id(i), "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        })
+    };
     // As recorded: a text answer opens with an empty content; a single tool call carries its
     // header in the opening chunk, parallel calls open with null content alone.
     let calls_only = turn.reasoning.is_none() && turn.content.is_none();

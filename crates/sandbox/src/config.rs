@@ -119,6 +119,12 @@ impl SandboxConfig {
         if self.max_output_bytes < 256 {
             return bad("max_output_bytes", "must be at least 256");
         }
+        if let Some(id) = self.instance_id.as_deref().map(str::trim)
+            && !id.is_empty()
+            && !crate::instance::is_plain_id(id)
+        {
+            return bad("instance_id", crate::instance::PLAIN_ID);
+        }
         let d = &self.docker;
         if d.memory_mb < 16 {
             return bad("docker.memory_mb", "must be at least 16");

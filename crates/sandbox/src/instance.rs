@@ -34,7 +34,12 @@ pub fn claim(configured: Option<&str>, data_dir: &Path) -> io::Result<InstanceCl
     let dir = locks_dir(data_dir);
     std::fs::create_dir_all(&dir)?;
     if let Some(id) = configured.map(str::trim).filter(|s| !s.is_empty()) {
-        check_id(id)?;
+        if !is_plain_id(id) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("instance id '{id}': {PLAIN_ID}"),
+            ));
+        }
         return try_claim(&dir, id)?.ok_or_else(|| {
             io::Error::new(
                 io::ErrorKind::AddrInUse,
@@ -78,7 +83,7 @@ fn known(data_dir: &Path) -> io::Result<Vec<String>> {
     let mut ids = Vec::new();
     if let Ok(legacy) = std::fs::read_to_string(data_dir.join("instance-id")) {
         let legacy = legacy.trim();
-        if check_id(legacy).is_ok() {
+        if is_plain_id(legacy) {
             ids.push(legacy.to_string());
         }
     }
@@ -87,7 +92,7 @@ fn known(data_dir: &Path) -> io::Result<Vec<String>> {
             for entry in entries {
                 let name = entry?.file_name();
                 if let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".lock"))
-                    && check_id(id).is_ok()
+                    && is_plain_id(id)
                 {
                     ids.push(id.to_string());
                 }
@@ -117,22 +122,18 @@ fn try_claim(dir: &Path, id: &str) -> io::Result<Option<InstanceClaim>> {
     }
 }
 
+/// What an instance id may hold.
+pub(crate) const PLAIN_ID: &str =
+    "must be 1-64 letters, digits, '-', '_' or '.', not starting with '.'";
+
 /// Ids become file names and container labels: keep them plain.
-fn check_id(id: &str) -> io::Result<()> {
-    let plain = !id.is_empty()
+pub(crate) fn is_plain_id(id: &str) -> bool {
+    !id.is_empty()
         && id.len() <= 64
+        && !id.starts_with('.')
         && id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
-        && !id.starts_with('.');
-    if plain {
-        Ok(())
-    } else {
-        Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("instance id '{id}' must be 1-64 letters, digits, '-', '_' or '.'"),
-        ))
-    }
 }
 
 #[cfg(test)]

@@ -71,24 +71,25 @@ async fn run(
     // Act for the server of this data dir (the configured one, else a running one): its view
     // of the enabled skills, and its label on a temporary container, so that a restart of
     // that server removes the container if this command dies.
-    let configured = cfg
+    let known = cfg
         .instance_id
         .as_deref()
         .map(str::trim)
-        .filter(|s| !s.is_empty());
-    let known = instances
-        .iter()
-        .find(|(_, live)| *live)
-        .or(instances.first())
-        .map(|(id, _)| id.clone());
-    let mut _claim = None;
-    let owner = match configured.map(str::to_string).or(known) {
-        Some(id) => id,
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .or_else(|| {
+            let (id, _) = instances
+                .iter()
+                .find(|(_, live)| *live)
+                .or(instances.first())?;
+            Some(id.clone())
+        });
+    // A data dir no server has used yet: hold a new id for as long as this command runs.
+    let (owner, _claim) = match known {
+        Some(id) => (id, None),
         None => {
             let claim = instance::claim(None, &config.data_dir)?;
-            let id = claim.id().to_string();
-            _claim = Some(claim);
-            id
+            (claim.id().to_string(), Some(claim))
         }
     };
     let view = config.data_dir.join("skills-view").join(&owner);
