@@ -80,6 +80,12 @@ impl SkillsView {
         &self.root
     }
 
+    /// Deletes the view and its staging directory (a view no sandbox will use again).
+    pub fn discard(&self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+        let _ = std::fs::remove_dir_all(&self.staging);
+    }
+
     /// Makes the view hold exactly `wanted` (blocking). Unchanged skills are left alone.
     /// Removals come first and one skill that cannot be copied does not stop the others;
     /// the first error is returned after everything else was done.

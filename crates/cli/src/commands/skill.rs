@@ -13,12 +13,11 @@ use super::{fail, load_config, runtime};
 /// Exit code when an archive is refused.
 const EXIT_REFUSED: u8 = 1;
 
-/// Starts the app without its file watcher (one-shot commands).
+/// Starts the app for a one-shot command (skills and database only).
 fn start(config: Option<&Path>) -> Result<(tokio::runtime::Runtime, Arc<App>), ExitCode> {
-    let mut config = load_config(config)?;
-    config.skills.watch = false;
+    let config = load_config(config)?;
     let rt = runtime()?;
-    match rt.block_on(App::start(config)) {
+    match rt.block_on(App::start_one_shot(config)) {
         Ok(app) => Ok((rt, Arc::new(app))),
         Err(e) => Err(fail("cannot load skills", &e)),
     }

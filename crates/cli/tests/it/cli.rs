@@ -199,3 +199,26 @@ fn servers_sharing_a_data_dir_never_share_an_instance_id() {
         "{stderr}"
     );
 }
+
+#[test]
+fn skill_commands_next_to_a_running_server_leave_it_alone() {
+    let env = Env::new();
+    env.write_skill("public", "alpha", "alpha", "First.");
+    let _server = env.start_with(&[("ANTLER_SANDBOX_INSTANCE_ID", "replica-1")]);
+    // Same configuration as the server, instance id included.
+    let (code, stdout, stderr) = run(env
+        .command(&["skill", "list"])
+        .env("ANTLER_SANDBOX_INSTANCE_ID", "replica-1"));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("alpha"), "{stdout}");
+    let locks: Vec<String> = std::fs::read_dir(env.data_dir().join("instances"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(locks, ["replica-1.lock"], "the command claimed no id");
+    let scratch: Vec<String> = std::fs::read_dir(env.data_dir().join("tmp"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(scratch.is_empty(), "nothing left behind: {scratch:?}");
+}

@@ -46,8 +46,18 @@ pub struct App {
     pub instance: String,
     /// Background tasks stopped with the app (view sync, replica duties).
     _tasks: Vec<AbortOnDrop>,
-    /// Holds `instance` so no other server sharing the data dir takes it.
-    _claim: antler_sandbox::instance::InstanceClaim,
+    /// Holds `instance` so no other server sharing the data dir takes it (servers only).
+    _claim: Option<antler_sandbox::instance::InstanceClaim>,
+    /// A one-shot command's app: no sandbox, no run duties, a throwaway skills view.
+    one_shot: bool,
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        if self.one_shot {
+            self.skills_view.discard();
+        }
+    }
 }
 
 /// Stops a background task when the app goes away.
@@ -80,9 +90,22 @@ impl Deref for AppState {
 }
 
 impl App {
-    /// Prepares directories, opens the database (applying migrations), scans skills and
-    /// starts the file watcher.
+    /// Prepares directories, opens the database (applying migrations), scans skills, starts
+    /// the file watcher, the sandbox provider and the runtime's duties.
     pub async fn start(config: Config) -> anyhow::Result<App> {
+        Self::start_with(config, true).await
+    }
+
+    /// The app for a one-shot command next to (or without) a running server: skills and
+    /// the database only. It claims no instance id, starts no sandbox, and never touches
+    /// runs, so a server sharing the data dir is left alone.
+    pub async fn start_one_shot(mut config: Config) -> anyhow::Result<App> {
+        config.skills.watch = false;
+        config.sandbox.provider = antler_sandbox::config::ProviderKind::Local;
+        Self::start_with(config, false).await
+    }
+
+    async fn start_with(config: Config, serving: bool) -> anyhow::Result<App> {
         std::fs::create_dir_all(&config.data_dir)?;
         std::fs::create_dir_all(config.skills_dir.join("custom"))?;
         let store = Store::open(
@@ -123,19 +146,27 @@ impl App {
         );
         let installer = Installer::new(&config.skills_dir, config.skills.install.limits());
         std::fs::create_dir_all(config.data_dir.join("tmp"))?;
-        let claim = antler_sandbox::instance::claim(
-            config.sandbox.instance_id.as_deref(),
-            &config.data_dir,
-        )?;
-        let instance = claim.id().to_string();
-        // One view per instance: replicas sharing a data dir each rebuild their own at start.
-        let view_root = config.data_dir.join("skills-view").join(&instance);
+        let (instance, claim, view_root) = if serving {
+            let claim = antler_sandbox::instance::claim(
+                config.sandbox.instance_id.as_deref(),
+                &config.data_dir,
+            )?;
+            let instance = claim.id().to_string();
+            // One view per instance: replicas sharing a data dir each rebuild their own.
+            let view_root = config.data_dir.join("skills-view").join(&instance);
+            (instance, Some(claim), view_root)
+        } else {
+            let instance = format!("cli-{}", std::process::id());
+            let view_root = config.data_dir.join("tmp").join(format!("view-{instance}"));
+            (instance, None, view_root)
+        };
         let skills_view = Arc::new(
             tokio::task::spawn_blocking(move || antler_sandbox::view::SkillsView::open(&view_root))
                 .await??,
         );
         let (view_ready, ready) = tokio::sync::watch::channel(false);
-        let view_task = sandbox::follow_catalog(skills_view.clone(), catalog.clone(), view_ready);
+        let view_task =
+            serving.then(|| sandbox::follow_catalog(skills_view.clone(), catalog.clone(), view_ready));
         let provider: Arc<dyn antler_sandbox::SandboxProvider> = Arc::new(sandbox::ViewGate {
             inner: sandbox::start_provider(
                 &config.sandbox,
@@ -168,25 +199,23 @@ impl App {
                 prompt_budget: config.skills.prompt_budget_chars,
                 instance: instance.clone(),
             });
-        let recovered = runtime.recover().await?;
-        if recovered > 0 {
-            tracing::warn!(
-                recovered,
-                "runs left running by the previous process were marked interrupted"
-            );
+        let mut tasks: Vec<AbortOnDrop> = view_task.into_iter().map(AbortOnDrop).collect();
+        if serving {
+            let recovered = runtime.recover().await?;
+            if recovered > 0 {
+                tracing::warn!(
+                    recovered,
+                    "runs left running by the previous process were marked interrupted"
+                );
+            }
+            tasks.extend(runtime.start_background().into_iter().map(AbortOnDrop));
+            tasks.push(AbortOnDrop(skills::follow_other_replicas(
+                store.clone(),
+                catalog.clone(),
+                skills_view.clone(),
+                instance.clone(),
+            )));
         }
-        let mut tasks: Vec<AbortOnDrop> = runtime
-            .start_background()
-            .into_iter()
-            .map(AbortOnDrop)
-            .collect();
-        tasks.push(AbortOnDrop(view_task));
-        tasks.push(AbortOnDrop(skills::follow_other_replicas(
-            store.clone(),
-            catalog.clone(),
-            skills_view.clone(),
-            instance.clone(),
-        )));
         Ok(App {
             config,
             store,
@@ -201,6 +230,7 @@ impl App {
             _watcher: watcher,
             _tasks: tasks,
             _claim: claim,
+            one_shot: !serving,
         })
     }
 

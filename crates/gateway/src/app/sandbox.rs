@@ -102,7 +102,9 @@ pub(crate) async fn sync_view(view: Arc<SkillsView>, snapshot: Arc<Snapshot>) {
 impl App {
     /// Makes the sandboxes' `/mnt/skills` match the catalog now.
     pub async fn sync_skills_view(&self) {
-        sync_view(self.skills_view.clone(), self.skills.snapshot()).await;
+        if !self.one_shot {
+            sync_view(self.skills_view.clone(), self.skills.snapshot()).await;
+        }
     }
 
     /// Stops the sandboxes (bounded).
