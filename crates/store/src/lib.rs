@@ -41,8 +41,8 @@ pub enum StoreError {
     Conflict(String),
 }
 
-/// Where the database is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where the database is. `Debug` and `Display` never show a password.
+#[derive(Clone, PartialEq, Eq)]
 pub enum Location {
     /// A SQLite file.
     Sqlite(PathBuf),
@@ -70,6 +70,21 @@ impl Location {
                 }
             }
         }
+    }
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::Sqlite(path) => write!(f, "sqlite:{}", path.display()),
+            Location::Postgres(url) => f.write_str(&redact(url)),
+        }
+    }
+}
+
+impl std::fmt::Debug for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
     }
 }
 
@@ -145,5 +160,8 @@ mod tests {
         );
         let err = Location::resolve(Some("mysql://u:secret@h/db"), data).unwrap_err();
         assert!(!err.to_string().contains("secret"), "{err}");
+        let pg = Location::resolve(Some("postgres://u:secret@h:5432/db"), data).unwrap();
+        assert_eq!(pg.to_string(), "postgres://…@h:5432/db");
+        assert!(!format!("{pg:?}").contains("secret"));
     }
 }

@@ -19,7 +19,7 @@ pub(crate) fn run(config: Option<PathBuf>) -> ExitCode {
     });
     match result {
         Ok(location) => {
-            println!("database is up to date: {location:?}");
+            println!("database is up to date: {location}");
             ExitCode::SUCCESS
         }
         Err(e) => fail("migration failed", &e),

@@ -12,6 +12,14 @@ use crate::bus::{Bus, Notice, Topic};
 pub(crate) struct PgBus {
     pool: PgPool,
     tx: broadcast::Sender<Notice>,
+    /// The listener's task, stopped with the bus (it holds a pooled connection).
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for PgBus {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
 }
 
 impl PgBus {
@@ -23,8 +31,7 @@ impl PgBus {
             .listen_all(Topic::ALL.iter().map(|t| t.channel()))
             .await?;
         let forward = tx.clone();
-        let channels = || Topic::ALL.iter().map(|t| t.channel());
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             loop {
                 match listener.try_recv().await {
                     Ok(Some(n)) => {
@@ -40,14 +47,16 @@ impl PgBus {
                     Err(error) => {
                         tracing::warn!(%error, "database notification listener failed; reconnecting");
                         tokio::time::sleep(Duration::from_millis(500)).await;
-                        if listener.listen_all(channels()).await.is_ok() {
+                        // Any statement reconnects (and re-LISTENs) now rather than on the
+                        // next notice, so the resync follows the reconnection.
+                        if sqlx::query("SELECT 1").execute(&mut listener).await.is_ok() {
                             resync(&forward);
                         }
                     }
                 }
             }
         });
-        Ok(PgBus { pool, tx })
+        Ok(PgBus { pool, tx, task })
     }
 }
 
