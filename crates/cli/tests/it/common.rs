@@ -170,10 +170,35 @@ impl Server {
     }
 }
 
+/// Host processes whose command line contains `needle` (as `pgrep -f`, without procps).
+pub(crate) fn processes_matching(needle: &str) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+                String::from_utf8_lossy(&c)
+                    .replace('\0', " ")
+                    .contains(needle)
+            })
+        })
+        .collect()
+}
+
+/// Sends `signal` to `pid`, ignoring a process that is already gone.
+pub(crate) fn signal(pid: i32, signal: rustix::process::Signal) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(pid, signal);
+    }
+}
+
 fn terminate(child: &mut Child) {
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
+    signal(
+        i32::try_from(child.id()).unwrap_or(0),
+        rustix::process::Signal::TERM,
+    );
     // Shutdown removes sandbox containers, which can take a while on a busy engine.
     for _ in 0..600 {
         if let Ok(Some(_)) = child.try_wait() {
