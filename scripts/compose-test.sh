@@ -15,8 +15,7 @@ elif command -v docker-compose >/dev/null 2>&1; then
   compose=(docker-compose)
 elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "compose-test: installing docker-compose ..."
-  apt-get install -y -qq docker-compose >/dev/null 2>&1 \
-    || { apt-get update -qq >/dev/null && apt-get install -y -qq docker-compose >/dev/null; }
+  apt_install docker-compose
   compose=(docker-compose)
 else
   echo "compose-test: neither 'docker compose' nor 'docker-compose' is available" >&2

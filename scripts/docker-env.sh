@@ -2,6 +2,7 @@
 # Makes sure a Docker engine answers. On Debian as root it installs docker.io and starts
 # dockerd when needed; anywhere else it explains what to do. Source it or run it.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 
 docker_ready() { docker info >/dev/null 2>&1; }
 
@@ -14,8 +15,7 @@ ensure_docker() {
   fi
   if ! command -v dockerd >/dev/null 2>&1; then
     echo "docker: installing docker.io ..."
-    apt-get install -y -qq docker.io >/dev/null 2>&1 \
-      || { apt-get update -qq >/dev/null && apt-get install -y -qq docker.io >/dev/null; }
+    apt_install docker.io
   fi
   echo "docker: starting dockerd ..."
   mkdir -p /var/log
@@ -39,7 +39,7 @@ ensure_debian_base() {
     return 1
   fi
   echo "docker: $image cannot be pulled; bootstrapping it with debootstrap (about a minute) ..."
-  command -v debootstrap >/dev/null 2>&1 || apt-get install -y -qq debootstrap >/dev/null
+  command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
   local root
   root=$(mktemp -d /tmp/antler-debootstrap.XXXXXX)
   debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian >/tmp/antler-debootstrap.log 2>&1 \

@@ -4,14 +4,13 @@
 # files panel and the settings (light, dark, phone) go to $CARGO_TARGET_DIR/e2e-screenshots.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target="${CARGO_TARGET_DIR:-target}"
 
 chromium="${CHROMIUM:-/usr/bin/chromium}"
 if [ ! -x "$chromium" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "e2e: installing Chromium with apt-get"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    source scripts/apt.sh
+    apt_install chromium
   else
     echo "e2e: Chromium not found at $chromium. Install it (Debian/Ubuntu: sudo apt-get install chromium)" >&2
     echo "e2e: or point CHROMIUM at a Chromium or Chrome binary, then rerun scripts/e2e.sh." >&2
@@ -29,6 +28,7 @@ cargo build --quiet -p antler-cli --bin antler -p antler-mock-llm --bin antler-m
 scripts/frontend.sh
 (cd tests/e2e && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; })
 
-export CHROMIUM="$chromium" E2E_SCREENSHOTS="${E2E_SCREENSHOTS:-$PWD/$target/e2e-screenshots}"
+# Screenshots go to $CARGO_TARGET_DIR/e2e-screenshots (or target/), resolved by the harness.
+export CHROMIUM="$chromium"
 cd tests/e2e
 node --test --test-concurrency=1 --test-reporter=spec suite.test.mjs

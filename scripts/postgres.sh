@@ -3,6 +3,7 @@
 # ANTLER_TEST_POSTGRES_URL when it is reachable; otherwise, as root on Debian, installs the
 # `postgresql` package when missing and starts a local cluster. Source it to export the URL.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 
 pg_ready() { psql "$1" -Atqc 'select 1' >/dev/null 2>&1; }
 
@@ -21,8 +22,7 @@ ensure_postgres() {
   fi
   if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
     echo "postgres: installing the postgresql package ..."
-    apt-get install -y -qq postgresql >/dev/null 2>&1 \
-      || { apt-get update -qq >/dev/null && apt-get install -y -qq postgresql >/dev/null; }
+    apt_install postgresql
   fi
   local version
   version=$(ls /usr/lib/postgresql | sort -V | tail -1)
