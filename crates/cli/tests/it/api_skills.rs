@@ -138,6 +138,17 @@ async fn listing_is_gzip_compressed_when_the_client_accepts_it() {
     )
     .unwrap();
     assert_eq!(unzipped, plain_body);
+    // A browser revalidates with the gzip tag it was given.
+    let revalidated = server
+        .http
+        .get(server.url("/api/skills"))
+        .header("accept-encoding", "gzip")
+        .header("if-none-match", &zipped_tag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revalidated.status().as_u16(), 304);
+    assert_eq!(revalidated.headers()["etag"].to_str().unwrap(), zipped_tag);
     let refused = server
         .http
         .get(server.url("/api/skills"))
