@@ -96,7 +96,10 @@ impl AppError {
 
 impl From<antler_store::StoreError> for AppError {
     fn from(e: antler_store::StoreError) -> Self {
-        AppError::internal(e)
+        match e {
+            antler_store::StoreError::Conflict(m) => AppError::conflict(m),
+            other => AppError::internal(other),
+        }
     }
 }
 

@@ -63,7 +63,14 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ThreadId {
     ) -> Result<Self, Self::Rejection> {
         let params = axum::extract::RawPathParams::from_request_parts(parts, state)
             .await
-            .map_err(|e| crate::error::AppError::internal(anyhow::anyhow!(e.body_text())))?;
+            .map_err(|e| {
+                // Undecodable bytes (`%FF`) are the client's; anything else is ours.
+                if e.status().is_client_error() {
+                    crate::error::AppError::new(e.status(), "invalid_path", e.body_text())
+                } else {
+                    crate::error::AppError::internal(anyhow::anyhow!(e.body_text()))
+                }
+            })?;
         let id = params
             .iter()
             .find(|(k, _)| *k == "thread_id")

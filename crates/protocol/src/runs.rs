@@ -32,7 +32,8 @@ pub struct RunCreate {
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Map<String, Value>>,
-    /// `reject` (default, 409 while a run is active), `interrupt`, `enqueue` or `rollback`.
+    /// `reject` (default, 409 while a run is active), `interrupt` or `enqueue` (`rollback` is
+    /// not supported and refused).
     #[serde(default)]
     pub multitask_strategy: Option<String>,
     /// `cancel` (default for streaming) or `continue`.
@@ -138,7 +139,7 @@ pub struct CancelQuery {
     #[serde(default, deserialize_with = "query_flag")]
     #[schema(value_type = Option<bool>)]
     pub wait: Option<bool>,
-    /// `interrupt` (default) or `rollback`.
+    /// `interrupt` (the default and only action; `rollback` is refused).
     #[serde(default)]
     pub action: Option<String>,
 }

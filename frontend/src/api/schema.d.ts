@@ -716,7 +716,10 @@ export interface components {
             context?: Record<string, unknown> | null;
             /** @description Stored with the run. */
             metadata?: Record<string, unknown> | null;
-            /** @description `reject` (default, 409 while a run is active), `interrupt`, `enqueue` or `rollback`. */
+            /**
+             * @description `reject` (default, 409 while a run is active), `interrupt` or `enqueue` (`rollback` is
+             *     not supported and refused).
+             */
             multitask_strategy?: string | null;
             /** @description `cancel` (default for streaming) or `continue`. */
             on_disconnect?: string | null;
@@ -2105,7 +2108,7 @@ export interface operations {
             query?: {
                 /** @description Answer once the run has stopped */
                 wait?: boolean;
-                /** @description interrupt (default) or rollback */
+                /** @description interrupt (the only action supported) */
                 action?: string;
             };
             header?: never;

@@ -279,12 +279,9 @@ impl Runtime {
             .multitask_strategy
             .clone()
             .unwrap_or_else(|| "reject".into());
-        if !matches!(
-            strategy.as_str(),
-            "reject" | "interrupt" | "enqueue" | "rollback"
-        ) {
+        if !matches!(strategy.as_str(), "reject" | "interrupt" | "enqueue") {
             return Err(RunError::Invalid(format!(
-                "multitask_strategy must be reject, interrupt, enqueue or rollback, not {strategy:?}"
+                "multitask_strategy must be reject, interrupt or enqueue (rollback is not supported), not {strategy:?}"
             )));
         }
         let on_disconnect_cancel = match req.on_disconnect.as_deref() {
@@ -322,7 +319,7 @@ impl Runtime {
                 "reject" => {
                     return Err(busy(thread_id, &current.run_id));
                 }
-                "interrupt" | "rollback" => {
+                "interrupt" => {
                     for r in &remote {
                         store
                             .bus
@@ -344,7 +341,7 @@ impl Runtime {
                     "reject" => {
                         return Err(busy(thread_id, &current.run_id));
                     }
-                    "interrupt" | "rollback" => {
+                    "interrupt" => {
                         for r in runs.iter() {
                             r.cancel("interrupted");
                         }

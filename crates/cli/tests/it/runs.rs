@@ -1035,6 +1035,10 @@ async fn bad_run_requests_are_refused_clearly() {
             json!({"input": {"messages": [{"role": "user", "content": "x"}]}}),
             422,
         ),
+        (
+            json!({"assistant_id": "lead_agent", "input": {"messages": [{"role": "user", "content": "x"}]}, "multitask_strategy": "rollback"}),
+            422,
+        ),
     ] {
         let (status, reply) = server.post_json("/api/threads/t/runs", body.clone()).await;
         assert_eq!(status, want, "{body}: {reply}");
@@ -1048,6 +1052,19 @@ async fn bad_run_requests_are_refused_clearly() {
         ))
         .await;
     assert_eq!(status, 404);
+    let (status, bad) = server
+        .post("/api/threads/t/runs/00000000-0000-4000-8000-000000000000/cancel?action=rollback")
+        .await;
+    assert_eq!((status, error_code(&bad)), (422, "invalid_query"), "{bad}");
+    // Bytes that are not UTF-8 in a path are the client's mistake, in the error envelope.
+    for path in ["/api/threads/%FF/state", "/api/threads/t/runs/%FF"] {
+        let (status, bad) = server.get_json(path).await;
+        assert_eq!(
+            (status, error_code(&bad)),
+            (400, "invalid_path"),
+            "{path}: {bad}"
+        );
+    }
     let (status, created) = server
         .post_json("/api/threads/new-one/runs/wait", json!({"assistant_id": "lead_agent", "if_not_exists": "create", "input": {"messages": [{"role": "user", "content": "x"}]}}))
         .await;

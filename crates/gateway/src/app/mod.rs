@@ -165,8 +165,8 @@ impl App {
                 .await??,
         );
         let (view_ready, ready) = tokio::sync::watch::channel(false);
-        let view_task =
-            serving.then(|| sandbox::follow_catalog(skills_view.clone(), catalog.clone(), view_ready));
+        let view_task = serving
+            .then(|| sandbox::follow_catalog(skills_view.clone(), catalog.clone(), view_ready));
         let provider: Arc<dyn antler_sandbox::SandboxProvider> = Arc::new(sandbox::ViewGate {
             inner: sandbox::start_provider(
                 &config.sandbox,

@@ -136,8 +136,10 @@ pub async fn file_response(
             Body::from(bytes.slice(begin..end))
         }
         FileBody::Open(mut file) => {
-            if start > 0 && file.seek(SeekFrom::Start(start)).is_err() {
-                return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+            if start > 0
+                && let Err(e) = file.seek(SeekFrom::Start(start))
+            {
+                return crate::error::AppError::internal(e).into_response();
             }
             let reader = tokio::fs::File::from_std(file).take(len);
             Body::from_stream(ReaderStream::with_capacity(reader, 256 * 1024))

@@ -13,7 +13,7 @@ use antler_protocol::runs::{CancelQuery, Checkpoint, HistoryRequest, Run, RunCre
 use antler_store::threads::timestamp;
 use antler_store::{CheckpointRecord, RunRecord};
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -23,7 +23,7 @@ use utoipa::IntoParams;
 
 use crate::app::AppState;
 use crate::error::{ApiResult, AppError};
-use crate::extract::{ApiJson, ApiQuery};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::params::ThreadId;
 
 fn run_error(e: RunError) -> AppError {
@@ -317,7 +317,7 @@ async fn stored_run(app: &AppState, thread_id: &str, run_id: &str) -> Result<Run
 pub async fn get_run(
     State(app): State<AppState>,
     ThreadId(thread_id): ThreadId,
-    Path(RunPath { run_id, .. }): Path<RunPath>,
+    ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
 ) -> ApiResult<Json<Run>> {
     Ok(Json(run_json(stored_run(&app, &thread_id, &run_id).await?)))
 }
@@ -331,7 +331,7 @@ pub async fn get_run(
         ("thread_id" = String, Path, description = "Thread id"),
         ("run_id" = String, Path, description = "Run id"),
         ("wait" = Option<bool>, Query, description = "Answer once the run has stopped"),
-        ("action" = Option<String>, Query, description = "interrupt (default) or rollback"),
+        ("action" = Option<String>, Query, description = "interrupt (the only action supported)"),
     ),
     responses(
         (status = 200, description = "The run", body = Run),
@@ -343,21 +343,19 @@ pub async fn get_run(
 pub async fn cancel_run(
     State(app): State<AppState>,
     ThreadId(thread_id): ThreadId,
-    Path(RunPath { run_id, .. }): Path<RunPath>,
+    ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
     ApiQuery(q): ApiQuery<CancelQuery>,
 ) -> ApiResult<Json<Run>> {
-    stored_run(&app, &thread_id, &run_id).await?;
-    if let Some(action) = q
-        .action
-        .as_deref()
-        .filter(|a| !matches!(*a, "interrupt" | "rollback"))
-    {
+    // `rollback` (drop the run and its state) is not implemented: refused, never treated
+    // as an interrupt the caller did not ask for.
+    if let Some(action) = q.action.as_deref().filter(|a| *a != "interrupt") {
         return Err(AppError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "invalid_query",
-            format!("action must be interrupt or rollback, not {action:?}"),
+            format!("action must be interrupt (rollback is not supported), not {action:?}"),
         ));
     }
+    stored_run(&app, &thread_id, &run_id).await?;
     let record = app
         .runtime
         .cancel(&thread_id, &run_id, q.wait.unwrap_or(false))
@@ -381,7 +379,7 @@ pub async fn cancel_run(
 pub async fn join_run(
     State(app): State<AppState>,
     ThreadId(thread_id): ThreadId,
-    Path(RunPath { run_id, .. }): Path<RunPath>,
+    ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
 ) -> ApiResult<Json<Value>> {
     stored_run(&app, &thread_id, &run_id).await?;
     app.runtime.wait_finished(&thread_id, &run_id).await;
@@ -422,7 +420,7 @@ pub struct JoinStreamQuery {
 pub async fn join_stream(
     State(app): State<AppState>,
     ThreadId(thread_id): ThreadId,
-    Path(RunPath { run_id, .. }): Path<RunPath>,
+    ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
     headers: HeaderMap,
 ) -> ApiResult<Response> {

@@ -40,7 +40,10 @@ pub async fn list_skills(State(app): State<AppState>, headers: HeaderMap) -> Res
     if fresh {
         return (
             StatusCode::NOT_MODIFIED,
-            [(header::ETAG, tag), (header::VARY, "accept-encoding".into())],
+            [
+                (header::ETAG, tag),
+                (header::VARY, "accept-encoding".into()),
+            ],
         )
             .into_response();
     }

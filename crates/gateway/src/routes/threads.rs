@@ -49,11 +49,7 @@ pub async fn create_thread(
         .store
         .threads
         .create(app.owner(), &id, body.metadata.unwrap_or_default())
-        .await
-        .map_err(|e| match e {
-            antler_store::StoreError::Conflict(m) => AppError::conflict(m),
-            other => AppError::internal(other),
-        })?;
+        .await?;
     if !created.created && raise {
         return Err(AppError::conflict(format!("thread '{id}' already exists")));
     }

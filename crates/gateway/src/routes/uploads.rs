@@ -12,14 +12,15 @@ use antler_protocol::files::{UploadLimits, UploadList, UploadedFile};
 use antler_sandbox::UserDataDir;
 use antler_sandbox::paths::USER_DATA_ROOT;
 use axum::Json;
+use axum::extract::State;
 use axum::extract::multipart::{Multipart, MultipartError, MultipartRejection};
-use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
 
 use crate::app::AppState;
 use crate::error::{ApiResult, AppError};
+use crate::extract::ApiPath;
 use crate::files::names::{dedupe, safe_file_name};
 use crate::files::walk::artifact_url;
 use crate::params::ThreadId;
@@ -218,7 +219,7 @@ pub async fn upload_limits(State(app): State<AppState>, _thread: ThreadId) -> Js
 pub async fn delete_upload(
     State(app): State<AppState>,
     ThreadId(id): ThreadId,
-    Path(params): Path<(String, String)>,
+    ApiPath(params): ApiPath<(String, String)>,
 ) -> ApiResult<StatusCode> {
     let filename = params.1;
     if safe_file_name(&filename).as_deref() != Some(filename.as_str()) {
