@@ -279,15 +279,19 @@ impl AgentRun<'_> {
         let id = new_id();
         partial.id.clone_from(&id);
         let metadata = self.metadata("agent", step);
+        // Token chunks cost a serialisation each: skipped when no client asked for them.
+        let wants_tokens = self.log.modes().contains(&Mode::Messages);
         while let Some(event) = rx.recv().await {
             match event? {
                 ModelEvent::Delta(delta) => {
                     if let Delta::Content(text) = &delta {
                         partial.text.push_str(text);
                     }
-                    let chunk = chunk(&id, delta);
-                    self.log
-                        .emit("messages", Some(Mode::Messages), &json!([chunk, metadata]));
+                    if wants_tokens {
+                        let chunk = chunk(&id, delta);
+                        self.log
+                            .emit("messages", Some(Mode::Messages), &(&chunk, &metadata));
+                    }
                 }
                 ModelEvent::Done(done) => {
                     let mut last = AiMessageChunk {

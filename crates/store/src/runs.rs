@@ -97,10 +97,12 @@ pub trait RunRepo: Send + Sync + 'static {
     async fn create(&self, run: &RunRecord) -> Result<(), StoreError>;
     /// One run of a thread.
     async fn get(&self, thread_id: &str, run_id: &str) -> Result<Option<RunRecord>, StoreError>;
-    /// A thread's runs, newest first.
+    /// A thread's runs, newest first, optionally only those with `status` (filtered before
+    /// the page is cut).
     async fn list(
         &self,
         thread_id: &str,
+        status: Option<&str>,
         limit: u32,
         offset: u32,
     ) -> Result<Vec<RunRecord>, StoreError>;

@@ -88,13 +88,17 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
         assert!(store.runs.get("other", "r1").await.unwrap().is_none());
         let listed: Vec<String> = store
             .runs
-            .list("t", 10, 0)
+            .list("t", None, 10, 0)
             .await
             .unwrap()
             .into_iter()
             .map(|r| r.run_id)
             .collect();
         assert_eq!(listed, ["r3", "r2", "r1"]);
+        // The status filter applies before the page: the one success is found past r3 and r2.
+        let succeeded = store.runs.list("t", Some("success"), 1, 0).await.unwrap();
+        assert_eq!(succeeded.len(), 1);
+        assert_eq!(succeeded[0].run_id, "r1");
 
         let interrupted = store
             .runs

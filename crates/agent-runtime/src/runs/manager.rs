@@ -404,15 +404,31 @@ impl Runtime {
         writer: tokio::task::JoinHandle<()>,
     ) {
         let store = &self.deps.store;
-        let turn = queue.turn.lock().await;
-        // Wait for runs of this thread on other replicas (enqueue, or interrupt in progress).
+        // A cancelled queued run stops waiting for its turn at once.
+        let turn = tokio::select! {
+            turn = queue.turn.lock() => Some(turn),
+            () = run.cancel.cancelled() => None,
+        };
+        // Wait for older runs of this thread on other replicas (enqueue, or an interrupt in
+        // progress). Only older ones: two replicas' queued runs never wait for each other.
+        let mine = store
+            .runs
+            .get(&run.thread_id, &run.run_id)
+            .await
+            .ok()
+            .flatten()
+            .map(|r| (r.created_at, r.run_id));
         let mut notices = store.bus.subscribe();
         while !run.cancel.is_cancelled()
-            && !self
+            && self
                 .remote_active(&run.thread_id)
                 .await
                 .unwrap_or_default()
-                .is_empty()
+                .iter()
+                .any(|r| {
+                    mine.as_ref()
+                        .is_none_or(|m| (r.created_at, &r.run_id) < (m.0, &m.1))
+                })
         {
             tokio::select! {
                 _ = notices.recv() => {}
@@ -620,7 +636,7 @@ impl Runtime {
             .deps
             .store
             .runs
-            .list(thread_id, 50, 0)
+            .list(thread_id, None, 50, 0)
             .await?
             .into_iter()
             .filter(|r| is_active(&r.status) && r.instance != self.deps.instance)

@@ -32,6 +32,28 @@ async fn stored_after(runtime: &Runtime, run_id: &str, last: u64) -> Vec<Arc<Run
         .collect()
 }
 
+/// The stored events after `last` and before `first_in_memory` (which memory no longer
+/// holds). Read again while the database does not answer, so a joiner does not skip events
+/// silently; only events whose write failed for good are skipped, with a warning.
+async fn stored_gap(
+    runtime: &Runtime,
+    run_id: &str,
+    last: u64,
+    first_in_memory: u64,
+) -> Vec<Arc<RunEvent>> {
+    let mut stored = Vec::new();
+    for attempt in 1..=5 {
+        stored = stored_after(runtime, run_id, last).await;
+        stored.retain(|e| e.seq < first_in_memory);
+        if stored.last().is_some_and(|e| e.seq + 1 == first_in_memory) {
+            return stored;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100 * attempt)).await;
+    }
+    tracing::warn!(run.id = %run_id, from = last + 1, to = first_in_memory - 1, "stored run events are missing; the stream skips them");
+    stored
+}
+
 /// Streams the events of `run_id` after `after` (an SSE id) that `modes` want, ending with
 /// `end`. An empty `modes` means every mode the run records.
 pub fn follow(
@@ -113,8 +135,7 @@ pub fn follow(
             };
             let sub = run.log.subscribe(last);
             if let Some(first_in_memory) = sub.gap_until {
-                let stored = stored_after(&runtime, &run_id, last).await;
-                for e in stored.into_iter().filter(|e| e.seq < first_in_memory) {
+                for e in stored_gap(&runtime, &run_id, last, first_in_memory).await {
                     if !send(e, &mut last).await {
                         return;
                     }

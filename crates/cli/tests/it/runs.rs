@@ -492,6 +492,32 @@ async fn multitask_strategies_reject_interrupt_and_enqueue() {
         queued["updated_at"].as_str() >= first["updated_at"].as_str(),
         "ran after the first"
     );
+    // A queued run that is cancelled stops waiting at once, while the run ahead goes on.
+    let (_, ahead) = start_run(&server, "t", "slow please", json!({})).await;
+    let ahead_id = ahead["run_id"].as_str().unwrap().to_string();
+    let (_, waiting) = start_run(
+        &server,
+        "t",
+        "quick",
+        json!({"multitask_strategy": "enqueue"}),
+    )
+    .await;
+    let waiting_id = waiting["run_id"].as_str().unwrap().to_string();
+    let (status, cancelled) = server
+        .post(&format!("/api/threads/t/runs/{waiting_id}/cancel?wait=1"))
+        .await;
+    assert_eq!(status, 200, "{cancelled}");
+    assert_eq!(cancelled["status"], "interrupted", "{cancelled}");
+    let (_, ahead) = server
+        .get_json(&format!("/api/threads/t/runs/{ahead_id}"))
+        .await;
+    assert!(
+        ahead["status"] == "running" || ahead["status"] == "pending",
+        "the cancel did not wait for it: {ahead}"
+    );
+    server
+        .wait_run("t", &ahead_id, |r| r["status"] == "success")
+        .await;
 
     let (_, slow) = start_run(&server, "t", "slow please", json!({})).await;
     let slow_id = slow["run_id"].as_str().unwrap().to_string();

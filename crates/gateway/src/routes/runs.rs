@@ -282,14 +282,14 @@ pub async fn list_runs(
     let runs = app
         .store
         .runs
-        .list(&thread_id, limit, q.offset.unwrap_or(0))
+        .list(
+            &thread_id,
+            q.status.as_deref(),
+            limit,
+            q.offset.unwrap_or(0),
+        )
         .await?;
-    Ok(Json(
-        runs.into_iter()
-            .filter(|r| q.status.as_deref().is_none_or(|s| r.status == s))
-            .map(run_json)
-            .collect(),
-    ))
+    Ok(Json(runs.into_iter().map(run_json).collect()))
 }
 
 async fn stored_run(app: &AppState, thread_id: &str, run_id: &str) -> Result<RunRecord, AppError> {

@@ -80,13 +80,17 @@ impl RunRepo for PgRuns {
     async fn list(
         &self,
         thread_id: &str,
+        status: Option<&str>,
         limit: u32,
         offset: u32,
     ) -> Result<Vec<RunRecord>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT {RUN_COLUMNS} FROM runs WHERE thread_id = $1 ORDER BY created_at DESC, run_id DESC LIMIT $2 OFFSET $3"
+            "SELECT {RUN_COLUMNS} FROM runs WHERE thread_id = $1 \
+             AND (CAST($2 AS TEXT) IS NULL OR status = $2) \
+             ORDER BY created_at DESC, run_id DESC LIMIT $3 OFFSET $4"
         ))
         .bind(thread_id)
+        .bind(status)
         .bind(i64::from(limit))
         .bind(i64::from(offset))
         .fetch_all(&self.pool)

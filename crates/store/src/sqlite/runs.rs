@@ -99,13 +99,17 @@ impl RunRepo for SqliteRuns {
     async fn list(
         &self,
         thread_id: &str,
+        status: Option<&str>,
         limit: u32,
         offset: u32,
     ) -> Result<Vec<RunRecord>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT {RUN_COLUMNS} FROM runs WHERE thread_id = ? ORDER BY created_at DESC, run_id DESC LIMIT ? OFFSET ?"
+            "SELECT {RUN_COLUMNS} FROM runs WHERE thread_id = ? AND (? IS NULL OR status = ?) \
+             ORDER BY created_at DESC, run_id DESC LIMIT ? OFFSET ?"
         ))
         .bind(thread_id)
+        .bind(status)
+        .bind(status)
         .bind(i64::from(limit))
         .bind(i64::from(offset))
         .fetch_all(&self.pool)
