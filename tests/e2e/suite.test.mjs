@@ -444,6 +444,7 @@ describe("web UI end to end", { concurrency: false }, () => {
   });
 
   it("i. phone width, keyboard and the theme toggle", { timeout: 60_000 }, async () => {
+    assert.ok(skillThread, "needs the conversation and the skill of scenario a");
     const s = await stack.page({ width: 390, height: 844 });
     const { page } = s;
     await page.goto(`/threads/${skillThread}`);
@@ -469,7 +470,7 @@ describe("web UI end to end", { concurrency: false }, () => {
     await page.getByTestId("assistant-text").filter({ hasText: "is packaged" }).waitFor();
     await shot(page, "chat-phone-dark");
 
-    // Keyboard: the message box takes focus from the tab order and sends with Enter.
+    // Keyboard: arrow keys move between the tabs, Space flips a switch (and flips it back).
     await page.goto("/settings/skills");
     const firstTab = page.getByRole("tab", { name: /Public/ });
     await firstTab.focus();
@@ -481,6 +482,9 @@ describe("web UI end to end", { concurrency: false }, () => {
     await sw.focus();
     await page.keyboard.press("Space");
     await until(async () => (await sw.getAttribute("aria-checked")) === "false", { message: "Space to toggle the switch" });
+    await until(async () => (await sw.getAttribute("aria-busy")) === null, { message: "the change to reach the server" });
+    await page.keyboard.press("Space");
+    await until(async () => (await sw.getAttribute("aria-checked")) === "true", { message: "Space to toggle it back" });
     s.assertNoErrors();
     await s.close();
   });

@@ -15,7 +15,6 @@ import type {
   SkillList,
   Thread,
   ThreadState,
-  UploadLimits,
   UploadList,
 } from "./types";
 
@@ -29,7 +28,6 @@ export const api = {
     request<Thread[]>("/api/threads/search", { json: body }),
   createThread: (threadId?: string, metadata?: Record<string, unknown>) =>
     request<Thread>("/api/threads", { json: { thread_id: threadId, metadata } }),
-  getThread: (id: string) => request<Thread>(`/api/threads/${enc(id)}`),
   renameThread: (id: string, title: string) =>
     request<Thread>(`/api/threads/${enc(id)}`, { method: "PATCH", json: { metadata: { title } } }),
   deleteThread: (id: string) =>
@@ -51,8 +49,6 @@ export const api = {
     for (const f of files) form.append("files", f, f.name);
     return request<UploadList>(`/api/threads/${enc(threadId)}/uploads`, { body: form });
   },
-  uploadLimits: (threadId: string) =>
-    request<UploadLimits>(`/api/threads/${enc(threadId)}/uploads/limits`),
 
   artifacts: (threadId: string) =>
     request<ArtifactList>(`/api/threads/${enc(threadId)}/artifacts`),
@@ -85,12 +81,6 @@ export const api = {
   installFromThread: (body: InstallFromThread) =>
     request<InstallResult>("/api/skills/install", { json: body }),
 };
-
-/** Where the browser fetches a file of a thread, by its virtual path. */
-export function artifactUrl(threadId: string, virtualPath: string): string {
-  const rel = virtualPath.replace(/^\/+/, "").split("/").map(enc).join("/");
-  return `/api/threads/${enc(threadId)}/artifacts/${rel}`;
-}
 
 export function downloadUrl(url: string): string {
   return `${url}${url.includes("?") ? "&" : "?"}download=true`;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { api, artifactUrl, downloadUrl } from "./client";
+import { api, downloadUrl } from "./client";
 import { ApiError, errorFrom, errorMessage, request } from "./http";
 
 function respond(status: number, body: string, contentType = "application/json") {
@@ -62,8 +62,7 @@ describe("API errors", () => {
 });
 
 describe("URLs", () => {
-  it("encode artifact paths segment by segment", () => {
-    expect(artifactUrl("t 1", "/mnt/user-data/outputs/my file.md")).toBe("/api/threads/t%201/artifacts/mnt/user-data/outputs/my%20file.md");
+  it("ask for downloads", () => {
     expect(downloadUrl("/a/b")).toBe("/a/b?download=true");
     expect(downloadUrl("/a/b?x=1")).toBe("/a/b?x=1&download=true");
   });

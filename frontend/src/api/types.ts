@@ -4,12 +4,9 @@ import type { Message } from "../lib/messages";
 
 type Schemas = components["schemas"];
 
-export type ArchiveEntry = Schemas["ArchiveEntry"];
 export type ArchivePreview = Schemas["ArchivePreview"];
-export type ArchiveSkill = Schemas["ArchiveSkill"];
 export type Artifact = Schemas["Artifact"];
 export type ArtifactList = Schemas["ArtifactList"];
-export type ErrorBody = Schemas["ErrorBody"];
 export type ErrorEnvelope = Schemas["ErrorEnvelope"];
 export type Health = Schemas["Health"];
 export type InstallFinding = Schemas["InstallFinding"];
@@ -24,8 +21,6 @@ export type Skill = Schemas["Skill"];
 export type SkillCategory = Schemas["SkillCategory"];
 export type SkillDetail = Schemas["SkillDetail"];
 export type SkillList = Schemas["SkillList"];
-export type UploadedFile = Schemas["UploadedFile"];
-export type UploadLimits = Schemas["UploadLimits"];
 export type UploadList = Schemas["UploadList"];
 
 /** The agent's state values (`values` of a thread, a state, or a `values` event). The OpenAPI

@@ -2,6 +2,7 @@
 import { type CSSProperties, useEffect, useState } from "react";
 import { Link } from "react-router-dom";
 import { Icon } from "../components/Icon";
+import { readSetting, writeSetting } from "../lib/storage";
 import { ArtifactBrowser } from "./ArtifactBrowser";
 import { ResizeHandle } from "./ResizeHandle";
 
@@ -13,7 +14,7 @@ function maxWidth(): number {
 }
 
 function savedWidth(): number {
-  const n = Number(localStorage.getItem(KEY));
+  const n = Number(readSetting(KEY));
   return Number.isFinite(n) && n >= MIN ? Math.min(n, maxWidth()) : 460;
 }
 
@@ -31,8 +32,10 @@ export function ArtifactPanel({
   onClose: () => void;
 }) {
   const [width, setWidth] = useState(savedWidth);
+  // Saved once the resizing pauses, not on every pointer move.
   useEffect(() => {
-    localStorage.setItem(KEY, String(width));
+    const save = setTimeout(() => writeSetting(KEY, String(width)), 300);
+    return () => clearTimeout(save);
   }, [width]);
   return (
     <aside

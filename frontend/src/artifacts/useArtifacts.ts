@@ -5,7 +5,8 @@ import { errorMessage } from "../api/http";
 import type { Artifact } from "../api/types";
 
 export function useArtifacts(threadId: string, version = 0) {
-  const [artifacts, setArtifacts] = useState<Artifact[] | null>(null);
+  // Kept with the thread they belong to: another thread's files never show meanwhile.
+  const [loaded, setLoaded] = useState<{ threadId: string; artifacts: Artifact[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
   const [tick, setTick] = useState(0);
@@ -15,7 +16,7 @@ export function useArtifacts(threadId: string, version = 0) {
     api.artifacts(threadId).then(
       (list) => {
         if (cancelled) return;
-        setArtifacts(list.artifacts);
+        setLoaded({ threadId, artifacts: list.artifacts });
         setError(null);
         setLoading(false);
       },
@@ -30,6 +31,7 @@ export function useArtifacts(threadId: string, version = 0) {
     };
   }, [threadId, version, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
+  const artifacts = loaded?.threadId === threadId ? loaded.artifacts : null;
   return { artifacts, error, loading, reload };
 }
 
@@ -42,20 +44,19 @@ export function useText(url: string | null, enabled = true) {
   });
   useEffect(() => {
     if (!url || !enabled) return;
-    let cancelled = false;
+    // Aborted when another file is chosen: a large download does not go on in the background.
+    const abort = new AbortController();
     setState({ text: null, error: null, loading: true });
-    fetch(url)
+    fetch(url, { signal: abort.signal })
       .then(async (r) => {
         if (!r.ok) throw new Error(`HTTP ${r.status}`);
         return r.text();
       })
       .then(
-        (text) => !cancelled && setState({ text, error: null, loading: false }),
-        (e: unknown) => !cancelled && setState({ text: null, error: errorMessage(e), loading: false }),
+        (text) => !abort.signal.aborted && setState({ text, error: null, loading: false }),
+        (e: unknown) => !abort.signal.aborted && setState({ text: null, error: errorMessage(e), loading: false }),
       );
-    return () => {
-      cancelled = true;
-    };
+    return () => abort.abort();
   }, [url, enabled]);
   return state;
 }

@@ -31,7 +31,7 @@ function Item({ item, actions }: { item: AssistantItem; actions: AssistantAction
         </div>
       );
     case "tool":
-      return <ToolCard id={item.key} call={item.call} {...(item.result ? { result: item.result } : {})} {...(item.invalid ? { invalid: item.invalid } : {})} />;
+      return <ToolCard call={item.call} {...(item.result ? { result: item.result } : {})} {...(item.invalid ? { invalid: item.invalid } : {})} />;
     case "clarification":
       return (
         <ClarificationCard

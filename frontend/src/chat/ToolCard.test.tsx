@@ -9,7 +9,6 @@ describe("ToolCard", () => {
   it("is compact until expanded, then shows the command, output and a failing exit code in red", () => {
     render(
       <ToolCard
-        id="a-c1"
         call={{ name: "bash", id: "c1", args: { command: "make build", description: "Build it" } }}
         result={{ type: "tool", id: "t", tool_call_id: "c1", name: "bash", status: "error", content: "boom\n[exit code: 2]", artifact: { exit_code: 2, timed_out: false } }}
       />,
@@ -30,7 +29,7 @@ describe("ToolCard", () => {
   });
 
   it("shows a running call without a result", () => {
-    render(<ToolCard id="x" call={{ name: "read_file", id: "c", args: { path: "/mnt/skills/public/a/SKILL.md" } }} />);
+    render(<ToolCard call={{ name: "read_file", id: "c", args: { path: "/mnt/skills/public/a/SKILL.md" } }} />);
     expect(screen.getByRole("button").textContent).toContain("running…");
   });
 });

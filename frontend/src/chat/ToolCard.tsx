@@ -1,5 +1,5 @@
 // A tool call as a compact card: what it did, and on demand its arguments and result.
-import { useState } from "react";
+import { useId, useState } from "react";
 import { Icon } from "../components/Icon";
 import { Markdown } from "../components/Markdown";
 import { languageFor } from "../lib/fileKind";
@@ -20,13 +20,13 @@ function Args({ call }: { call: ToolCall }) {
   return json ? <Markdown text={codeFence(json, "json")} /> : <p className="muted">No arguments.</p>;
 }
 
-export function ToolCard({ id, call, result, invalid }: { id: string; call: ToolCall; result?: ToolMessage; invalid?: string }) {
+export function ToolCard({ call, result, invalid }: { call: ToolCall; result?: ToolMessage; invalid?: string }) {
   const view = toolResultView(call, result);
   const [open, setOpen] = useState(false);
   const summary = toolSummary(call);
   const purpose = toolPurpose(call);
   const status = invalid ? "error" : view.status;
-  const bodyId = `tool-${id.replace(/[^\w-]/g, "_")}`;
+  const bodyId = useId();
   return (
     <div className={`tool-card tool-${status}`} data-testid="tool-card" data-tool={call.name}>
       <button

@@ -1,6 +1,6 @@
 // A modal dialog on the native <dialog> element: focus is trapped by the browser, Escape
 // closes, and focus returns to what opened it.
-import { useEffect, useRef, type ReactNode } from "react";
+import { useEffect, useId, useRef, type ReactNode } from "react";
 import { Icon } from "./Icon";
 
 export interface DialogProps {
@@ -35,7 +35,7 @@ export function Dialog({ open, title, onClose, children, footer, role = "dialog"
       if (el?.open) el.close();
     };
   }, []);
-  const titleId = `dlg-${title.replace(/\W+/g, "-").toLowerCase()}`;
+  const titleId = useId();
   return (
     <dialog
       ref={ref}

@@ -4,9 +4,11 @@ export interface SwitchProps {
   onChange: (next: boolean) => void;
   label: string;
   disabled?: boolean;
+  /** A change is on its way: clicks wait, and focus stays (a disabled button would drop it). */
+  busy?: boolean;
 }
 
-export function Switch({ checked, onChange, label, disabled }: SwitchProps) {
+export function Switch({ checked, onChange, label, disabled, busy }: SwitchProps) {
   return (
     <button
       type="button"
@@ -15,7 +17,10 @@ export function Switch({ checked, onChange, label, disabled }: SwitchProps) {
       aria-label={label}
       className={`switch ${checked ? "switch-on" : ""}`}
       disabled={disabled}
-      onClick={() => onChange(!checked)}
+      aria-busy={busy || undefined}
+      onClick={() => {
+        if (!busy) onChange(!checked);
+      }}
     >
       <span className="switch-thumb" aria-hidden="true" />
     </button>

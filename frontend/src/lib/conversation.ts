@@ -64,7 +64,8 @@ function mergeChunk(prev: AIMessage | undefined, extra: LiveExtra, chunk: AIMess
     calls[index] = {
       name: c.name || existing?.name || "",
       id: c.id || existing?.id || `${chunk.id}-${index}`,
-      args: tryParseArgs(raw) ?? existing?.args ?? {},
+      // Arguments arrive in fragments: parse only what may be complete (an object closes).
+      args: (raw.trimEnd().endsWith("}") ? tryParseArgs(raw) : undefined) ?? existing?.args ?? {},
     };
   }
   const msg: AIMessage = {

@@ -1,15 +1,12 @@
 // Light, dark, or follow the system (prefers-color-scheme). Saved in localStorage.
+import { readSetting, writeSetting } from "./storage";
 
 export type ThemePref = "system" | "light" | "dark";
 const KEY = "antler-theme";
 
 export function loadThemePref(): ThemePref {
-  try {
-    const v = localStorage.getItem(KEY);
-    return v === "light" || v === "dark" ? v : "system";
-  } catch {
-    return "system";
-  }
+  const v = readSetting(KEY);
+  return v === "light" || v === "dark" ? v : "system";
 }
 
 export function systemTheme(): "light" | "dark" {
@@ -19,12 +16,7 @@ export function systemTheme(): "light" | "dark" {
 export function applyTheme(pref: ThemePref): "light" | "dark" {
   const resolved = pref === "system" ? systemTheme() : pref;
   document.documentElement.dataset.theme = resolved;
-  try {
-    if (pref === "system") localStorage.removeItem(KEY);
-    else localStorage.setItem(KEY, pref);
-  } catch {
-    // private mode: the choice lasts for this page only
-  }
+  writeSetting(KEY, pref === "system" ? null : pref);
   return resolved;
 }
 

@@ -37,24 +37,26 @@ export function InstallDialog({
   const [step, setStep] = useState<Step>({ kind: "pick" });
   const [outcome, setOutcome] = useState<Outcome>({ kind: "idle" });
   const input = useRef<HTMLInputElement>(null);
+  // Each pick (or close) supersedes earlier previews: a late answer for another file is dropped.
+  const pick = useRef(0);
 
   const choose = async (f: File) => {
+    const current = ++pick.current;
     setFile(f);
     setOutcome({ kind: "idle" });
     setStep({ kind: "previewing" });
+    let next: Step;
     try {
-      setStep({ kind: "preview", preview: await api.previewSkillFile(f) });
+      next = { kind: "preview", preview: await api.previewSkillFile(f) };
     } catch (e) {
-      setStep({
-        kind: "preview-failed",
-        message: errorMessage(e),
-        findings: e instanceof ApiError ? e.findings : [],
-      });
+      next = { kind: "preview-failed", message: errorMessage(e), findings: e instanceof ApiError ? e.findings : [] };
     }
+    if (pick.current === current) setStep(next);
   };
 
   useEffect(() => {
     if (!open) {
+      pick.current++;
       setFile(null);
       setStep({ kind: "pick" });
       setOutcome({ kind: "idle" });

@@ -1,16 +1,20 @@
 import type { Skill } from "../api/types";
 import { Icon } from "../components/Icon";
 import { Switch } from "../components/Switch";
+import { pluralize } from "../lib/format";
 
 export function SkillRow({
   skill,
   highlighted,
+  busy,
   onToggle,
   onDetails,
   onDelete,
 }: {
   skill: Skill;
   highlighted: boolean;
+  /** A change of this skill is on its way to the server: one at a time. */
+  busy: boolean;
   onToggle: (enabled: boolean) => void;
   onDetails: () => void;
   onDelete?: () => void;
@@ -25,7 +29,7 @@ export function SkillRow({
           <span className={`badge badge-${skill.category}`}>{skill.category}</span>
           {skill.warnings.length > 0 && (
             <span className="badge badge-warn" title={skill.warnings.join("\n")} data-testid="warnings-badge">
-              <Icon name="alert" size={12} /> {skill.warnings.length} {skill.warnings.length === 1 ? "warning" : "warnings"}
+              <Icon name="alert" size={12} /> {pluralize(skill.warnings.length, "warning")}
             </span>
           )}
           {skill.shadowed && (
@@ -45,7 +49,7 @@ export function SkillRow({
             <Icon name="trash" size={14} />
           </button>
         )}
-        <Switch checked={skill.enabled} onChange={onToggle} label={`Enable ${skill.name}`} />
+        <Switch checked={skill.enabled} onChange={onToggle} label={`Enable ${skill.name}`} busy={busy} />
       </div>
     </li>
   );

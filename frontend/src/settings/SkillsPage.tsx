@@ -9,6 +9,7 @@ import { Icon } from "../components/Icon";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
 import { useFileDrop } from "../hooks/useFileDrop";
+import { pluralize } from "../lib/format";
 import { InstallDialog } from "./InstallDialog";
 import { SkillDrawer } from "./SkillDrawer";
 import { SkillRow } from "./SkillRow";
@@ -28,7 +29,7 @@ export function matchesQuery(skill: Pick<Skill, "name" | "description">, query: 
 export function SkillsPage() {
   const toast = useToast();
   const onError = useCallback((message: string) => toast({ kind: "error", message }), [toast]);
-  const { data, error, load, toggle, reload, setData } = useSkills(onError);
+  const { data, error, load, toggle, reload, pending, setData } = useSkills(onError);
   const [params, setParams] = useSearchParams();
   const tab: SkillCategory = params.get("tab") === "custom" ? "custom" : "public";
   const highlighted = params.get("skill");
@@ -89,7 +90,7 @@ export function SkillsPage() {
     toast({
       kind: "success",
       message: `Installed “${result.skill.name}”${result.replaced ? " (replaced the previous version)" : ""}.${
-        result.warnings.length ? ` ${result.warnings.length} warning(s).` : ""
+        result.warnings.length ? ` ${pluralize(result.warnings.length, "warning")}.` : ""
       }`,
     });
   };
@@ -143,7 +144,7 @@ export function SkillsPage() {
         <div className="banner banner-warn" role="status">
           <Icon name="alert" />
           <div>
-            <strong>{data.errors.length} skill(s) could not be loaded:</strong>
+            <strong>{pluralize(data.errors.length, "skill")} could not be loaded:</strong>
             <ul>
               {data.errors.map((e) => (
                 <li key={e.path}>
@@ -197,6 +198,7 @@ export function SkillsPage() {
                 key={skillKey(s)}
                 skill={s}
                 highlighted={highlighted === s.name}
+                busy={pending.has(skillKey(s))}
                 onToggle={(enabled) => void toggle(s, enabled)}
                 onDetails={() => setDetails(s)}
                 {...(s.editable ? { onDelete: () => setDeleting(s) } : {})}

@@ -57,10 +57,18 @@ interface StreamPart {
   data: unknown;
 }
 
+/** Runs `f` before the next paint (a timer where frames do not run, as in tests). */
+const nextFrame = (f: () => void): void => {
+  if (typeof requestAnimationFrame === "function") requestAnimationFrame(f);
+  else setTimeout(f, 16);
+};
+
 export class ThreadSession {
   readonly store = new Store<SessionState>(initial);
   private abort?: AbortController;
   private loadPromise?: Promise<void>;
+  /** Token chunks not yet applied: applied once per frame, not once per token. */
+  private chunks: unknown[] = [];
 
   constructor(readonly threadId: string) {}
 
@@ -212,6 +220,12 @@ export class ThreadSession {
 
   private handle(part: StreamPart): void {
     const { event, data } = part;
+    if (event === "messages" || event.startsWith("messages/")) {
+      if (this.chunks.push(data) === 1) nextFrame(() => this.flushChunks());
+      return;
+    }
+    // Everything else comes after the tokens before it.
+    this.flushChunks();
     if (event === "metadata") {
       const runId = (data as { run_id?: unknown } | null)?.run_id;
       if (typeof runId === "string") this.store.update({ runId });
@@ -225,8 +239,6 @@ export class ThreadSession {
           (values.artifacts ?? []).length !== s.artifacts.length ? s.filesVersion + 1 : s.filesVersion,
       }));
       if (typeof values.title === "string" && values.title) setGeneratedTitle(this.threadId, values.title);
-    } else if (event === "messages" || event.startsWith("messages/")) {
-      this.store.set((s) => ({ ...s, conversation: applyMessageEvent(s.conversation, data) }));
     } else if (event === "custom") {
       this.custom(data);
     } else if (event === "error") {
@@ -236,6 +248,13 @@ export class ThreadSession {
       const message = typeof d.message === "string" ? d.message : String(d.error ?? "The run failed.");
       this.store.update({ error: message });
     }
+  }
+
+  private flushChunks(): void {
+    const chunks = this.chunks;
+    if (chunks.length === 0) return;
+    this.chunks = [];
+    this.store.set((s) => ({ ...s, conversation: chunks.reduce(applyMessageEvent, s.conversation) }));
   }
 
   private custom(data: unknown): void {
@@ -268,6 +287,7 @@ export class ThreadSession {
     } catch (e) {
       if (!abort.signal.aborted) this.store.update({ error: sdkErrorMessage(e) });
     }
+    this.flushChunks();
     if (this.abort !== abort) return; // a newer stream took over
     this.abort = undefined;
     this.store.update({ streaming: false, stopping: false, notice: undefined });
