@@ -43,6 +43,17 @@ ensure_postgres() {
   export ANTLER_TEST_POSTGRES_URL="$url"
 }
 
+# Drops the databases earlier test runs created (each test makes its own, named antler_it_*
+# or antler_test_*), so they do not pile up on the server.
+drop_test_databases() {
+  local names
+  names=$(psql "$ANTLER_TEST_POSTGRES_URL" -Atqc \
+    "SELECT datname FROM pg_database WHERE datname LIKE 'antler\_it\_%' OR datname LIKE 'antler\_test\_%'")
+  for name in $names; do
+    psql "$ANTLER_TEST_POSTGRES_URL" -qc "DROP DATABASE IF EXISTS \"$name\" WITH (FORCE)" >/dev/null || true
+  done
+}
+
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   ensure_postgres
   echo "$ANTLER_TEST_POSTGRES_URL"

@@ -9,6 +9,7 @@ scripts/sandbox-image.sh
 # Repository and replica tests run against PostgreSQL too (started here when none answers).
 source scripts/postgres.sh
 ensure_postgres
+drop_test_databases
 export ANTLER_REQUIRE_POSTGRES=1
 
 if cargo nextest --version >/dev/null 2>&1; then

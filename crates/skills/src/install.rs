@@ -94,11 +94,6 @@ impl Installer {
         }
     }
 
-    /// The archive limits in force.
-    pub fn limits(&self) -> &ArchiveLimits {
-        &self.limits
-    }
-
     /// Inspects an archive file without installing it.
     pub fn inspect(&self, file: &File) -> Result<Inspection, InstallError> {
         archive::inspect(file, &self.limits).map_err(|e| InstallError::NotAZip(e.0))

@@ -232,11 +232,6 @@ impl EventLog {
             live,
         }
     }
-
-    /// The sequence number of the last event.
-    pub fn last_seq(&self) -> u64 {
-        self.lock().next_seq - 1
-    }
 }
 
 /// Writes events in batches (one transaction per batch) until the log ends.

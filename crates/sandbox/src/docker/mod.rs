@@ -53,7 +53,6 @@ struct Inner {
     locks: std::sync::Mutex<HashMap<String, Arc<Mutex<()>>>>,
     replenish: Notify,
     shutting_down: AtomicBool,
-    created: AtomicUsize,
     /// Whether every container of `instance` is this provider's to remove.
     owns_label: bool,
 }
@@ -155,7 +154,6 @@ impl DockerProvider {
             locks: std::sync::Mutex::new(HashMap::new()),
             replenish: Notify::new(),
             shutting_down: AtomicBool::new(false),
-            created: AtomicUsize::new(0),
             owns_label: reconcile,
             cfg,
         });
@@ -170,19 +168,9 @@ impl DockerProvider {
         Ok(provider)
     }
 
-    /// Containers created since start (cold and warm); for tests and benchmarks.
-    pub fn containers_created(&self) -> usize {
-        self.inner.created.load(Ordering::Relaxed)
-    }
-
     /// Warm containers ready now.
     pub async fn warm_ready(&self) -> usize {
         self.inner.warm.lock().await.len()
-    }
-
-    /// The instance id in container labels.
-    pub fn instance(&self) -> &str {
-        &self.inner.instance
     }
 }
 
@@ -201,6 +189,18 @@ impl Inner {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         locks.entry(thread.to_string()).or_default().clone()
+    }
+
+    /// Drops the per-thread lock of a thread whose sandbox went, unless someone holds it:
+    /// the map stays as small as the set of live threads.
+    fn forget_lock(&self, thread: &str) {
+        let mut locks = self
+            .locks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if locks.get(thread).is_some_and(|l| Arc::strong_count(l) == 1) {
+            locks.remove(thread);
+        }
     }
 
     /// Removes every container labelled with this instance (left by a crash) and slots that
@@ -299,7 +299,6 @@ impl Inner {
             self.remove(&created.id).await;
             return Err(SandboxError::Infra(format!("docker start: {e}")));
         }
-        self.created.fetch_add(1, Ordering::Relaxed);
         Ok(created.id)
     }
 
@@ -475,6 +474,7 @@ async fn reaper(inner: Arc<Inner>) {
             tracing::info!(thread.id = %sb.thread_id, idle_secs = sb.idle().as_secs(), "reaping idle sandbox");
             inner.remove(&sb.container_id).await;
             sb.release_permit();
+            inner.forget_lock(&sb.thread_id);
             inner.replenish.notify_one();
         }
     }
@@ -535,6 +535,7 @@ impl SandboxProvider for DockerProvider {
             sb.release_permit();
             self.inner.replenish.notify_one();
         }
+        self.inner.forget_lock(thread_id);
         Ok(())
     }
 

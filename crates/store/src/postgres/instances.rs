@@ -24,7 +24,7 @@ impl InstanceRepo for PgInstances {
     async fn stale(&self, me: &str, max_age_secs: u64) -> Result<Vec<String>, StoreError> {
         let rows = sqlx::query(
             "SELECT instance_id FROM instances WHERE instance_id <> $1 \
-             AND heartbeat_at < now() - make_interval(secs => $2)",
+             AND heartbeat_at <= now() - make_interval(secs => $2)",
         )
         .bind(me)
         .bind(max_age_secs as f64)

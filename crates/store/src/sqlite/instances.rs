@@ -28,7 +28,7 @@ impl InstanceRepo for SqliteInstances {
         let cutoff =
             Utc::now() - Duration::seconds(i64::try_from(max_age_secs).unwrap_or(i64::MAX));
         let rows = sqlx::query(
-            "SELECT instance_id FROM instances WHERE instance_id <> ? AND heartbeat_at < ?",
+            "SELECT instance_id FROM instances WHERE instance_id <> ? AND heartbeat_at <= ?",
         )
         .bind(me)
         .bind(timestamp(cutoff))
