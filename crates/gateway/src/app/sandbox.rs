@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use antler_sandbox::api::{Sandbox, SandboxInfo};
 use antler_sandbox::config::{ProviderKind, SandboxConfig};
-use antler_sandbox::docker::{self, DockerProvider};
+use antler_sandbox::docker::DockerProvider;
 use antler_sandbox::local::LocalProvider;
 use antler_sandbox::view::{ProjectedSkill, SkillsView};
 use antler_sandbox::{SandboxError, SandboxProvider};
@@ -31,26 +31,19 @@ pub(crate) async fn start_provider(
             cfg.max_output_bytes,
         ))
     };
+    let docker = || async {
+        let provider = DockerProvider::start(cfg.clone(), data_dir, view, instance).await?;
+        tracing::info!(instance, "docker sandbox provider started");
+        Ok::<Arc<dyn SandboxProvider>, SandboxError>(Arc::new(provider))
+    };
     match cfg.provider {
         ProviderKind::Local => Ok(local()),
-        ProviderKind::Docker => {
-            let provider = DockerProvider::start(cfg.clone(), data_dir, view, instance).await?;
-            tracing::info!(instance, "docker sandbox provider started");
-            Ok(Arc::new(provider))
-        }
+        ProviderKind::Docker => Ok(docker().await?),
         ProviderKind::Auto => {
-            let ready = match docker::connect(cfg) {
-                Ok(client) => docker::check(&client, &cfg.image).await,
-                Err(e) => Err(e),
-            };
-            match ready {
-                Ok(()) => {
-                    let provider =
-                        DockerProvider::start(cfg.clone(), data_dir, view, instance).await?;
-                    tracing::info!(instance, "docker sandbox provider started");
-                    Ok(Arc::new(provider))
-                }
-                Err(e) => {
+            // The engine or the image is missing: the local provider, with a warning.
+            match docker().await {
+                Ok(provider) => Ok(provider),
+                Err(e @ SandboxError::Unavailable(_)) => {
                     let bash = if cfg.allow_host_bash {
                         "commands run on the host"
                     } else {
@@ -63,6 +56,7 @@ pub(crate) async fn start_provider(
                     warnings.push(warning);
                     Ok(local())
                 }
+                Err(e) => Err(e.into()),
             }
         }
     }

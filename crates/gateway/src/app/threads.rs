@@ -38,6 +38,11 @@ impl App {
     /// The thread's directories after checking it exists, created when missing.
     pub async fn thread_files(&self, thread_id: &str) -> Result<ThreadDirs, AppError> {
         self.require_thread(thread_id).await?;
+        self.create_thread_dirs(thread_id).await
+    }
+
+    /// Creates the thread's directories (the thread is known to exist).
+    pub(crate) async fn create_thread_dirs(&self, thread_id: &str) -> Result<ThreadDirs, AppError> {
         let dirs = self.thread_dirs(thread_id);
         let create = dirs.clone();
         tokio::task::spawn_blocking(move || create.create())

@@ -8,13 +8,12 @@ use axum::Json;
 use axum::extract::State;
 use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::http::StatusCode;
-use tokio::io::AsyncWriteExt;
 
 use crate::app::AppState;
 use crate::error::{ApiResult, AppError};
 use crate::extract::{ApiJson, ApiPath};
+use crate::files::multipart::{field_text, field_to_temp, multipart_error};
 use crate::params::{SkillName, check_thread_id};
-use crate::routes::uploads::multipart_error;
 
 /// Installs a `.skill` file that is in a thread (for example one the agent produced).
 #[utoipa::path(
@@ -120,13 +119,7 @@ async fn read_archive_form(
     app: &AppState,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> Result<ArchiveForm, AppError> {
-    let mut multipart = multipart.map_err(|e| {
-        AppError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            e.body_text(),
-        )
-    })?;
+    let mut multipart = multipart?;
     let limit = app.config.skills.install.max_upload_bytes;
     let mut archive: Option<tempfile::NamedTempFile> = None;
     let (mut overwrite, mut enable) = (false, true);
@@ -137,34 +130,28 @@ async fn read_archive_form(
     {
         match field.name().unwrap_or("") {
             "file" => {
-                let temp = tempfile::Builder::new()
-                    .prefix(".skill-upload-")
-                    .tempfile_in(app.tmp_dir())
-                    .map_err(AppError::internal)?;
-                let mut out = tokio::fs::File::from_std(
-                    temp.as_file().try_clone().map_err(AppError::internal)?,
-                );
-                let mut size: u64 = 0;
-                while let Some(chunk) = field
-                    .chunk()
-                    .await
-                    .map_err(|e| multipart_error(&e, Some("file"), limit))?
-                {
-                    size += chunk.len() as u64;
-                    if size > limit {
-                        return Err(AppError::new(
-                            StatusCode::PAYLOAD_TOO_LARGE,
-                            "payload_too_large",
-                            format!("the archive is larger than the limit of {limit} bytes"),
-                        ));
-                    }
-                    out.write_all(&chunk).await.map_err(AppError::internal)?;
-                }
-                out.flush().await.map_err(AppError::internal)?;
+                let (temp, _) = field_to_temp(
+                    &mut field,
+                    &app.tmp_dir(),
+                    ".skill-upload-",
+                    "file",
+                    limit,
+                    |size, chunk| {
+                        if size + chunk as u64 > limit {
+                            return Err(AppError::new(
+                                StatusCode::PAYLOAD_TOO_LARGE,
+                                "payload_too_large",
+                                format!("the archive is larger than the limit of {limit} bytes"),
+                            ));
+                        }
+                        Ok(())
+                    },
+                )
+                .await?;
                 archive = Some(temp);
             }
-            "overwrite" => overwrite = flag("overwrite", &field.text().await.unwrap_or_default())?,
-            "enable" => enable = flag("enable", &field.text().await.unwrap_or_default())?,
+            "overwrite" => overwrite = flag("overwrite", &field_text(field, limit).await?)?,
+            "enable" => enable = flag("enable", &field_text(field, limit).await?)?,
             other => {
                 return Err(AppError::bad_request(format!(
                     "unexpected form field {other:?}; expected file, overwrite, enable"

@@ -53,7 +53,7 @@ pub async fn create_thread(
     if !created.created && raise {
         return Err(AppError::conflict(format!("thread '{id}' already exists")));
     }
-    app.thread_files(&id).await?;
+    app.create_thread_dirs(&id).await?;
     if created.created {
         tracing::info!(thread.id = %id, "thread created");
     }

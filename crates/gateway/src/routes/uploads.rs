@@ -13,14 +13,14 @@ use antler_sandbox::UserDataDir;
 use antler_sandbox::paths::USER_DATA_ROOT;
 use axum::Json;
 use axum::extract::State;
-use axum::extract::multipart::{Multipart, MultipartError, MultipartRejection};
+use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::http::StatusCode;
 use serde_json::json;
-use tokio::io::AsyncWriteExt;
 
 use crate::app::AppState;
 use crate::error::{ApiResult, AppError};
 use crate::extract::ApiPath;
+use crate::files::multipart::{field_to_temp, multipart_error};
 use crate::files::names::{dedupe, safe_file_name};
 use crate::files::walk::artifact_url;
 use crate::params::ThreadId;
@@ -46,13 +46,7 @@ pub async fn upload(
     ThreadId(id): ThreadId,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<Json<UploadList>> {
-    let mut multipart = multipart.map_err(|e| {
-        AppError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            e.body_text(),
-        )
-    })?;
+    let mut multipart = multipart?;
     let dirs = app.thread_files(&id).await?;
     let uploads = dirs.dir(UserDataDir::Uploads);
     let limits = &app.config.uploads;
@@ -88,37 +82,34 @@ pub async fn upload(
         })?;
         let name = dedupe(&name, &names);
         names.insert(name.clone());
-        let temp = tempfile::Builder::new()
-            .prefix(".upload-")
-            .tempfile_in(&uploads)
-            .map_err(AppError::internal)?;
-        let mut out =
-            tokio::fs::File::from_std(temp.as_file().try_clone().map_err(AppError::internal)?);
-        let mut size: u64 = 0;
-        while let Some(chunk) = field
-            .chunk()
-            .await
-            .map_err(|e| multipart_error(&e, Some(&name), limits.max_request_bytes))?
-        {
-            size += chunk.len() as u64;
-            total += chunk.len() as u64;
-            if size > limits.max_file_bytes {
-                return Err(too_large(format!(
-                    "file '{name}' is larger than the limit of {} bytes per file",
-                    limits.max_file_bytes
-                ))
-                .with_details(json!({ "limit": limits.max_file_bytes, "file": name })));
-            }
-            if total > limits.max_request_bytes {
-                return Err(too_large(format!(
-                    "the upload is larger than the limit of {} bytes per request (at file '{name}')",
-                    limits.max_request_bytes
-                ))
-                .with_details(json!({ "limit": limits.max_request_bytes, "file": name })));
-            }
-            out.write_all(&chunk).await.map_err(AppError::internal)?;
-        }
-        out.flush().await.map_err(AppError::internal)?;
+        let before = total;
+        let (temp, size) = field_to_temp(
+            &mut field,
+            &uploads,
+            ".upload-",
+            &name,
+            limits.max_request_bytes,
+            |size, chunk| {
+                let size = size + chunk as u64;
+                if size > limits.max_file_bytes {
+                    return Err(too_large(format!(
+                        "file '{name}' is larger than the limit of {} bytes per file",
+                        limits.max_file_bytes
+                    ))
+                    .with_details(json!({ "limit": limits.max_file_bytes, "file": name })));
+                }
+                if before + size > limits.max_request_bytes {
+                    return Err(too_large(format!(
+                        "the upload is larger than the limit of {} bytes per request (at file '{name}')",
+                        limits.max_request_bytes
+                    ))
+                    .with_details(json!({ "limit": limits.max_request_bytes, "file": name })));
+                }
+                Ok(())
+            },
+        )
+        .await?;
+        total += size;
         staged.push((temp, name, size));
     }
     if staged.is_empty() {
@@ -261,20 +252,4 @@ fn describe(
             .map(|t| antler_store::threads::timestamp(t.into()))
             .unwrap_or_default(),
     }
-}
-
-/// A broken or over-long multipart body.
-pub(crate) fn multipart_error(e: &MultipartError, file: Option<&str>, limit: u64) -> AppError {
-    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        let at = file
-            .map(|f| format!(" (at file '{f}')"))
-            .unwrap_or_default();
-        return AppError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
-            format!("the upload is larger than the limit of {limit} bytes per request{at}"),
-        )
-        .with_details(json!({ "limit": limit, "file": file }));
-    }
-    AppError::bad_request(format!("malformed multipart body: {}", e.body_text()))
 }
