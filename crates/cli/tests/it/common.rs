@@ -170,6 +170,28 @@ impl Server {
     }
 }
 
+/// Polls `check` until it holds, for at most a minute; fails naming `what` otherwise.
+pub(crate) async fn wait_for(what: &str, mut check: impl AsyncFnMut() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !check().await {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Every chat request the scripted model at `model_url` (its `/v1` base) received.
+pub(crate) async fn model_requests(model_url: &str) -> serde_json::Value {
+    reqwest::get(model_url.replace("/v1", "/_requests"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 /// Host processes whose command line contains `needle` (as `pgrep -f`, without procps).
 pub(crate) fn processes_matching(needle: &str) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {

@@ -1,11 +1,13 @@
 //! Two `antler serve` processes on one PostgreSQL database (and one shared data and skills
 //! directory) behave as one service.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::common::{Env, Server, mock_llm, postgres_database, read_sse, run_body};
+use crate::common::{
+    Env, Server, mock_llm, model_requests, postgres_database, read_sse, run_body, wait_for,
+};
 
 const SCRIPT: &str = r#"
 scenarios:
@@ -142,25 +144,15 @@ async fn a_skill_toggled_on_one_replica_is_seen_by_the_other() {
         .put_json("/api/skills/shared-skill", json!({"enabled": false}))
         .await;
     assert_eq!(status, 200);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let (_, list) = b.get_json("/api/skills").await;
-        if list["skills"][0]["enabled"] == false {
-            break;
-        }
-        assert!(Instant::now() < deadline, "B never saw the toggle: {list}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_for("B to see the toggle", async || {
+        b.get_json("/api/skills").await.1["skills"][0]["enabled"] == false
+    })
+    .await;
     // B's next prompt leaves the skill out.
     b.create_thread("t").await;
     b.post_json("/api/threads/t/runs/wait", run_body("hello", &["values"]))
         .await;
-    let requests: Value = reqwest::get(pair.model.replace("/v1", "/_requests"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let requests = model_requests(&pair.model).await;
     let system = requests.as_array().unwrap().iter().rev().find_map(|r| {
         let s = r["messages"][0]["content"].as_str()?;
         (!s.contains("You write titles")).then(|| s.to_string())
@@ -183,20 +175,14 @@ async fn a_skill_toggled_on_one_replica_is_seen_by_the_other() {
         .await
         .unwrap();
     assert_eq!(r.status().as_u16(), 200);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let (_, list) = a.get_json("/api/skills").await;
-        if list["skills"]
+    wait_for("A to see the install", async || {
+        a.get_json("/api/skills").await.1["skills"]
             .as_array()
             .unwrap()
             .iter()
             .any(|s| s["name"] == "fresh")
-        {
-            break;
-        }
-        assert!(Instant::now() < deadline, "A never saw the install: {list}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    })
+    .await;
 }
 
 #[tokio::test]
@@ -254,16 +240,12 @@ async fn a_replica_whose_notice_connection_broke_rereads_the_skills() {
     .await
     .unwrap();
     assert_eq!(killed.len(), 1, "one listener connection");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let (_, list) = b.get_json("/api/skills").await;
-        if list["skills"].as_array().unwrap().len() == 1 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "B never re-read the skills: {list}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_for("B to re-read the skills", async || {
+        b.get_json("/api/skills").await.1["skills"]
+            .as_array()
+            .unwrap()
+            .len()
+            == 1
+    })
+    .await;
 }

@@ -1,12 +1,13 @@
 //! Runs over HTTP: the agent with the scripted model, the sandbox, streaming, cancellation,
 //! replay, multitask strategies, retries and recovery.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::common::{
-    Env, Server, Sse, error_code, mock_llm, processes_matching, read_sse, run_body, signal,
+    Env, Server, Sse, error_code, mock_llm, model_requests, processes_matching, read_sse, run_body,
+    signal, wait_for,
 };
 
 const DEMO_SKILL: &str = "---\nname: demo-skill\ndescription: Say hello from a script. Use when asked to run the demo.\n---\n# Demo\nRun `python3 /mnt/skills/public/demo-skill/scripts/hello.py`.\n";
@@ -203,12 +204,7 @@ async fn the_agent_reads_a_skill_runs_its_script_in_docker_and_presents_the_outp
     assert!(history.as_array().unwrap().len() >= 5);
 
     // The model saw the skill in its system prompt.
-    let requests: Value = reqwest::get(model.replace("/v1", "/_requests"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let requests: Value = model_requests(&model).await;
     let system = requests[0]["messages"][0]["content"].as_str().unwrap();
     assert!(
         system.contains("<location>/mnt/skills/public/demo-skill/SKILL.md</location>"),
@@ -268,11 +264,7 @@ async fn cancel_stops_the_model_stream_and_kills_the_running_command() {
     let (status, run) = start_run(&server, "t", "please sleep", json!({})).await;
     assert_eq!(status, 200, "{run}");
     let run_id = run["run_id"].as_str().unwrap().to_string();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !sleeping("sleep 37") {
-        assert!(Instant::now() < deadline, "the command never started");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_for("the command to start", async || sleeping("sleep 37")).await;
     let (status, cancelled) = server
         .post(&format!(
             "/api/threads/t/runs/{run_id}/cancel?wait=true&action=interrupt"
@@ -946,12 +938,7 @@ scenarios:
     let (_, runs) = server.get_json("/api/threads/t/runs").await;
     assert_eq!(runs[0]["stop_reason"], "clarification");
     assert_eq!(runs[0]["status"], "success");
-    let requests: Value = reqwest::get(model.replace("/v1", "/_requests"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let requests: Value = model_requests(&model).await;
     assert_eq!(
         requests.as_array().unwrap().len(),
         1,
@@ -970,11 +957,7 @@ async fn a_restart_marks_running_runs_interrupted_and_the_thread_goes_on() {
     server
         .wait_run("t", &run_id, |r| r["status"] == "running")
         .await;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !sleeping("sleep 38") {
-        assert!(Instant::now() < deadline);
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_for("the command to start", async || sleeping("sleep 38")).await;
     server.crash();
     // The crashed server's command (host bash) is this test's own to clean up.
     for pid in processes_matching("sleep 38") {
@@ -1014,12 +997,7 @@ async fn the_prompt_lists_only_enabled_unshadowed_skills() {
     server
         .post_json("/api/threads/t/runs/wait", run_body("hi", &["values"]))
         .await;
-    let requests: Value = reqwest::get(model.replace("/v1", "/_requests"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let requests: Value = model_requests(&model).await;
     let system = requests[0]["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("/mnt/skills/custom/alpha/SKILL.md"));
     assert!(system.contains("/mnt/skills/public/gamma/SKILL.md"));

@@ -1,13 +1,12 @@
 //! The sandbox through the server and the operator CLI, against the real Docker engine.
 
 use std::process::Stdio;
-use std::time::{Duration, Instant};
 
 use antler_sandbox::config::SandboxConfig;
 use antler_sandbox::docker::{admin, connect};
 use serde_json::json;
 
-use crate::common::{Env, Server};
+use crate::common::{Env, Server, wait_for};
 
 /// Server and CLI settings for a Docker-backed installation with its own instance label.
 fn docker_env(env: &Env, instance: &str) -> Vec<(String, String)> {
@@ -50,14 +49,6 @@ fn sandbox_exec(
 async fn containers(instance: &str) -> Vec<admin::ContainerRow> {
     let docker = connect(&SandboxConfig::default()).unwrap();
     admin::list(&docker, Some(instance)).await.unwrap()
-}
-
-async fn wait_for(what: &str, mut check: impl AsyncFnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !check().await {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
 }
 
 #[tokio::test]
