@@ -170,6 +170,15 @@ impl Server {
     }
 }
 
+/// The text of the token chunks among `events` (`messages` events), in order.
+pub(crate) fn streamed_text(events: &[Sse]) -> String {
+    events
+        .iter()
+        .filter(|e| e.event == "messages" && e.data[0]["type"] == "AIMessageChunk")
+        .filter_map(|e| e.data[0]["content"].as_str())
+        .collect()
+}
+
 /// Polls `check` until it holds, for at most a minute; fails naming `what` otherwise.
 pub(crate) async fn wait_for(what: &str, mut check: impl AsyncFnMut() -> bool) {
     let deadline = std::time::Instant::now() + Duration::from_secs(60);

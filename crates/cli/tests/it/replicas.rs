@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::{
-    Env, Server, mock_llm, model_requests, postgres_database, read_sse, run_body, wait_for,
+    Env, Server, mock_llm, model_requests, postgres_database, read_sse, run_body, streamed_text,
+    wait_for,
 };
 
 const SCRIPT: &str = r#"
@@ -84,11 +85,7 @@ async fn a_run_on_one_replica_is_joined_and_replayed_through_the_other() {
         "no lost or duplicated events: {ids:?}"
     );
     assert_eq!(joined.last().unwrap().event, "end");
-    let text: String = joined
-        .iter()
-        .filter(|e| e.event == "messages")
-        .filter_map(|e| e.data[0]["content"].as_str())
-        .collect();
+    let text = streamed_text(&joined);
     assert!(text.ends_with("sixteen"), "{text}");
     // The same replay from A, after the end, is identical.
     let from_a = a.replay("t", &run_id, 2).await;

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::common::{
     Env, Server, Sse, error_code, mock_llm, model_requests, processes_matching, read_sse, run_body,
-    signal, wait_for,
+    signal, streamed_text, wait_for,
 };
 
 const DEMO_SKILL: &str = "---\nname: demo-skill\ndescription: Say hello from a script. Use when asked to run the demo.\n---\n# Demo\nRun `python3 /mnt/skills/public/demo-skill/scripts/hello.py`.\n";
@@ -130,12 +130,7 @@ async fn the_agent_reads_a_skill_runs_its_script_in_docker_and_presents_the_outp
             .iter()
             .any(|e| e.data[0]["type"] == "tool" && e.data[1]["langgraph_node"] == "tools")
     );
-    let streamed_text: String = chunks
-        .iter()
-        .filter(|e| e.data[0]["type"] == "AIMessageChunk")
-        .filter_map(|e| e.data[0]["content"].as_str())
-        .collect();
-    assert_eq!(streamed_text, "Done: hello.txt is ready.");
+    assert_eq!(streamed_text(&events), "Done: hello.txt is ready.");
     assert!(
         events_named(&events, "updates")
             .iter()
@@ -441,12 +436,11 @@ async fn a_joiner_past_the_memory_bound_gets_every_event_in_order() {
         "no gap and no duplicate across database and memory"
     );
     assert_eq!(joined.last().unwrap().event, "end");
-    let text: String = joined
-        .iter()
-        .filter(|e| e.event == "messages")
-        .filter_map(|e| e.data[0]["content"].as_str())
-        .collect();
-    assert!(text.contains("w1 w2 ") && text.contains("w300"), "{text}");
+    let text = streamed_text(&joined);
+    assert!(
+        text.starts_with("w1 w2 ") && text.contains("w300"),
+        "{text}"
+    );
     let full = read_sse(server.http.get(&url).send().await.unwrap(), |_| false).await;
     assert_eq!(
         full.len(),
