@@ -215,9 +215,7 @@ impl AgentRun<'_> {
             }
             state.step += 1;
             let effects = self.run_tools(&ai, state).await;
-            if let Err(e) = self.save(state).await {
-                return Outcome::stop("error", "error", Some(e));
-            }
+            // One checkpoint per step: saved after the hooks that may add to it.
             for hook in self.hooks {
                 if let Flow::Stop {
                     status,
@@ -230,7 +228,9 @@ impl AgentRun<'_> {
                     return Outcome::stop(status, stop_reason, error);
                 }
             }
-            let _ = self.save(state).await;
+            if let Err(e) = self.save(state).await {
+                return Outcome::stop("error", "error", Some(e));
+            }
             self.emit_values(state);
             if self.cancel.is_cancelled() {
                 return Outcome::interrupted();

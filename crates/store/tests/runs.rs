@@ -43,7 +43,7 @@ fn run(id: &str, thread: &str, status: &str, instance: &str) -> RunRecord {
 #[tokio::test]
 async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
     let (_tmp, stores) = stores().await;
-    for (_engine, store) in stores {
+    for (engine, store) in stores {
         store
             .threads
             .create("local", "t", Map::new())
@@ -106,6 +106,10 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
             .await
             .unwrap();
         assert_eq!(interrupted.len(), 1);
+        assert_eq!(
+            interrupted[0].status, "interrupted",
+            "{engine}: the record after the update"
+        );
         let r2 = store.runs.get("t", "r2").await.unwrap().unwrap();
         assert_eq!(r2.status, "interrupted");
         assert_eq!(r2.stop_reason.as_deref(), Some("server_restart"));
@@ -159,8 +163,10 @@ async fn event_logs_replay_after_a_position() {
             450,
             "duplicates ignored"
         );
+        assert_eq!(store.runs.last_event_seq("r").await.unwrap(), 450);
         store.runs.delete_for_thread("t").await.unwrap();
         assert!(store.runs.events_after("r", 0).await.unwrap().is_empty());
+        assert_eq!(store.runs.last_event_seq("r").await.unwrap(), 0);
     }
 }
 

@@ -120,7 +120,8 @@ impl EventLog {
         store: Store,
     ) -> (Arc<Self>, tokio::task::JoinHandle<()>) {
         let (persist, rx) = mpsc::unbounded_channel();
-        let (tx, _) = broadcast::channel(4096);
+        // Slots are allocated up front for every run; a reader that lags re-reads from memory.
+        let (tx, _) = broadcast::channel(512);
         let log = Arc::new(EventLog {
             run_id: run_id.to_string(),
             modes,

@@ -699,12 +699,7 @@ impl Runtime {
                 .await?;
             for r in &runs {
                 tracing::warn!(run.id = %r.run_id, dead = %instance, "run interrupted: its replica stopped responding");
-                let next = store
-                    .runs
-                    .events_after(&r.run_id, 0)
-                    .await?
-                    .last()
-                    .map_or(1, |e| e.seq + 1);
+                let next = store.runs.last_event_seq(&r.run_id).await? + 1;
                 let error = json!({"error": "ReplicaLost", "name": "ReplicaLost", "message": "The server running this run stopped responding; the run was interrupted."});
                 store
                     .runs

@@ -187,6 +187,15 @@ impl RunRepo for PgRuns {
             .collect()
     }
 
+    async fn last_event_seq(&self, run_id: &str) -> Result<u64, StoreError> {
+        let last: i64 =
+            sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = $1")
+                .bind(run_id)
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(u64::try_from(last).unwrap_or(0))
+    }
+
     async fn delete_for_thread(&self, thread_id: &str) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(

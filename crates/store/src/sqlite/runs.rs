@@ -140,30 +140,32 @@ impl RunRepo for SqliteRuns {
         instance: Option<&str>,
         stop_reason: &str,
     ) -> Result<Vec<RunRecord>, StoreError> {
+        // Two statements, the runs answered as they are after the update (as PostgreSQL does).
+        let now = timestamp(Utc::now());
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        sqlx::query(
+            "UPDATE threads SET status = 'interrupted', updated_at = ? WHERE status = 'busy' \
+             AND thread_id IN (SELECT thread_id FROM runs WHERE status IN ('pending', 'running') \
+             AND (? IS NULL OR instance = ?))",
+        )
+        .bind(&now)
+        .bind(instance)
+        .bind(instance)
+        .execute(&mut *tx)
+        .await?;
         let rows = sqlx::query(&format!(
-            "SELECT {RUN_COLUMNS} FROM runs WHERE status IN ('pending', 'running') AND (? IS NULL OR instance = ?)"
+            "UPDATE runs SET status = 'interrupted', stop_reason = ?, updated_at = ? \
+             WHERE status IN ('pending', 'running') AND (? IS NULL OR instance = ?) \
+             RETURNING {RUN_COLUMNS}"
         ))
+        .bind(stop_reason)
+        .bind(&now)
         .bind(instance)
         .bind(instance)
         .fetch_all(&mut *tx)
         .await?;
-        let runs: Vec<RunRecord> = rows.iter().map(run).collect::<Result<_, _>>()?;
-        for r in &runs {
-            sqlx::query("UPDATE runs SET status = 'interrupted', stop_reason = ?, updated_at = ? WHERE run_id = ?")
-                .bind(stop_reason)
-                .bind(timestamp(Utc::now()))
-                .bind(&r.run_id)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query("UPDATE threads SET status = 'interrupted', updated_at = ? WHERE thread_id = ? AND status = 'busy'")
-                .bind(timestamp(Utc::now()))
-                .bind(&r.thread_id)
-                .execute(&mut *tx)
-                .await?;
-        }
         tx.commit().await?;
-        Ok(runs)
+        rows.iter().map(run).collect()
     }
 
     async fn append_events(&self, run_id: &str, events: &[StoredEvent]) -> Result<(), StoreError> {
@@ -205,6 +207,15 @@ impl RunRepo for SqliteRuns {
                 })
             })
             .collect()
+    }
+
+    async fn last_event_seq(&self, run_id: &str) -> Result<u64, StoreError> {
+        let last: i64 =
+            sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = ?")
+                .bind(run_id)
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(u64::try_from(last).unwrap_or(0))
     }
 
     async fn delete_for_thread(&self, thread_id: &str) -> Result<(), StoreError> {
