@@ -33,6 +33,7 @@ pub struct LocalProvider {
     skills_view: PathBuf,
     allow_bash: bool,
     max_output: usize,
+    max_timeout: Duration,
     sandboxes: Mutex<HashMap<String, Arc<LocalSandbox>>>,
 }
 
@@ -52,8 +53,17 @@ impl LocalProvider {
             skills_view: skills_view.to_path_buf(),
             allow_bash,
             max_output,
+            max_timeout: Duration::from_secs(
+                crate::config::SandboxConfig::default().command_timeout_secs,
+            ),
             sandboxes: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Caps every command's timeout (`sandbox.command_timeout_secs`), as Docker sandboxes do.
+    pub fn with_command_timeout(mut self, max: Duration) -> Self {
+        self.max_timeout = max;
+        self
     }
 }
 
@@ -80,6 +90,7 @@ impl SandboxProvider for LocalProvider {
             ),
             allow_bash: self.allow_bash,
             max_output: self.max_output,
+            max_timeout: self.max_timeout,
             busy: AtomicUsize::new(0),
             last_used: std::sync::Mutex::new(Instant::now()),
         });
@@ -119,6 +130,7 @@ pub struct LocalSandbox {
     fs: HostFs,
     allow_bash: bool,
     max_output: usize,
+    max_timeout: Duration,
     busy: AtomicUsize,
     last_used: std::sync::Mutex<Instant>,
 }
@@ -172,7 +184,8 @@ impl Sandbox for LocalSandbox {
         &self.thread_id
     }
 
-    async fn exec(&self, request: ExecRequest) -> Result<ExecOutput, SandboxError> {
+    async fn exec(&self, mut request: ExecRequest) -> Result<ExecOutput, SandboxError> {
+        request.timeout = request.timeout.min(self.max_timeout);
         if !self.allow_bash {
             return Err(SandboxError::ExecDisabled(
                 "command execution is disabled: this server has no Docker sandbox. Use the file \
@@ -342,6 +355,22 @@ mod tests {
         let provider = LocalProvider::new(&tmp.path().join("data"), &view, allow, 1024);
         let sb = provider.acquire("t1").await.unwrap();
         (tmp, sb)
+    }
+
+    #[tokio::test]
+    async fn the_configured_command_timeout_caps_what_the_model_asks_for() {
+        let tmp = tempfile::tempdir().unwrap();
+        let provider = LocalProvider::new(&tmp.path().join("data"), tmp.path(), true, 1024)
+            .with_command_timeout(Duration::from_millis(300));
+        let sb = provider.acquire("t1").await.unwrap();
+        let out = sb
+            .exec(ExecRequest::new(
+                "sleep 30; echo never",
+                Duration::from_secs(600),
+            ))
+            .await
+            .unwrap();
+        assert!(out.timed_out && !out.stdout.contains("never"), "{out:?}");
     }
 
     #[tokio::test]

@@ -24,12 +24,10 @@ pub(crate) async fn start_provider(
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<Arc<dyn SandboxProvider>> {
     let local = || -> Arc<dyn SandboxProvider> {
-        Arc::new(LocalProvider::new(
-            data_dir,
-            view,
-            cfg.allow_host_bash,
-            cfg.max_output_bytes,
-        ))
+        Arc::new(
+            LocalProvider::new(data_dir, view, cfg.allow_host_bash, cfg.max_output_bytes)
+                .with_command_timeout(std::time::Duration::from_secs(cfg.command_timeout_secs)),
+        )
     };
     let docker = || async {
         let provider = DockerProvider::start(cfg.clone(), data_dir, view, instance).await?;
