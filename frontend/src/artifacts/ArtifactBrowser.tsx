@@ -23,14 +23,27 @@ export function ArtifactBrowser({
     return <Spinner label="Loading files…" />;
   }
   const current = selected ? artifacts.find((a) => a.virtual_path === selected) : undefined;
-  const list =
-    artifacts.length === 0 ? (
-      <EmptyState icon="folder" title="No files yet">
-        Files the agent writes and files you upload appear here.
-      </EmptyState>
-    ) : (
-      <ArtifactList artifacts={artifacts} selected={selected} onSelect={onSelect} />
-    );
+  // A refresh that failed keeps the last list on screen, and says so.
+  const stale = error ? (
+    <div className="banner banner-warn" role="alert">
+      Could not refresh the files ({error}).{" "}
+      <button type="button" className="btn btn-ghost btn-sm" onClick={reload}>
+        Retry
+      </button>
+    </div>
+  ) : null;
+  const list = (
+    <>
+      {stale}
+      {artifacts.length === 0 ? (
+        <EmptyState icon="folder" title="No files yet">
+          Files the agent writes and files you upload appear here.
+        </EmptyState>
+      ) : (
+        <ArtifactList artifacts={artifacts} selected={selected} onSelect={onSelect} />
+      )}
+    </>
+  );
   const missing =
     selected && !current ? (
       loading ? (
