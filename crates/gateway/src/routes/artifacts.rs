@@ -11,7 +11,7 @@ use antler_sandbox::beneath;
 use antler_sandbox::{ThreadDirs, VirtualPath};
 use axum::Json;
 use axum::extract::{OriginalUri, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use percent_encoding::percent_decode_str;
 use serde::Deserialize;
@@ -100,8 +100,12 @@ pub async fn get(
     let dirs = app.existing_thread_dirs(&id).await?;
     let etags = app.clone();
     let installer = app.clone();
-    let resolved =
-        tokio::task::spawn_blocking(move || resolve(&dirs, &path, &etags.etags)).await??;
+    let resolved = {
+        // A revalidation or a range needs at most part of the file: never read it whole.
+        let preload =
+            !headers.contains_key(header::IF_NONE_MATCH) && !headers.contains_key(header::RANGE);
+        tokio::task::spawn_blocking(move || resolve(&dirs, &path, &etags.etags, preload)).await??
+    };
     Ok(match resolved {
         Resolved::File(file, info) => file_response(file, &info, &headers, query.download).await,
         Resolved::Member(bytes, info) => bytes_response(bytes, &info, &headers, query.download),
@@ -152,6 +156,7 @@ fn resolve(
     dirs: &ThreadDirs,
     path: &VirtualPath,
     etags: &crate::files::etag::EtagCache,
+    preload: bool,
 ) -> Result<Resolved, AppError> {
     let root = dirs.user_data();
     // A `.skill` file followed by more segments (or a trailing slash) is looked into.
@@ -215,7 +220,11 @@ fn resolve(
         modified: meta.modified().ok(),
         etag,
     };
-    let body = FileBody::from_file(file, info.len).map_err(AppError::internal)?;
+    let body = if preload {
+        FileBody::from_file(file, info.len).map_err(AppError::internal)?
+    } else {
+        FileBody::Open(file)
+    };
     Ok(Resolved::File(body, info))
 }
 
