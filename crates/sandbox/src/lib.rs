@@ -19,7 +19,7 @@ pub mod output;
 pub mod paths;
 pub mod storage;
 pub mod view;
-mod walk;
+pub mod walk;
 
 pub use api::{ExecOutput, ExecRequest, Sandbox, SandboxProvider};
 pub use error::SandboxError;

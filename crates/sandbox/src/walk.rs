@@ -16,22 +16,24 @@ use std::path::Path;
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, openat, statat};
 
 /// One entry met by [`walk`].
-pub(crate) struct Entry<'a> {
+pub struct Entry<'a> {
     /// Path relative to the walk's root.
-    pub(crate) rel: &'a Path,
+    pub rel: &'a Path,
     /// A directory (not a symlink to one).
-    pub(crate) is_dir: bool,
+    pub is_dir: bool,
     /// A regular file (not a symlink to one).
-    pub(crate) is_file: bool,
+    pub is_file: bool,
     /// Size in bytes (files).
-    pub(crate) size: u64,
+    pub size: u64,
+    /// Last modification.
+    pub modified: Option<std::time::SystemTime>,
     parent: BorrowedFd<'a>,
     name: &'a OsStr,
 }
 
 impl Entry<'_> {
     /// Opens the file for reading: never through a symlink, never blocking on a pipe.
-    pub(crate) fn open_file(&self) -> io::Result<File> {
+    pub fn open_file(&self) -> io::Result<File> {
         let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
         let fd = openat(self.parent, self.name, flags, Mode::empty())?;
         let stat = rustix::fs::fstat(&fd)?;
@@ -44,11 +46,7 @@ impl Entry<'_> {
 
 /// Visits the entries below `root` depth first, in name order, down to `max_depth` levels
 /// (1: the direct entries). Unreadable entries are skipped; `visit` may stop the walk.
-pub(crate) fn walk(
-    root: &File,
-    max_depth: usize,
-    visit: &mut dyn FnMut(&Entry<'_>) -> ControlFlow<()>,
-) {
+pub fn walk(root: &File, max_depth: usize, visit: &mut dyn FnMut(&Entry<'_>) -> ControlFlow<()>) {
     let _ = walk_in(root.as_fd(), Path::new(""), 1, max_depth, visit);
 }
 
@@ -74,6 +72,10 @@ fn walk_in(
             is_dir: kind == FileType::Directory,
             is_file: kind == FileType::RegularFile,
             size: u64::try_from(stat.st_size).unwrap_or(0),
+            modified: u64::try_from(stat.st_mtime).ok().map(|secs| {
+                std::time::UNIX_EPOCH
+                    + std::time::Duration::new(secs, u32::try_from(stat.st_mtime_nsec).unwrap_or(0))
+            }),
             parent: dir,
             name,
         })?;

@@ -1,9 +1,11 @@
 //! Listing every file under a thread's `/mnt/user-data`.
 
-use std::path::Path;
+use std::ops::ControlFlow;
 
 use antler_protocol::files::Artifact;
 use antler_sandbox::ThreadDirs;
+use antler_sandbox::paths::USER_DATA_ROOT;
+use antler_sandbox::walk::{Entry, walk};
 use percent_encoding::utf8_percent_encode;
 
 use super::names::PATH_SEGMENT;
@@ -14,58 +16,52 @@ pub const MAX_LISTED: usize = 10_000;
 /// Deepest directory level listed.
 pub const MAX_DEPTH: usize = 32;
 
-/// Walks the thread's user-data without following symlinks; hidden entries are skipped.
+/// Walks the thread's user-data by directory descriptor (the sandbox can swap a directory
+/// for a symlink at any moment: nothing outside is ever listed or read); hidden entries
+/// are skipped.
 pub fn list_artifacts(thread_id: &str, dirs: &ThreadDirs) -> (Vec<Artifact>, bool) {
     let mut out = Vec::new();
     let mut truncated = false;
-    let mut stack = vec![(dirs.user_data().to_path_buf(), 0usize)];
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(read) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in read.filter_map(Result::ok) {
-            let name = entry.file_name();
-            if name.to_str().is_none_or(|n| n.starts_with('.')) {
-                continue;
-            }
-            let Ok(ft) = entry.file_type() else { continue };
-            let path = entry.path();
-            if ft.is_dir() && depth < MAX_DEPTH {
-                stack.push((path, depth + 1));
-            } else if ft.is_file() {
-                if out.len() >= MAX_LISTED {
-                    truncated = true;
-                    stack.clear();
-                    break;
-                }
-                let Some(virtual_path) = dirs.to_virtual(&path) else {
-                    continue;
-                };
-                let Ok(meta) = entry.metadata() else { continue };
-                out.push(Artifact {
-                    artifact_url: artifact_url(thread_id, &virtual_path),
-                    content_type: content_type(&virtual_path, &sample(&path)),
-                    size: meta.len(),
-                    modified_at: meta
-                        .modified()
-                        .map(|t| antler_store::threads::timestamp(t.into()))
-                        .unwrap_or_default(),
-                    virtual_path,
-                });
-            }
+    let Ok(root) = std::fs::File::open(dirs.user_data()) else {
+        return (out, truncated);
+    };
+    walk(&root, MAX_DEPTH, &mut |entry| {
+        let hidden = entry
+            .rel
+            .iter()
+            .any(|c| c.to_str().is_none_or(|c| c.starts_with('.')));
+        if hidden || !entry.is_file {
+            return ControlFlow::Continue(());
         }
-    }
+        if out.len() >= MAX_LISTED {
+            truncated = true;
+            return ControlFlow::Break(());
+        }
+        let virtual_path = format!("{USER_DATA_ROOT}/{}", entry.rel.to_string_lossy());
+        out.push(Artifact {
+            artifact_url: artifact_url(thread_id, &virtual_path),
+            content_type: content_type(&virtual_path, &sample(entry)),
+            size: entry.size,
+            modified_at: entry
+                .modified
+                .map(|t| antler_store::threads::timestamp(t.into()))
+                .unwrap_or_default(),
+            virtual_path,
+        });
+        ControlFlow::Continue(())
+    });
     out.sort_by(|a, b| a.virtual_path.cmp(&b.virtual_path));
     (out, truncated)
 }
 
 /// The first bytes of a file whose extension says nothing about its type.
-fn sample(path: &Path) -> Vec<u8> {
-    if mime_guess::from_path(path).first().is_some() {
+fn sample(entry: &Entry<'_>) -> Vec<u8> {
+    if mime_guess::from_path(entry.rel).first().is_some() {
         return Vec::new();
     }
     let mut buf = vec![0u8; 512];
-    let n = std::fs::File::open(path)
+    let n = entry
+        .open_file()
         .and_then(|mut f| std::io::Read::read(&mut f, &mut buf))
         .unwrap_or(0);
     buf.truncate(n);
