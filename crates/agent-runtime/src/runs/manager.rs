@@ -431,8 +431,7 @@ impl Runtime {
                 })
         {
             tokio::select! {
-                _ = notices.recv() => {}
-                () = tokio::time::sleep(Duration::from_millis(300)) => {}
+                () = super::notices::stored_events(&mut notices, None, Duration::from_millis(300)) => {}
                 () = run.cancel.cancelled() => {}
             }
         }
@@ -623,10 +622,8 @@ impl Runtime {
         }
         let mut notices = self.deps.store.bus.subscribe();
         while self.run_is_active(thread_id, run_id).await {
-            tokio::select! {
-                _ = notices.recv() => {}
-                () = tokio::time::sleep(Duration::from_millis(500)) => {}
-            }
+            super::notices::stored_events(&mut notices, Some(run_id), Duration::from_millis(500))
+                .await;
         }
     }
 

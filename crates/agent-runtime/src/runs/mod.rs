@@ -2,6 +2,7 @@
 
 pub mod log;
 pub mod manager;
+mod notices;
 pub mod stream;
 
 pub use manager::{ActiveRun, RunError, Runtime, RuntimeDeps, parse_modes};

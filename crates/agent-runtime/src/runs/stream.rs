@@ -109,27 +109,8 @@ pub fn follow(
                     {
                         return;
                     }
-                    let wait = tokio::time::sleep(std::time::Duration::from_millis(if active {
-                        1000
-                    } else {
-                        200
-                    }));
-                    tokio::pin!(wait);
-                    loop {
-                        tokio::select! {
-                            () = &mut wait => break,
-                            n = notices.recv() => match n {
-                                Ok(n) if n.topic == antler_store::Topic::RunEvents
-                                    && n.payload.split(':').next() == Some(run_id.as_str()) => break,
-                                Ok(_) => {}
-                                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
-                                Err(tokio::sync::broadcast::error::RecvError::Closed) => {
-                                    (&mut wait).await;
-                                    break;
-                                }
-                            },
-                        }
-                    }
+                    let poll = std::time::Duration::from_millis(if active { 1000 } else { 200 });
+                    super::notices::stored_events(&mut notices, Some(&run_id), poll).await;
                 }
                 continue;
             };
