@@ -17,7 +17,9 @@ pub mod threads;
 
 pub use bus::{Bus, Notice, Topic};
 pub use instances::InstanceRepo;
-pub use runs::{CheckpointRecord, RunRecord, RunRepo, RunUpdate, StateRepo, StoredEvent};
+pub use runs::{
+    CheckpointRecord, RunRecord, RunRepo, RunUpdate, SavedCheckpoint, StateRepo, StoredEvent,
+};
 pub use skill_states::{SkillState, SkillStateRepo};
 pub use threads::{ThreadQuery, ThreadRecord, ThreadRepo, ThreadSort};
 

@@ -125,17 +125,29 @@ pub trait RunRepo: Send + Sync + 'static {
     async fn delete_for_thread(&self, thread_id: &str) -> Result<(), StoreError>;
 }
 
+/// Where a saved checkpoint sits in its thread's history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedCheckpoint {
+    /// Its id.
+    pub checkpoint_id: String,
+    /// The checkpoint before it.
+    pub parent_id: Option<String>,
+    /// Its position (0 first).
+    pub step: i64,
+}
+
 /// Thread state and checkpoints.
 #[async_trait]
 pub trait StateRepo: Send + Sync + 'static {
-    /// Replaces the thread's current values and status, and records a checkpoint.
+    /// Replaces the thread's current values and status, and records a checkpoint (answered
+    /// without its state, which the caller has).
     async fn save(
         &self,
         thread_id: &str,
         values: &Value,
         status: &str,
         run_id: Option<&str>,
-    ) -> Result<CheckpointRecord, StoreError>;
+    ) -> Result<SavedCheckpoint, StoreError>;
     /// Sets only the thread's status.
     async fn set_status(&self, thread_id: &str, status: &str) -> Result<(), StoreError>;
     /// The newest checkpoint.

@@ -6,7 +6,9 @@ use sqlx::{PgPool, Row};
 
 use crate::StoreError;
 use crate::bus::Topic;
-use crate::runs::{CheckpointRecord, RunRecord, RunRepo, RunUpdate, StateRepo, StoredEvent};
+use crate::runs::{
+    CheckpointRecord, RunRecord, RunRepo, RunUpdate, SavedCheckpoint, StateRepo, StoredEvent,
+};
 
 pub(crate) struct PgRuns {
     pub(crate) pool: PgPool,
@@ -240,20 +242,20 @@ impl StateRepo for PgRuns {
         values: &Value,
         status: &str,
         run_id: Option<&str>,
-    ) -> Result<CheckpointRecord, StoreError> {
+    ) -> Result<SavedCheckpoint, StoreError> {
         let mut tx = self.pool.begin().await?;
         // Serialises checkpoints of one thread (steps stay unique and ordered).
         sqlx::query("SELECT 1 FROM threads WHERE thread_id = $1 FOR UPDATE")
             .bind(thread_id)
             .execute(&mut *tx)
             .await?;
-        let row = sqlx::query(&format!(
+        // The parent from one lookup; the state is not sent back.
+        let (checkpoint_id, parent_id, step): (String, Option<String>, i64) = sqlx::query_as(&format!(
             "INSERT INTO thread_checkpoints ({CHECKPOINT_COLUMNS}) \
-             SELECT $1, $2, $3, \
-               (SELECT checkpoint_id FROM thread_checkpoints WHERE thread_id = $2 ORDER BY step DESC LIMIT 1), \
-               COALESCE((SELECT MAX(step) FROM thread_checkpoints WHERE thread_id = $2), -1) + 1, \
-               $4, clock_timestamp() \
-             RETURNING {CHECKPOINT_COLUMNS}"
+             SELECT $1, $2, $3, last.checkpoint_id, COALESCE(last.step, -1) + 1, $4, clock_timestamp() \
+             FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT checkpoint_id, step FROM thread_checkpoints \
+               WHERE thread_id = $2 ORDER BY step DESC LIMIT 1) AS last ON true \
+             RETURNING checkpoint_id, parent_id, step"
         ))
         .bind(uuid::Uuid::new_v4().to_string())
         .bind(thread_id)
@@ -261,7 +263,11 @@ impl StateRepo for PgRuns {
         .bind(Json(values))
         .fetch_one(&mut *tx)
         .await?;
-        let record = checkpoint(&row)?;
+        let record = SavedCheckpoint {
+            checkpoint_id,
+            parent_id,
+            step,
+        };
         sqlx::query("UPDATE threads SET state = $1, status = $2, updated_at = clock_timestamp() WHERE thread_id = $3")
             .bind(Json(values))
             .bind(status)

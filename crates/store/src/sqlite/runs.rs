@@ -5,7 +5,9 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqlitePool};
 
 use crate::StoreError;
-use crate::runs::{CheckpointRecord, RunRecord, RunRepo, RunUpdate, StateRepo, StoredEvent};
+use crate::runs::{
+    CheckpointRecord, RunRecord, RunRepo, RunUpdate, SavedCheckpoint, StateRepo, StoredEvent,
+};
 use crate::threads::timestamp;
 
 pub(crate) struct SqliteRuns {
@@ -262,24 +264,21 @@ impl StateRepo for SqliteRuns {
         values: &Value,
         status: &str,
         run_id: Option<&str>,
-    ) -> Result<CheckpointRecord, StoreError> {
+    ) -> Result<SavedCheckpoint, StoreError> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let parent = sqlx::query(&format!(
-            "SELECT {CHECKPOINT_COLUMNS} FROM thread_checkpoints WHERE thread_id = ? ORDER BY created_at DESC, step DESC LIMIT 1"
-        ))
+        // Only the parent's id and step: its state may be large.
+        let parent: Option<(String, i64)> = sqlx::query_as(
+            "SELECT checkpoint_id, step FROM thread_checkpoints WHERE thread_id = ? \
+             ORDER BY step DESC LIMIT 1",
+        )
         .bind(thread_id)
         .fetch_optional(&mut *tx)
         .await?;
-        let parent = parent.as_ref().map(checkpoint).transpose()?;
         let now = Utc::now();
-        let record = CheckpointRecord {
+        let record = SavedCheckpoint {
             checkpoint_id: uuid_v4(),
-            thread_id: thread_id.to_string(),
-            run_id: run_id.map(str::to_owned),
-            parent_id: parent.as_ref().map(|p| p.checkpoint_id.clone()),
-            step: parent.map(|p| p.step + 1).unwrap_or(0),
-            state: values.clone(),
-            created_at: now,
+            step: parent.as_ref().map_or(0, |(_, step)| step + 1),
+            parent_id: parent.map(|(id, _)| id),
         };
         let state = to_json(values)?;
         sqlx::query(&format!(
@@ -287,7 +286,7 @@ impl StateRepo for SqliteRuns {
         ))
         .bind(&record.checkpoint_id)
         .bind(thread_id)
-        .bind(&record.run_id)
+        .bind(run_id)
         .bind(&record.parent_id)
         .bind(record.step)
         .bind(&state)
