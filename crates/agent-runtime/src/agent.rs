@@ -6,6 +6,8 @@
 use antler_protocol::messages::{
     AiMessage, AiMessageChunk, InvalidToolCall, Message, ToolCall, ToolCallChunk, UsageMetadata,
 };
+use antler_protocol::runs::{RunStatus, StopReason};
+use antler_protocol::stream::{MessageMetadata, MessagePart, Node, StreamEvent, StreamMode};
 use antler_skills::Snapshot;
 use antler_store::Store;
 use serde_json::{Map, Value, json};
@@ -16,7 +18,7 @@ use crate::hooks::{AgentState, Flow, Hook, Services, tool_message};
 use crate::messages::{new_id, to_openai};
 use crate::model::{Completion, Delta, ModelClient, ModelError, ModelEvent};
 use crate::prompt::system_prompt;
-use crate::runs::log::{EventLog, Mode};
+use crate::runs::log::EventLog;
 use crate::tools::{self, Effect, SandboxHandle, ToolEnv, ToolOutput};
 
 /// Everything one run needs.
@@ -49,15 +51,16 @@ pub struct AgentRun<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     /// `success`, `error` or `interrupted` (the manager turns a deadline into `timeout`).
-    pub status: &'static str,
+    pub status: RunStatus,
     /// Why.
-    pub stop_reason: &'static str,
+    pub stop_reason: StopReason,
     /// Error message for `error`.
     pub error: Option<String>,
 }
 
 impl Outcome {
-    fn stop(status: &'static str, stop_reason: &'static str, error: Option<String>) -> Self {
+    /// An ending with `status` for `stop_reason`.
+    pub fn stop(status: RunStatus, stop_reason: StopReason, error: Option<String>) -> Self {
         Outcome {
             status,
             stop_reason,
@@ -65,8 +68,14 @@ impl Outcome {
         }
     }
 
-    fn interrupted() -> Self {
-        Outcome::stop("interrupted", "cancelled", None)
+    /// Stopped by cancellation.
+    pub fn interrupted() -> Self {
+        Outcome::stop(RunStatus::Interrupted, StopReason::Cancelled, None)
+    }
+
+    /// A failure with a message.
+    fn failed(message: String) -> Self {
+        Outcome::stop(RunStatus::Error, StopReason::Error, Some(message))
     }
 }
 
@@ -89,25 +98,30 @@ impl AgentRun<'_> {
         }
     }
 
-    fn metadata(&self, node: &str, step: u64) -> Value {
-        json!({
-            "run_id": self.run_id,
-            "thread_id": self.thread_id,
-            "langgraph_node": node,
-            "langgraph_step": step,
-            "langgraph_checkpoint_ns": "",
-            "ls_model_name": self.model.map(|m| m.config().model.clone()),
-        })
+    fn metadata(&self, node: Node, step: u64) -> MessageMetadata {
+        MessageMetadata {
+            run_id: self.run_id.to_string(),
+            thread_id: self.thread_id.to_string(),
+            langgraph_node: node,
+            langgraph_step: step,
+            langgraph_checkpoint_ns: String::new(),
+            ls_model_name: self.model.map(|m| m.config().model.clone()),
+        }
     }
 
     fn emit_values(&self, state: &AgentState) {
-        self.log.emit("values", Some(Mode::Values), &state.values);
+        self.log.emit(&StreamEvent::Values(&state.values));
     }
 
     async fn save(&self, state: &AgentState) -> Result<(), String> {
         self.store
             .state
-            .save(self.thread_id, &state.values.to_value(), "busy", Some(self.run_id))
+            .save(
+                self.thread_id,
+                &state.values.to_value(),
+                antler_protocol::threads::ThreadStatus::Busy,
+                Some(self.run_id),
+            )
             .await
             .map(|_| ())
             .map_err(|e| {
@@ -120,12 +134,12 @@ impl AgentRun<'_> {
     pub async fn run(&self, state: &mut AgentState, input: Vec<Message>) -> Outcome {
         state.values.messages.extend(input);
         if let Err(e) = self.save(state).await {
-            return Outcome::stop("error", "error", Some(e));
+            return Outcome::failed(e);
         }
         self.emit_values(state);
         let outcome = self.steps(state).await;
         let svc = self.services();
-        if outcome.status == "success" {
+        if outcome.status == RunStatus::Success {
             for hook in self.hooks {
                 hook.after_run(state, &svc).await;
             }
@@ -140,11 +154,7 @@ impl AgentRun<'_> {
 
     async fn steps(&self, state: &mut AgentState) -> Outcome {
         let Some(model) = self.model else {
-            return Outcome::stop(
-                "error",
-                "error",
-                Some("No model is configured. Set ANTLER_MODEL_BASE_URL and ANTLER_MODEL (and OPENAI_API_KEY), or add `models` to the configuration.".into()),
-            );
+            return Outcome::failed("No model is configured. Set ANTLER_MODEL_BASE_URL and ANTLER_MODEL (and OPENAI_API_KEY), or add `models` to the configuration.".into());
         };
         let system = system_prompt(&self.skills.prompt_section(self.prompt_budget));
         let tool_defs = tools::schema::definitions();
@@ -155,8 +165,8 @@ impl AgentRun<'_> {
             }
             if state.usage.model_calls >= u64::from(self.cfg.max_model_calls) {
                 return Outcome::stop(
-                    "error",
-                    "model_call_limit",
+                    RunStatus::Error,
+                    StopReason::ModelCallLimit,
                     Some(format!(
                         "The run reached its limit of {} model calls.",
                         self.cfg.max_model_calls
@@ -181,19 +191,20 @@ impl AgentRun<'_> {
                 }
                 Err(e) => {
                     // The partial answer is dropped: the history stays valid for the next run.
-                    return Outcome::stop("error", "error", Some(e.to_string()));
+                    return Outcome::failed(e.to_string());
                 }
             };
             let ai = self.ai_message(&completion, state);
             let has_calls = !ai.tool_calls.is_empty() || !ai.invalid_tool_calls.is_empty();
-            self.log.emit(
-                "updates",
-                Some(Mode::Updates),
-                &json!({"agent": {"messages": [Message::Ai(ai.clone())]}}),
-            );
             state.values.messages.push(Message::Ai(ai.clone()));
+            if self.log.wants(StreamMode::Updates) {
+                self.log.emit(&StreamEvent::Updates(
+                    Node::Agent,
+                    &state.values.messages[state.values.messages.len() - 1..],
+                ));
+            }
             if let Err(e) = self.save(state).await {
-                return Outcome::stop("error", "error", Some(e));
+                return Outcome::failed(e);
             }
             self.emit_values(state);
             for hook in self.hooks {
@@ -211,7 +222,7 @@ impl AgentRun<'_> {
                 }
             }
             if !has_calls {
-                return Outcome::stop("success", "completed", None);
+                return Outcome::stop(RunStatus::Success, StopReason::Completed, None);
             }
             state.step += 1;
             let effects = self.run_tools(&ai, state).await;
@@ -229,7 +240,7 @@ impl AgentRun<'_> {
                 }
             }
             if let Err(e) = self.save(state).await {
-                return Outcome::stop("error", "error", Some(e));
+                return Outcome::failed(e);
             }
             self.emit_values(state);
             if self.cancel.is_cancelled() {
@@ -278,9 +289,9 @@ impl AgentRun<'_> {
             .await?;
         let id = new_id();
         partial.id.clone_from(&id);
-        let metadata = self.metadata("agent", step);
+        let metadata = self.metadata(Node::Agent, step);
         // Token chunks cost a serialisation each: skipped when no client asked for them.
-        let wants_tokens = self.log.modes().contains(&Mode::Messages);
+        let wants_tokens = self.log.wants(StreamMode::Messages);
         while let Some(event) = rx.recv().await {
             match event? {
                 ModelEvent::Delta(delta) => {
@@ -289,8 +300,10 @@ impl AgentRun<'_> {
                     }
                     if wants_tokens {
                         let chunk = chunk(&id, delta);
-                        self.log
-                            .emit("messages", Some(Mode::Messages), &(&chunk, &metadata));
+                        self.log.emit(&StreamEvent::Messages(
+                            MessagePart::Chunk(&chunk),
+                            &metadata,
+                        ));
                     }
                 }
                 ModelEvent::Done(done) => {
@@ -307,7 +320,7 @@ impl AgentRun<'_> {
                         total_tokens: u.total_tokens,
                     });
                     self.log
-                        .emit("messages", Some(Mode::Messages), &json!([last, metadata]));
+                        .emit(&StreamEvent::Messages(MessagePart::Chunk(&last), &metadata));
                     return Ok((done, id));
                 }
             }
@@ -417,13 +430,15 @@ impl AgentRun<'_> {
             );
             (call.id.clone(), call.name.clone(), self.tool_error(&call.name, &message))
         }));
-        let metadata = self.metadata("tools", state.step);
+        let metadata = self.metadata(Node::Tools, state.step);
         let mut effects = Vec::new();
         let mut messages = Vec::new();
         for (id, name, out) in results {
             let msg = Message::Tool(tool_message(&id, &name, &out));
-            self.log
-                .emit("messages", Some(Mode::Messages), &json!([msg, metadata]));
+            self.log.emit(&StreamEvent::Messages(
+                MessagePart::Message(&msg),
+                &metadata,
+            ));
             messages.push(msg.clone());
             state.values.messages.push(msg);
             if let Effect::Present(paths) = &out.effect {
@@ -435,11 +450,7 @@ impl AgentRun<'_> {
             }
             effects.push(out.effect);
         }
-        self.log.emit(
-            "updates",
-            Some(Mode::Updates),
-            &json!({"tools": {"messages": messages}}),
-        );
+        self.log.emit(&StreamEvent::Updates(Node::Tools, &messages));
         effects
     }
 

@@ -3,15 +3,17 @@
 use std::collections::HashMap;
 
 use antler_protocol::messages::{Message, ToolMessage};
-use antler_protocol::runs::RunUsage;
+use antler_protocol::runs::{RunStatus, RunUsage, StopReason};
+use antler_protocol::stream::{CustomEvent, StreamEvent};
+use antler_protocol::threads::ThreadValues;
 use async_trait::async_trait;
 use serde_json::json;
 
 use crate::config::AgentConfig;
-use crate::messages::{ThreadValues, repair_dangling_tool_calls};
+use crate::messages::repair_dangling_tool_calls;
 use crate::model::{ModelClient, RetryNotice};
 use crate::prompt::TITLE_SYSTEM;
-use crate::runs::log::{EventLog, Mode};
+use crate::runs::log::EventLog;
 use crate::tools::{Effect, ToolOutput};
 
 /// What the loop works on.
@@ -53,9 +55,9 @@ pub enum Flow {
     /// End the run.
     Stop {
         /// Final status.
-        status: &'static str,
+        status: RunStatus,
         /// Why.
-        stop_reason: &'static str,
+        stop_reason: StopReason,
         /// Error message, when it failed.
         error: Option<String>,
     },
@@ -134,17 +136,12 @@ impl Hook for LlmRetryEvents {
     }
 
     fn on_model_retry(&self, svc: &Services<'_>, n: &RetryNotice) {
-        svc.log.emit(
-            "custom",
-            Some(Mode::Custom),
-            &json!({
-                "type": "llm_retry",
-                "attempt": n.attempt,
-                "max_retries": n.max_retries,
-                "delay_ms": n.delay.as_millis() as u64,
-                "reason": n.reason,
-            }),
-        );
+        svc.log.emit(&StreamEvent::Custom(&CustomEvent::LlmRetry {
+            attempt: n.attempt,
+            max_retries: n.max_retries,
+            delay_ms: u64::try_from(n.delay.as_millis()).unwrap_or(u64::MAX),
+            reason: n.reason.clone(),
+        }));
     }
 }
 
@@ -209,14 +206,13 @@ impl Hook for LoopDetection {
             *n
         };
         if count >= self.stop_at {
-            svc.log.emit(
-                "custom",
-                Some(Mode::Custom),
-                &json!({"type": "loop_detected", "repeats": count}),
-            );
+            svc.log
+                .emit(&StreamEvent::Custom(&CustomEvent::LoopDetected {
+                    repeats: count,
+                }));
             return Flow::Stop {
-                status: "error",
-                stop_reason: "loop_detected",
+                status: RunStatus::Error,
+                stop_reason: StopReason::LoopDetected,
                 error: Some(format!(
                     "The agent made the same tool calls {count} times and was stopped. Rephrase the request or try another approach."
                 )),
@@ -237,11 +233,10 @@ impl Hook for LoopDetection {
                 "\n\n[Warning: you have made exactly these tool calls {count} times in this run. \
                  Stop repeating them: change your approach or answer with what you have.]"
             ));
-            svc.log.emit(
-                "custom",
-                Some(Mode::Custom),
-                &json!({"type": "loop_warning", "repeats": count}),
-            );
+            svc.log
+                .emit(&StreamEvent::Custom(&CustomEvent::LoopWarning {
+                    repeats: count,
+                }));
         }
         Flow::Continue
     }
@@ -263,8 +258,8 @@ impl Hook for Clarification {
     ) -> Flow {
         if effects.contains(&Effect::Clarify) {
             return Flow::Stop {
-                status: "success",
-                stop_reason: "clarification",
+                status: RunStatus::Success,
+                stop_reason: StopReason::Clarification,
                 error: None,
             };
         }
@@ -367,11 +362,9 @@ fn untitled(state: &AgentState, svc: &Services<'_>) -> Option<String> {
 }
 
 fn set_title(state: &mut AgentState, svc: &Services<'_>, title: String) {
-    svc.log.emit(
-        "custom",
-        Some(Mode::Custom),
-        &json!({"type": "title", "title": title}),
-    );
+    svc.log.emit(&StreamEvent::Custom(&CustomEvent::Title {
+        title: title.clone(),
+    }));
     state.values.title = Some(title);
 }
 

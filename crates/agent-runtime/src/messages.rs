@@ -2,34 +2,7 @@
 //! LangChain messages, and LangChain messages into a Chat Completions request.
 
 use antler_protocol::messages::{AiMessage, HumanMessage, Message, ToolMessage};
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-
-/// A thread's values: what `GET …/state` returns.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ThreadValues {
-    /// The conversation.
-    #[serde(default)]
-    pub messages: Vec<Message>,
-    /// Generated after the first exchange.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    /// Files presented to the person (container paths under `/mnt/user-data/outputs`).
-    #[serde(default)]
-    pub artifacts: Vec<String>,
-}
-
-impl ThreadValues {
-    /// Reads stored values; anything unreadable starts empty rather than failing the thread.
-    pub fn from_value(v: &Value) -> Self {
-        serde_json::from_value(v.clone()).unwrap_or_default()
-    }
-
-    /// As JSON.
-    pub fn to_value(&self) -> Value {
-        serde_json::to_value(self).unwrap_or_else(|_| json!({}))
-    }
-}
 
 /// A new message id.
 pub fn new_id() -> String {

@@ -39,7 +39,16 @@ use crate::routes::{artifacts, health, models, runs, skill_install, skills, thre
     ),
     // Wildcard routes are registered on the axum router directly (see `router`).
     paths(artifacts::get),
-    components(schemas(antler_protocol::error::ErrorEnvelope))
+    // The run stream's event payloads (SSE, so no route references them) for typed clients.
+    components(schemas(
+        antler_protocol::error::ErrorEnvelope,
+        antler_protocol::stream::RunMetadata,
+        antler_protocol::stream::MessageMetadata,
+        antler_protocol::stream::CustomEvent,
+        antler_protocol::stream::RunFailure,
+        antler_protocol::messages::AiMessageChunk,
+        antler_protocol::runs::CancelAction,
+    ))
 )]
 struct ApiDoc;
 

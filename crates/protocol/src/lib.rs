@@ -9,4 +9,8 @@ pub mod health;
 pub mod messages;
 pub mod runs;
 pub mod skills;
+pub mod stream;
 pub mod threads;
+mod wire_enum;
+
+pub use wire_enum::UnknownValue;

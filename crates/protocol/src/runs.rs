@@ -4,6 +4,105 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use crate::stream::StreamModes;
+use crate::threads::ThreadValues;
+use crate::wire_enum::wire_enum;
+
+wire_enum! {
+    /// Where a run is in its life.
+    pub enum RunStatus {
+        /// Created, waiting for its turn.
+        Pending = "pending",
+        /// Executing.
+        Running = "running",
+        /// Finished normally (also when it stopped to ask a question).
+        Success = "success",
+        /// Failed.
+        Error = "error",
+        /// Stopped by its time limit.
+        Timeout = "timeout",
+        /// Stopped before the end: cancelled, disconnected, or its server went away.
+        Interrupted = "interrupted",
+    }
+}
+
+impl RunStatus {
+    /// Pending or running: the run still holds its thread.
+    pub fn is_active(self) -> bool {
+        matches!(self, RunStatus::Pending | RunStatus::Running)
+    }
+}
+
+wire_enum! {
+    /// Why a run stopped.
+    pub enum StopReason {
+        /// The model answered without tool calls.
+        Completed = "completed",
+        /// Someone cancelled it.
+        Cancelled = "cancelled",
+        /// A newer run with `multitask_strategy: interrupt` took the thread.
+        Interrupted = "interrupted",
+        /// The agent asked the person a question.
+        Clarification = "clarification",
+        /// The same tool calls again and again.
+        LoopDetected = "loop_detected",
+        /// `agent.max_model_calls` reached.
+        ModelCallLimit = "model_call_limit",
+        /// `agent.run_timeout_secs` reached.
+        Timeout = "timeout",
+        /// It failed.
+        Error = "error",
+        /// The server running it restarted.
+        ServerRestart = "server_restart",
+        /// The replica running it stopped responding.
+        ReplicaLost = "replica_lost",
+        /// The streaming client went away (`on_disconnect: cancel`).
+        Disconnected = "disconnected",
+    }
+}
+
+wire_enum! {
+    /// What a new run does when its thread already has one.
+    #[derive(Default)]
+    pub enum MultitaskStrategy {
+        /// Refuse the new run with 409 (the default).
+        #[default]
+        Reject = "reject",
+        /// Cancel the running ones, then run.
+        Interrupt = "interrupt",
+        /// Wait for the running ones, then run.
+        Enqueue = "enqueue",
+    }
+}
+
+wire_enum! {
+    /// What a streaming run does when its client goes away.
+    pub enum OnDisconnect {
+        /// Stop the run (the default).
+        Cancel = "cancel",
+        /// Keep running; the stream can be joined again.
+        Continue = "continue",
+    }
+}
+
+wire_enum! {
+    /// What a run request does for a thread that does not exist.
+    pub enum IfNotExists {
+        /// 404 (the default).
+        Reject = "reject",
+        /// Create the thread.
+        Create = "create",
+    }
+}
+
+wire_enum! {
+    /// What `cancel` does to the run (LangGraph's `rollback` is not supported).
+    pub enum CancelAction {
+        /// Stop it, keeping what it did so far.
+        Interrupt = "interrupt",
+    }
+}
+
 /// `POST /api/threads/{thread_id}/runs…` body. Fields LangGraph SDKs send that Antler does
 /// not use are accepted and ignored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -16,10 +115,10 @@ pub struct RunCreate {
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub input: Option<Value>,
-    /// `values`, `messages-tuple` (or `messages`), `updates`, `custom`; one or a list.
+    /// `values` (the default), `messages-tuple` (or `messages`), `updates`, `custom`; one or a
+    /// list.
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
-    pub stream_mode: Option<Value>,
+    pub stream_mode: Option<StreamModes>,
     /// Run configuration (`configurable.model_name` selects a configured model).
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
@@ -35,13 +134,13 @@ pub struct RunCreate {
     /// `reject` (default, 409 while a run is active), `interrupt` or `enqueue` (`rollback` is
     /// not supported and refused).
     #[serde(default)]
-    pub multitask_strategy: Option<String>,
+    pub multitask_strategy: Option<MultitaskStrategy>,
     /// `cancel` (default for streaming) or `continue`.
     #[serde(default)]
-    pub on_disconnect: Option<String>,
+    pub on_disconnect: Option<OnDisconnect>,
     /// `reject` (default: 404 for an unknown thread) or `create`.
     #[serde(default)]
-    pub if_not_exists: Option<String>,
+    pub if_not_exists: Option<IfNotExists>,
 }
 
 /// Token and call counters of a run.
@@ -68,18 +167,17 @@ pub struct Run {
     pub created_at: String,
     /// RFC 3339 time of the last change.
     pub updated_at: String,
-    /// `pending`, `running`, `success`, `error`, `timeout` or `interrupted`.
-    pub status: String,
-    /// Why it stopped: `completed`, `cancelled`, `clarification`, `loop_detected`,
-    /// `model_call_limit`, `timeout`, `error`, `server_restart`, `disconnected`.
-    pub stop_reason: Option<String>,
+    /// Where the run is.
+    pub status: RunStatus,
+    /// Why it stopped (absent while it runs).
+    pub stop_reason: Option<StopReason>,
     /// The error message when it failed.
     pub error: Option<String>,
     /// Metadata given at creation.
     #[schema(value_type = Object)]
     pub metadata: Map<String, Value>,
     /// The multitask strategy it was created with.
-    pub multitask_strategy: String,
+    pub multitask_strategy: MultitaskStrategy,
     /// The creation request (input, stream modes, config).
     #[schema(value_type = Object)]
     pub kwargs: Value,
@@ -101,9 +199,8 @@ pub struct Checkpoint {
 /// `GET /api/threads/{thread_id}/state` and the items of `POST …/history`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ThreadState {
-    /// `{messages, title, artifacts}`.
-    #[schema(value_type = Object)]
-    pub values: Value,
+    /// The conversation, its title and artifacts at this checkpoint.
+    pub values: ThreadValues,
     /// Nodes to run next (empty: the agent waits for input).
     pub next: Vec<String>,
     /// Pending tasks (always empty).
@@ -141,7 +238,7 @@ pub struct CancelQuery {
     pub wait: Option<bool>,
     /// `interrupt` (the default and only action; `rollback` is refused).
     #[serde(default)]
-    pub action: Option<String>,
+    pub action: Option<CancelAction>,
 }
 
 /// A boolean query parameter: `true`/`false`/`1`/`0` (any case); anything else is an error

@@ -4,6 +4,90 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use crate::messages::Message;
+use crate::wire_enum::wire_enum;
+
+wire_enum! {
+    /// What a thread is doing.
+    #[derive(Default)]
+    pub enum ThreadStatus {
+        /// Waiting for the person.
+        #[default]
+        Idle = "idle",
+        /// A run is working on it.
+        Busy = "busy",
+        /// Its last run was stopped before the end.
+        Interrupted = "interrupted",
+        /// Its last run failed.
+        Error = "error",
+    }
+}
+
+wire_enum! {
+    /// What creating a thread does when the id exists.
+    pub enum IfExists {
+        /// Answer the existing thread (the default).
+        DoNothing = "do_nothing",
+        /// 409.
+        Raise = "raise",
+    }
+}
+
+wire_enum! {
+    /// Which field orders a thread search.
+    #[derive(Default)]
+    pub enum ThreadSortBy {
+        /// Creation time (the default).
+        #[default]
+        CreatedAt = "created_at",
+        /// Time of the last change.
+        UpdatedAt = "updated_at",
+        /// The id.
+        ThreadId = "thread_id",
+    }
+}
+
+wire_enum! {
+    /// Sort direction.
+    pub enum SortOrder {
+        /// Smallest first.
+        Asc = "asc",
+        /// Largest (newest) first, the default.
+        Desc = "desc",
+    }
+}
+
+/// A thread's values: the state `GET …/state` answers and `values` events carry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ThreadValues {
+    /// The conversation.
+    #[serde(default)]
+    pub messages: Vec<Message>,
+    /// Generated after the first exchange.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Files presented to the person (container paths under `/mnt/user-data/outputs`).
+    #[serde(default)]
+    pub artifacts: Vec<String>,
+}
+
+impl ThreadValues {
+    /// Reads stored values. A value that does not parse is an error, never an empty history:
+    /// the next save would overwrite the real one.
+    pub fn from_value(v: &Value) -> Result<Self, serde_json::Error> {
+        if v.is_null() {
+            return Ok(ThreadValues::default());
+        }
+        ThreadValues::deserialize(v)
+    }
+
+    /// As JSON.
+    pub fn to_value(&self) -> Value {
+        // Plain data with string keys: serialising cannot fail.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
 /// A conversation thread.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Thread {
@@ -17,12 +101,10 @@ pub struct Thread {
     /// Free-form metadata (the UI keeps `title` here).
     #[schema(value_type = Object)]
     pub metadata: Map<String, Value>,
-    /// `idle`, `busy`, `interrupted` or `error`.
-    #[schema(example = "idle")]
-    pub status: String,
+    /// What the thread is doing.
+    pub status: ThreadStatus,
     /// The thread's current state values.
-    #[schema(value_type = Object)]
-    pub values: Value,
+    pub values: ThreadValues,
 }
 
 /// `POST /api/threads` body. Unknown fields sent by LangGraph SDKs are accepted and ignored.
@@ -34,7 +116,7 @@ pub struct CreateThread {
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Map<String, Value>>,
     /// `do_nothing` (default: return the existing thread) or `raise` (409 when it exists).
-    pub if_exists: Option<String>,
+    pub if_exists: Option<IfExists>,
 }
 
 /// `PATCH /api/threads/{thread_id}` body.
@@ -54,7 +136,7 @@ pub struct SearchThreads {
     pub metadata: Option<Map<String, Value>>,
     /// Only threads in this status.
     #[serde(default)]
-    pub status: Option<String>,
+    pub status: Option<ThreadStatus>,
     /// Page size, 1–1000 (default 10).
     #[serde(default = "default_limit")]
     pub limit: u32,
@@ -63,10 +145,10 @@ pub struct SearchThreads {
     pub offset: u32,
     /// `created_at` (default), `updated_at` or `thread_id`.
     #[serde(default)]
-    pub sort_by: Option<String>,
+    pub sort_by: Option<ThreadSortBy>,
     /// `desc` (default, newest first) or `asc`.
     #[serde(default)]
-    pub sort_order: Option<String>,
+    pub sort_order: Option<SortOrder>,
 }
 
 impl Default for SearchThreads {

@@ -21,7 +21,7 @@ pub use runs::{
     CheckpointRecord, RunRecord, RunRepo, RunUpdate, SavedCheckpoint, StateRepo, StoredEvent,
 };
 pub use skill_states::{SkillState, SkillStateRepo};
-pub use threads::{ThreadQuery, ThreadRecord, ThreadRepo, ThreadSort};
+pub use threads::{ThreadQuery, ThreadRecord, ThreadRepo};
 
 /// Failures of the storage layer. The gateway maps every variant to a 500 without leaking text.
 #[derive(Debug, thiserror::Error)]

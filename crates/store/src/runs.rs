@@ -1,5 +1,7 @@
 //! Runs, their event logs and thread checkpoints.
 
+use antler_protocol::runs::{MultitaskStrategy, RunStatus, StopReason};
+use antler_protocol::threads::ThreadStatus;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -17,14 +19,14 @@ pub struct RunRecord {
     pub owner: String,
     /// The agent.
     pub assistant_id: String,
-    /// `pending`, `running`, `success`, `error`, `timeout`, `interrupted`.
-    pub status: String,
+    /// Where it is.
+    pub status: RunStatus,
     /// Why it stopped.
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<StopReason>,
     /// Error message.
     pub error: Option<String>,
     /// Multitask strategy.
-    pub multitask_strategy: String,
+    pub multitask_strategy: MultitaskStrategy,
     /// Metadata.
     pub metadata: Map<String, Value>,
     /// The creation request.
@@ -47,9 +49,9 @@ pub struct RunRecord {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunUpdate {
     /// New status.
-    pub status: String,
+    pub status: RunStatus,
     /// Why it stopped.
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<StopReason>,
     /// Error message.
     pub error: Option<String>,
     /// Prompt tokens so far.
@@ -102,7 +104,7 @@ pub trait RunRepo: Send + Sync + 'static {
     async fn list(
         &self,
         thread_id: &str,
-        status: Option<&str>,
+        status: Option<RunStatus>,
         limit: u32,
         offset: u32,
     ) -> Result<Vec<RunRecord>, StoreError>;
@@ -113,7 +115,7 @@ pub trait RunRepo: Send + Sync + 'static {
     async fn interrupt_active(
         &self,
         instance: Option<&str>,
-        stop_reason: &str,
+        stop_reason: StopReason,
     ) -> Result<Vec<RunRecord>, StoreError>;
     /// Appends events to a run's log.
     async fn append_events(&self, run_id: &str, events: &[StoredEvent]) -> Result<(), StoreError>;
@@ -145,11 +147,11 @@ pub trait StateRepo: Send + Sync + 'static {
         &self,
         thread_id: &str,
         values: &Value,
-        status: &str,
+        status: ThreadStatus,
         run_id: Option<&str>,
     ) -> Result<SavedCheckpoint, StoreError>;
     /// Sets only the thread's status.
-    async fn set_status(&self, thread_id: &str, status: &str) -> Result<(), StoreError>;
+    async fn set_status(&self, thread_id: &str, status: ThreadStatus) -> Result<(), StoreError>;
     /// The newest checkpoint.
     async fn latest(&self, thread_id: &str) -> Result<Option<CheckpointRecord>, StoreError>;
     /// Checkpoints newest first, optionally before a checkpoint id.

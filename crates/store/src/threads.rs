@@ -1,5 +1,6 @@
 //! Conversation threads.
 
+use antler_protocol::threads::{ThreadSortBy, ThreadStatus};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -19,22 +20,10 @@ pub struct ThreadRecord {
     pub updated_at: DateTime<Utc>,
     /// Free-form metadata (title and such).
     pub metadata: Map<String, Value>,
-    /// `idle`, `busy`, `interrupted` or `error`.
-    pub status: String,
+    /// What it is doing.
+    pub status: ThreadStatus,
     /// The thread's state values (messages, artifacts, title).
     pub values: Value,
-}
-
-/// Which field orders a search.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ThreadSort {
-    /// Newest first by creation (default).
-    #[default]
-    CreatedAt,
-    /// Most recently changed first.
-    UpdatedAt,
-    /// By id.
-    ThreadId,
 }
 
 /// A search over one owner's threads.
@@ -43,13 +32,13 @@ pub struct ThreadQuery {
     /// Every key must equal the thread's metadata value.
     pub metadata: Map<String, Value>,
     /// Only threads in this status.
-    pub status: Option<String>,
+    pub status: Option<ThreadStatus>,
     /// Page size.
     pub limit: u32,
     /// Rows to skip.
     pub offset: u32,
     /// Sort field.
-    pub sort: ThreadSort,
+    pub sort: ThreadSortBy,
     /// Ascending instead of the default descending.
     pub ascending: bool,
 }

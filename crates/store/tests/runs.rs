@@ -8,6 +8,8 @@
 
 mod common;
 
+use antler_protocol::runs::{MultitaskStrategy, RunStatus, StopReason};
+use antler_protocol::threads::ThreadStatus;
 use antler_store::{RunRecord, RunUpdate, Store, StoredEvent, Topic};
 use chrono::Utc;
 use serde_json::{Map, json};
@@ -19,16 +21,16 @@ async fn stores() -> (tempfile::TempDir, Vec<(&'static str, Store)>) {
     (tmp, stores)
 }
 
-fn run(id: &str, thread: &str, status: &str, instance: &str) -> RunRecord {
+fn run(id: &str, thread: &str, status: RunStatus, instance: &str) -> RunRecord {
     RunRecord {
         run_id: id.into(),
         thread_id: thread.into(),
         owner: "local".into(),
         assistant_id: "lead_agent".into(),
-        status: status.into(),
+        status,
         stop_reason: None,
         error: None,
-        multitask_strategy: "reject".into(),
+        multitask_strategy: MultitaskStrategy::Reject,
         metadata: Map::new(),
         kwargs: json!({"input": {"messages": []}}),
         instance: instance.into(),
@@ -51,17 +53,17 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
             .unwrap();
         store
             .runs
-            .create(&run("r1", "t", "success", "a"))
+            .create(&run("r1", "t", RunStatus::Success, "a"))
             .await
             .unwrap();
         store
             .runs
-            .create(&run("r2", "t", "running", "a"))
+            .create(&run("r2", "t", RunStatus::Running, "a"))
             .await
             .unwrap();
         store
             .runs
-            .create(&run("r3", "t", "pending", "b"))
+            .create(&run("r3", "t", RunStatus::Pending, "b"))
             .await
             .unwrap();
         store
@@ -69,8 +71,8 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
             .update(
                 "r1",
                 &RunUpdate {
-                    status: "success".into(),
-                    stop_reason: Some("completed".into()),
+                    status: RunStatus::Success,
+                    stop_reason: Some(StopReason::Completed),
                     error: None,
                     input_tokens: 10,
                     output_tokens: 5,
@@ -84,7 +86,7 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
             (r1.input_tokens, r1.output_tokens, r1.model_calls),
             (10, 5, 2)
         );
-        assert_eq!(r1.stop_reason.as_deref(), Some("completed"));
+        assert_eq!(r1.stop_reason, Some(StopReason::Completed));
         assert!(store.runs.get("other", "r1").await.unwrap().is_none());
         let listed: Vec<String> = store
             .runs
@@ -96,32 +98,37 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
             .collect();
         assert_eq!(listed, ["r3", "r2", "r1"]);
         // The status filter applies before the page: the one success is found past r3 and r2.
-        let succeeded = store.runs.list("t", Some("success"), 1, 0).await.unwrap();
+        let succeeded = store
+            .runs
+            .list("t", Some(RunStatus::Success), 1, 0)
+            .await
+            .unwrap();
         assert_eq!(succeeded.len(), 1);
         assert_eq!(succeeded[0].run_id, "r1");
 
         let interrupted = store
             .runs
-            .interrupt_active(Some("a"), "server_restart")
+            .interrupt_active(Some("a"), StopReason::ServerRestart)
             .await
             .unwrap();
         assert_eq!(interrupted.len(), 1);
         assert_eq!(
-            interrupted[0].status, "interrupted",
+            interrupted[0].status,
+            RunStatus::Interrupted,
             "{engine}: the record after the update"
         );
         let r2 = store.runs.get("t", "r2").await.unwrap().unwrap();
-        assert_eq!(r2.status, "interrupted");
-        assert_eq!(r2.stop_reason.as_deref(), Some("server_restart"));
+        assert_eq!(r2.status, RunStatus::Interrupted);
+        assert_eq!(r2.stop_reason, Some(StopReason::ServerRestart));
         assert_eq!(
             store.runs.get("t", "r3").await.unwrap().unwrap().status,
-            "pending",
+            RunStatus::Pending,
             "other instance untouched"
         );
         assert_eq!(
             store
                 .runs
-                .interrupt_active(None, "server_restart")
+                .interrupt_active(None, StopReason::ServerRestart)
                 .await
                 .unwrap()
                 .len(),
@@ -141,7 +148,7 @@ async fn event_logs_replay_after_a_position() {
             .unwrap();
         store
             .runs
-            .create(&run("r", "t", "running", "a"))
+            .create(&run("r", "t", RunStatus::Running, "a"))
             .await
             .unwrap();
         let events: Vec<StoredEvent> = (1..=450)
@@ -181,12 +188,22 @@ async fn state_saves_are_checkpoints_with_history() {
             .unwrap();
         let first = store
             .state
-            .save("t", &json!({"messages": [1]}), "busy", Some("r1"))
+            .save(
+                "t",
+                &json!({"messages": [1]}),
+                ThreadStatus::Busy,
+                Some("r1"),
+            )
             .await
             .unwrap();
         let second = store
             .state
-            .save("t", &json!({"messages": [1, 2]}), "idle", Some("r1"))
+            .save(
+                "t",
+                &json!({"messages": [1, 2]}),
+                ThreadStatus::Idle,
+                Some("r1"),
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -196,7 +213,7 @@ async fn state_saves_are_checkpoints_with_history() {
         assert_eq!(second.step, 1);
         let thread = store.threads.get("local", "t").await.unwrap().unwrap();
         assert_eq!(thread.values, json!({"messages": [1, 2]}));
-        assert_eq!(thread.status, "idle");
+        assert_eq!(thread.status, ThreadStatus::Idle);
         let history = store.state.history("t", 10, None).await.unwrap();
         assert_eq!(history.len(), 2);
         assert_eq!(history[0].checkpoint_id, second.checkpoint_id);
@@ -210,7 +227,11 @@ async fn state_saves_are_checkpoints_with_history() {
             store.state.latest("t").await.unwrap().unwrap().state,
             json!({"messages": [1, 2]})
         );
-        store.state.set_status("t", "busy").await.unwrap();
+        store
+            .state
+            .set_status("t", ThreadStatus::Busy)
+            .await
+            .unwrap();
         assert_eq!(
             store
                 .threads
@@ -219,7 +240,7 @@ async fn state_saves_are_checkpoints_with_history() {
                 .unwrap()
                 .unwrap()
                 .status,
-            "busy"
+            ThreadStatus::Busy
         );
     }
 }
@@ -236,7 +257,7 @@ async fn stored_events_and_published_notices_reach_subscribers() {
             .unwrap();
         store
             .runs
-            .create(&run("rn", "t", "running", "a"))
+            .create(&run("rn", "t", RunStatus::Running, "a"))
             .await
             .unwrap();
         store

@@ -7,7 +7,8 @@
 
 mod common;
 
-use antler_store::{Store, ThreadQuery, ThreadSort};
+use antler_protocol::threads::{ThreadSortBy, ThreadStatus};
+use antler_store::{Store, ThreadQuery};
 use serde_json::{Map, Value, json};
 
 async fn stores() -> (tempfile::TempDir, Vec<(&'static str, Store)>) {
@@ -31,7 +32,7 @@ async fn create_is_idempotent_and_owner_scoped() {
             .await
             .unwrap();
         assert!(first.created);
-        assert_eq!(first.thread.status, "idle");
+        assert_eq!(first.thread.status, ThreadStatus::Idle);
         let again = store
             .threads
             .create("local", "t1", map(json!({"title": "b"})))
@@ -160,7 +161,7 @@ async fn search_filters_by_metadata_and_pages_newest_first() {
                 &ThreadQuery {
                     limit: 2,
                     offset: 1,
-                    sort: ThreadSort::ThreadId,
+                    sort: ThreadSortBy::ThreadId,
                     ascending: true,
                     ..Default::default()
                 },

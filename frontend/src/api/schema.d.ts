@@ -457,6 +457,38 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The model's message. */
+        AiMessage: {
+            /** @description Unique id. */
+            id: string;
+            /** @description The reply text. */
+            content: string;
+            /** @description Tool calls with parsed arguments. */
+            tool_calls?: components["schemas"]["ToolCall"][];
+            /** @description Tool calls whose arguments could not be parsed. */
+            invalid_tool_calls?: components["schemas"]["InvalidToolCall"][];
+            /** @description Extras; `reasoning_content` holds the model's reasoning. */
+            additional_kwargs?: Record<string, unknown>;
+            /** @description `finish_reason`, `model_name`. */
+            response_metadata?: Record<string, unknown>;
+            usage_metadata?: null | components["schemas"]["UsageMetadata"];
+        };
+        /** @description A streamed piece of an AI message (`type: AIMessageChunk`). */
+        AiMessageChunk: {
+            /** @description Always `AIMessageChunk`. */
+            type: string;
+            /** @description The message this chunk belongs to. */
+            id: string;
+            /** @description A fragment of the text. */
+            content: string;
+            /** @description Tool call fragments. */
+            tool_call_chunks?: components["schemas"]["ToolCallChunk"][];
+            /** @description `reasoning_content` fragments. */
+            additional_kwargs?: Record<string, unknown>;
+            /** @description Set on the last chunk (`finish_reason`). */
+            response_metadata?: Record<string, unknown>;
+            usage_metadata?: null | components["schemas"]["UsageMetadata"];
+        };
         /** @description A member of a `.skill` archive. */
         ArchiveEntry: {
             /**
@@ -536,6 +568,11 @@ export interface components {
             /** @description True when the listing stopped at its cap. */
             truncated: boolean;
         };
+        /**
+         * @description What `cancel` does to the run (LangGraph's `rollback` is not supported).
+         * @enum {string}
+         */
+        CancelAction: "interrupt";
         /** @description A checkpoint reference. */
         Checkpoint: {
             /** @description The thread. */
@@ -551,8 +588,50 @@ export interface components {
             thread_id?: string | null;
             /** @description Initial metadata. */
             metadata?: Record<string, unknown> | null;
-            /** @description `do_nothing` (default: return the existing thread) or `raise` (409 when it exists). */
-            if_exists?: string | null;
+            if_exists?: null | components["schemas"]["IfExists"];
+        };
+        /** @description A payload of a `custom` event, tagged by `type`. */
+        CustomEvent: {
+            /**
+             * Format: int32
+             * @description This retry (1 first).
+             */
+            attempt: number;
+            /**
+             * Format: int32
+             * @description Retries allowed.
+             */
+            max_retries: number;
+            /**
+             * Format: int64
+             * @description Wait before it.
+             */
+            delay_ms: number;
+            /** @description What failed. */
+            reason: string;
+            /** @enum {string} */
+            type: "llm_retry";
+        } | {
+            /**
+             * Format: int32
+             * @description How often.
+             */
+            repeats: number;
+            /** @enum {string} */
+            type: "loop_warning";
+        } | {
+            /**
+             * Format: int32
+             * @description How often.
+             */
+            repeats: number;
+            /** @enum {string} */
+            type: "loop_detected";
+        } | {
+            /** @description The title. */
+            title: string;
+            /** @enum {string} */
+            type: "title";
         };
         /** @description What went wrong, for people (`message`) and programs (`code`, `details`). */
         ErrorBody: {
@@ -604,6 +683,27 @@ export interface components {
             /** @description Only states before this checkpoint. */
             before?: Record<string, unknown> | null;
         };
+        /** @description A person's message. */
+        HumanMessage: {
+            /** @description Unique id. */
+            id: string;
+            /** @description The text. */
+            content: string;
+            /** @description Provider-specific extras. */
+            additional_kwargs?: Record<string, unknown>;
+            /** @description Response metadata (empty for people). */
+            response_metadata?: Record<string, unknown>;
+        };
+        /**
+         * @description What creating a thread does when the id exists.
+         * @enum {string}
+         */
+        IfExists: "do_nothing" | "raise";
+        /**
+         * @description What a run request does for a thread that does not exist.
+         * @enum {string}
+         */
+        IfNotExists: "reject" | "create";
         /** @description One problem that refuses an archive (or, in a preview, would refuse it). */
         InstallFinding: {
             /**
@@ -642,6 +742,51 @@ export interface components {
             /** @description Non-fatal problems (dropped entries, unknown frontmatter keys). */
             warnings: string[];
         };
+        /** @description A tool call whose arguments were not valid JSON. */
+        InvalidToolCall: {
+            /** @description Tool name. */
+            name: string;
+            /** @description The raw arguments text. */
+            args: string;
+            /** @description Call id. */
+            id: string;
+            /** @description Why parsing failed. */
+            error: string;
+            /** @description Always `invalid_tool_call`. */
+            type?: string;
+        };
+        /** @description One message of a thread. */
+        Message: (components["schemas"]["HumanMessage"] & {
+            /** @enum {string} */
+            type: "human";
+        }) | (components["schemas"]["AiMessage"] & {
+            /** @enum {string} */
+            type: "ai";
+        }) | (components["schemas"]["ToolMessage"] & {
+            /** @enum {string} */
+            type: "tool";
+        }) | (components["schemas"]["SystemMessage"] & {
+            /** @enum {string} */
+            type: "system";
+        });
+        /** @description The second element of a `messages` event: where the message comes from. */
+        MessageMetadata: {
+            /** @description The run. */
+            run_id: string;
+            /** @description Its thread. */
+            thread_id: string;
+            /** @description `agent` (model output) or `tools` (tool results). */
+            langgraph_node: components["schemas"]["Node"];
+            /**
+             * Format: int64
+             * @description The step.
+             */
+            langgraph_step: number;
+            /** @description Always empty (one graph namespace). */
+            langgraph_checkpoint_ns: string;
+            /** @description The model's name at its provider, when a model answered. */
+            ls_model_name?: string | null;
+        };
         /** @description One configured model (no secrets). */
         ModelInfo: {
             /** @description The name runs select it by. */
@@ -660,6 +805,21 @@ export interface components {
             /** @description The default model's name (`null` when none is configured). */
             default?: string | null;
         };
+        /**
+         * @description What a new run does when its thread already has one.
+         * @enum {string}
+         */
+        MultitaskStrategy: "reject" | "interrupt" | "enqueue";
+        /**
+         * @description The two steps of the agent loop, as LangGraph nodes.
+         * @enum {string}
+         */
+        Node: "agent" | "tools";
+        /**
+         * @description What a streaming run does when its client goes away.
+         * @enum {string}
+         */
+        OnDisconnect: "cancel" | "continue";
         /** @description `PATCH /api/threads/{thread_id}` body. */
         PatchThread: {
             /** @description Keys to set; a `null` value removes the key. */
@@ -677,19 +837,15 @@ export interface components {
             created_at: string;
             /** @description RFC 3339 time of the last change. */
             updated_at: string;
-            /** @description `pending`, `running`, `success`, `error`, `timeout` or `interrupted`. */
-            status: string;
-            /**
-             * @description Why it stopped: `completed`, `cancelled`, `clarification`, `loop_detected`,
-             *     `model_call_limit`, `timeout`, `error`, `server_restart`, `disconnected`.
-             */
-            stop_reason?: string | null;
+            /** @description Where the run is. */
+            status: components["schemas"]["RunStatus"];
+            stop_reason?: null | components["schemas"]["StopReason"];
             /** @description The error message when it failed. */
             error?: string | null;
             /** @description Metadata given at creation. */
             metadata: Record<string, unknown>;
             /** @description The multitask strategy it was created with. */
-            multitask_strategy: string;
+            multitask_strategy: components["schemas"]["MultitaskStrategy"];
             /** @description The creation request (input, stream modes, config). */
             kwargs: Record<string, unknown>;
             /** @description Counters. */
@@ -708,24 +864,51 @@ export interface components {
              *     answer yet (its run failed or was stopped before the model replied).
              */
             input?: Record<string, unknown> | null;
-            /** @description `values`, `messages-tuple` (or `messages`), `updates`, `custom`; one or a list. */
-            stream_mode?: Record<string, unknown> | null;
+            stream_mode?: null | components["schemas"]["StreamModes"];
             /** @description Run configuration (`configurable.model_name` selects a configured model). */
             config?: Record<string, unknown> | null;
             /** @description Run context (same keys as `config.configurable`). */
             context?: Record<string, unknown> | null;
             /** @description Stored with the run. */
             metadata?: Record<string, unknown> | null;
-            /**
-             * @description `reject` (default, 409 while a run is active), `interrupt` or `enqueue` (`rollback` is
-             *     not supported and refused).
-             */
-            multitask_strategy?: string | null;
-            /** @description `cancel` (default for streaming) or `continue`. */
-            on_disconnect?: string | null;
-            /** @description `reject` (default: 404 for an unknown thread) or `create`. */
-            if_not_exists?: string | null;
+            multitask_strategy?: null | components["schemas"]["MultitaskStrategy"];
+            on_disconnect?: null | components["schemas"]["OnDisconnect"];
+            if_not_exists?: null | components["schemas"]["IfNotExists"];
         };
+        /**
+         * @description The kind of failure an `error` event reports.
+         * @enum {string}
+         */
+        RunErrorKind: "AgentError" | "TimeoutError" | "CancelledError" | "ServerRestart" | "ReplicaLost";
+        /**
+         * @description The data of an `error` event (`error` and `name` both carry the kind, as LangGraph
+         *     clients read either).
+         */
+        RunFailure: {
+            /** @description The kind. */
+            error: components["schemas"]["RunErrorKind"];
+            /** @description The kind again. */
+            name: components["schemas"]["RunErrorKind"];
+            /** @description For people. */
+            message: string;
+        };
+        /** @description The first event of every run stream. */
+        RunMetadata: {
+            /** @description The run. */
+            run_id: string;
+            /** @description Its thread. */
+            thread_id: string;
+            /**
+             * Format: int32
+             * @description Always 1.
+             */
+            attempt: number;
+        };
+        /**
+         * @description Where a run is in its life.
+         * @enum {string}
+         */
+        RunStatus: "pending" | "running" | "success" | "error" | "timeout" | "interrupted";
         /** @description Token and call counters of a run. */
         RunUsage: {
             /**
@@ -748,8 +931,7 @@ export interface components {
         SearchThreads: {
             /** @description Only threads whose metadata has all these key/value pairs. */
             metadata?: Record<string, unknown> | null;
-            /** @description Only threads in this status. */
-            status?: string | null;
+            status?: null | components["schemas"]["ThreadStatus"];
             /**
              * Format: int32
              * @description Page size, 1–1000 (default 10).
@@ -760,10 +942,8 @@ export interface components {
              * @description Threads to skip (default 0).
              */
             offset?: number;
-            /** @description `created_at` (default), `updated_at` or `thread_id`. */
-            sort_by?: string | null;
-            /** @description `desc` (default, newest first) or `asc`. */
-            sort_order?: string | null;
+            sort_by?: null | components["schemas"]["ThreadSortBy"];
+            sort_order?: null | components["schemas"]["SortOrder"];
         };
         /** @description `PUT /api/skills/{name}` body. */
         SetSkillEnabled: {
@@ -853,6 +1033,30 @@ export interface components {
             /** @description Why it was skipped. */
             message: string;
         };
+        /**
+         * @description Sort direction.
+         * @enum {string}
+         */
+        SortOrder: "asc" | "desc";
+        /**
+         * @description Why a run stopped.
+         * @enum {string}
+         */
+        StopReason: "completed" | "cancelled" | "interrupted" | "clarification" | "loop_detected" | "model_call_limit" | "timeout" | "error" | "server_restart" | "replica_lost" | "disconnected";
+        /**
+         * @description What a client asks to receive.
+         * @enum {string}
+         */
+        StreamMode: "values" | "messages-tuple" | "messages" | "updates" | "custom";
+        /** @description `stream_mode` of a run request: one mode or a list. */
+        StreamModes: components["schemas"]["StreamMode"] | components["schemas"]["StreamMode"][];
+        /** @description Instructions. */
+        SystemMessage: {
+            /** @description Unique id. */
+            id: string;
+            /** @description The text. */
+            content: string;
+        };
         /** @description A conversation thread. */
         Thread: {
             /**
@@ -866,18 +1070,20 @@ export interface components {
             updated_at: string;
             /** @description Free-form metadata (the UI keeps `title` here). */
             metadata: Record<string, unknown>;
-            /**
-             * @description `idle`, `busy`, `interrupted` or `error`.
-             * @example idle
-             */
-            status: string;
+            /** @description What the thread is doing. */
+            status: components["schemas"]["ThreadStatus"];
             /** @description The thread's current state values. */
-            values: Record<string, unknown>;
+            values: components["schemas"]["ThreadValues"];
         };
+        /**
+         * @description Which field orders a thread search.
+         * @enum {string}
+         */
+        ThreadSortBy: "created_at" | "updated_at" | "thread_id";
         /** @description `GET /api/threads/{thread_id}/state` and the items of `POST …/history`. */
         ThreadState: {
-            /** @description `{messages, title, artifacts}`. */
-            values: Record<string, unknown>;
+            /** @description The conversation, its title and artifacts at this checkpoint. */
+            values: components["schemas"]["ThreadValues"];
             /** @description Nodes to run next (empty: the agent waits for input). */
             next: string[];
             /** @description Pending tasks (always empty). */
@@ -888,6 +1094,62 @@ export interface components {
             created_at?: string | null;
             checkpoint?: null | components["schemas"]["Checkpoint"];
             parent_checkpoint?: null | components["schemas"]["Checkpoint"];
+        };
+        /**
+         * @description What a thread is doing.
+         * @enum {string}
+         */
+        ThreadStatus: "idle" | "busy" | "interrupted" | "error";
+        /** @description A thread's values: the state `GET …/state` answers and `values` events carry. */
+        ThreadValues: {
+            /** @description The conversation. */
+            messages?: components["schemas"]["Message"][];
+            /** @description Generated after the first exchange. */
+            title?: string | null;
+            /** @description Files presented to the person (container paths under `/mnt/user-data/outputs`). */
+            artifacts?: string[];
+        };
+        /** @description A tool call the model made. */
+        ToolCall: {
+            /** @description Tool name. */
+            name: string;
+            /** @description Parsed arguments. */
+            args: Record<string, unknown>;
+            /** @description Call id, echoed by the tool message. */
+            id: string;
+            /** @description Always `tool_call`. */
+            type?: string;
+        };
+        /** @description A fragment of a tool call in a streamed chunk. */
+        ToolCallChunk: {
+            /** @description Tool name (first fragment only). */
+            name?: string | null;
+            /** @description A fragment of the arguments text. */
+            args?: string | null;
+            /** @description Call id (first fragment only). */
+            id?: string | null;
+            /**
+             * Format: int32
+             * @description Which call of the message.
+             */
+            index: number;
+            /** @description Always `tool_call_chunk`. */
+            type?: string;
+        };
+        /** @description A tool's result. */
+        ToolMessage: {
+            /** @description Unique id. */
+            id: string;
+            /** @description What the model reads. */
+            content: string;
+            /** @description The call answered. */
+            tool_call_id: string;
+            /** @description The tool's name. */
+            name?: string | null;
+            /** @description `success` or `error`. */
+            status?: string;
+            /** @description Structured data for the UI (not sent to the model), e.g. a bash exit code. */
+            artifact?: Record<string, unknown> | null;
         };
         /** @description `GET /api/threads/{thread_id}/uploads/limits`. */
         UploadLimits: {
@@ -933,6 +1195,24 @@ export interface components {
             artifact_url: string;
             /** @description RFC 3339 modification time. */
             modified_at: string;
+        };
+        /** @description Token counts of one model call. */
+        UsageMetadata: {
+            /**
+             * Format: int64
+             * @description Prompt tokens.
+             */
+            input_tokens: number;
+            /**
+             * Format: int64
+             * @description Completion tokens.
+             */
+            output_tokens: number;
+            /**
+             * Format: int64
+             * @description Both.
+             */
+            total_tokens: number;
         };
     };
     responses: never;
@@ -1829,7 +2109,7 @@ export interface operations {
                 /** @description Runs to skip. */
                 offset?: number;
                 /** @description Only runs in this status. */
-                status?: string;
+                status?: components["schemas"]["RunStatus"];
             };
             header?: never;
             path: {
@@ -2019,7 +2299,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": components["schemas"]["ThreadValues"];
                 };
             };
             /** @description Malformed JSON */
@@ -2109,7 +2389,7 @@ export interface operations {
                 /** @description Answer once the run has stopped */
                 wait?: boolean;
                 /** @description interrupt (the only action supported) */
-                action?: string;
+                action?: components["schemas"]["CancelAction"];
             };
             header?: never;
             path: {
@@ -2180,7 +2460,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, unknown>;
+                    "application/json": components["schemas"]["ThreadValues"];
                 };
             };
             /** @description No such thread or run */

@@ -7,34 +7,9 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use antler_protocol::stream::{StreamEvent, StreamMode};
 use antler_store::{Store, StoredEvent};
 use tokio::sync::{broadcast, mpsc};
-
-/// Stream modes a client can ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Mode {
-    /// Full state after each step.
-    Values,
-    /// Token chunks and whole messages as `[message, metadata]`.
-    Messages,
-    /// Each node's update.
-    Updates,
-    /// Custom events (`llm_retry`, loop warnings, titles).
-    Custom,
-}
-
-impl Mode {
-    /// Parses a stream mode name (`messages-tuple` and `messages` are the same here).
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "values" => Some(Mode::Values),
-            "messages" | "messages-tuple" => Some(Mode::Messages),
-            "updates" => Some(Mode::Updates),
-            "custom" => Some(Mode::Custom),
-            _ => None,
-        }
-    }
-}
 
 /// One event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,24 +21,28 @@ pub struct RunEvent {
     /// JSON text.
     pub data: String,
     /// The mode that produced it (`None`: `metadata`, `error`, `end` go to everyone).
-    pub mode: Option<Mode>,
+    pub mode: Option<StreamMode>,
 }
 
 impl RunEvent {
     /// Whether a subscriber asking for `modes` gets it.
-    pub fn wanted(&self, modes: &HashSet<Mode>) -> bool {
+    pub fn wanted(&self, modes: &HashSet<StreamMode>) -> bool {
         self.mode.is_none_or(|m| modes.contains(&m))
     }
 
-    /// The mode of a stored event, from its name.
-    pub fn mode_of(event: &str) -> Option<Mode> {
-        match event {
-            "values" => Some(Mode::Values),
-            "messages" => Some(Mode::Messages),
-            "updates" => Some(Mode::Updates),
-            "custom" => Some(Mode::Custom),
-            _ => None,
+    /// A stored event (its mode follows from its name).
+    pub fn stored(e: StoredEvent) -> Self {
+        RunEvent {
+            mode: StreamMode::of_event(&e.event),
+            seq: e.seq,
+            event: e.event,
+            data: e.data,
         }
+    }
+
+    /// Whether this is the last event of a run.
+    pub fn is_end(&self) -> bool {
+        self.event == StreamEvent::End.name()
     }
 
     fn size(&self) -> usize {
@@ -96,7 +75,7 @@ pub struct Subscription {
 /// The log of one run.
 pub struct EventLog {
     run_id: String,
-    modes: HashSet<Mode>,
+    modes: HashSet<StreamMode>,
     max_bytes: usize,
     state: Mutex<LogState>,
     tx: broadcast::Sender<Arc<RunEvent>>,
@@ -115,7 +94,7 @@ impl EventLog {
     /// once [`EventLog::finish`] was called and everything was written).
     pub fn new(
         run_id: &str,
-        modes: HashSet<Mode>,
+        modes: HashSet<StreamMode>,
         max_bytes: usize,
         store: Store,
     ) -> (Arc<Self>, tokio::task::JoinHandle<()>) {
@@ -146,7 +125,7 @@ impl EventLog {
     }
 
     /// The modes this run records.
-    pub fn modes(&self) -> &HashSet<Mode> {
+    pub fn modes(&self) -> &HashSet<StreamMode> {
         &self.modes
     }
 
@@ -156,24 +135,25 @@ impl EventLog {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Whether events of `mode` are recorded (callers skip building the ones that are not).
+    pub fn wants(&self, mode: StreamMode) -> bool {
+        self.modes.contains(&mode)
+    }
+
     /// Records an event (skipped when its mode was not asked for). Never blocks on readers.
-    pub fn emit(
-        &self,
-        event: &str,
-        mode: Option<Mode>,
-        data: &impl serde::Serialize,
-    ) -> Option<u64> {
+    pub fn emit(&self, event: &StreamEvent<'_>) -> Option<u64> {
+        let mode = event.mode();
         if mode.is_some_and(|m| !self.modes.contains(&m)) {
             return None;
         }
-        let data = serde_json::to_string(data).unwrap_or_else(|_| "null".into());
+        let data = event.data();
         let mut state = self.lock();
         if state.finished {
             return None;
         }
         let event = Arc::new(RunEvent {
             seq: state.next_seq,
-            event: event.to_string(),
+            event: event.name().to_string(),
             data,
             mode,
         });
@@ -186,7 +166,7 @@ impl EventLog {
         }
         // Sent under the lock so subscribers see events in order without gaps.
         let _ = self.tx.send(event.clone());
-        if event.event == "end" {
+        if event.is_end() {
             state.finished = true;
             state.persist = None;
         }

@@ -5,20 +5,25 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use antler_protocol::runs::{RunCreate, RunUsage};
+use antler_protocol::messages::Message;
+use antler_protocol::runs::{
+    IfNotExists, MultitaskStrategy, OnDisconnect, RunCreate, RunStatus, RunUsage, StopReason,
+};
+use antler_protocol::stream::{RunErrorKind, RunFailure, RunMetadata, StreamEvent, StreamMode};
+use antler_protocol::threads::{ThreadStatus, ThreadValues};
 use antler_sandbox::SandboxProvider;
 use antler_skills::Catalog;
 use antler_store::{RunRecord, RunUpdate, Store};
 use chrono::Utc;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use super::log::{EventLog, Mode};
+use super::log::EventLog;
 use crate::agent::{AgentRun, Outcome};
 use crate::config::AgentConfig;
 use crate::hooks::{AgentState, Hook, pipeline};
-use crate::messages::{ThreadValues, parse_input};
+use crate::messages::parse_input;
 use crate::model::ModelClient;
 use crate::tools::SandboxHandle;
 
@@ -34,6 +39,9 @@ pub enum RunError {
     /// The request is malformed.
     #[error("{0}")]
     Invalid(String),
+    /// The thread's stored history does not parse (it is left as it is).
+    #[error("{0}")]
+    Unreadable(String),
     /// Storage failed.
     #[error("{0}")]
     Internal(String),
@@ -59,7 +67,7 @@ pub struct ActiveRun {
     /// `cancel` (default) or `continue` when the streaming client goes away.
     pub on_disconnect_cancel: bool,
     cancel: CancellationToken,
-    reason: Mutex<Option<&'static str>>,
+    reason: Mutex<Option<StopReason>>,
     finished: watch::Sender<bool>,
 }
 
@@ -73,7 +81,7 @@ impl std::fmt::Debug for ActiveRun {
 
 impl ActiveRun {
     /// Stops the run (model stream and running command at once), recording why.
-    pub fn cancel(&self, reason: &'static str) {
+    pub fn cancel(&self, reason: StopReason) {
         if let Ok(mut r) = self.reason.lock()
             && r.is_none()
         {
@@ -88,7 +96,7 @@ impl ActiveRun {
         let _ = rx.wait_for(|done| *done).await;
     }
 
-    fn reason(&self) -> Option<&'static str> {
+    fn reason(&self) -> Option<StopReason> {
         self.reason.lock().ok().and_then(|r| *r)
     }
 }
@@ -127,45 +135,10 @@ pub struct Runtime {
     threads: Mutex<HashMap<String, Arc<ThreadQueue>>>,
 }
 
-/// How the run's stream modes were asked for.
-pub fn parse_modes(value: Option<&Value>) -> Result<HashSet<Mode>, RunError> {
-    let names: Vec<String> = match value {
-        None | Some(Value::Null) => vec!["values".into()],
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|v| {
-                v.as_str()
-                    .map(str::to_owned)
-                    .ok_or_else(|| RunError::Invalid("stream_mode entries must be strings".into()))
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => {
-            return Err(RunError::Invalid(
-                "stream_mode must be a string or a list".into(),
-            ));
-        }
-    };
-    names
-        .iter()
-        .map(|n| {
-            Mode::parse(n).ok_or_else(|| {
-                RunError::Invalid(format!(
-                    "unsupported stream_mode {n:?}: use values, messages-tuple, updates or custom"
-                ))
-            })
-        })
-        .collect()
-}
-
 /// How often an instance says it is alive.
 const HEARTBEAT: Duration = Duration::from_secs(2);
 /// An instance silent this long is considered dead.
 const DEAD_AFTER: Duration = Duration::from_secs(10);
-
-fn is_active(status: &str) -> bool {
-    matches!(status, "pending" | "running")
-}
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -193,7 +166,7 @@ impl Runtime {
             .deps
             .store
             .runs
-            .interrupt_active(Some(&self.deps.instance), "server_restart")
+            .interrupt_active(Some(&self.deps.instance), StopReason::ServerRestart)
             .await?;
         for r in &runs {
             tracing::warn!(run.id = %r.run_id, thread.id = %r.thread_id, "run interrupted by a server restart");
@@ -215,7 +188,7 @@ impl Runtime {
             .and_then(|c| c.get("configurable"))
             .and_then(|c| c.get("model_name"))
             .or_else(|| req.context.as_ref().and_then(|c| c.get("model_name")))
-            .and_then(Value::as_str);
+            .and_then(serde_json::Value::as_str);
         let models = &self.deps.models;
         match asked {
             Some(name) => models
@@ -251,7 +224,7 @@ impl Runtime {
         let store = &self.deps.store;
         let thread = store.threads.get(owner, thread_id).await?;
         if thread.is_none() {
-            if req.if_not_exists.as_deref() == Some("create") {
+            if req.if_not_exists == Some(IfNotExists::Create) {
                 store.threads.create(owner, thread_id, Map::new()).await?;
             } else {
                 return Err(RunError::NotFound(format!("no thread '{thread_id}'")));
@@ -263,36 +236,28 @@ impl Runtime {
         let input = parse_input(req.input.as_ref()).map_err(RunError::Invalid)?;
         // No input retries the thread's last message when it has no answer (its run failed
         // or was stopped before the model replied).
-        let unanswered = thread.is_some_and(|t| {
-            matches!(
-                ThreadValues::from_value(&t.values).messages.last(),
-                Some(antler_protocol::messages::Message::Human(_))
-            )
-        });
-        if input.is_empty() && !unanswered {
+        let unanswered = || -> Result<bool, RunError> {
+            Ok(match &thread {
+                Some(t) => matches!(
+                    stored_values(&t.values)?.messages.last(),
+                    Some(Message::Human(_))
+                ),
+                None => false,
+            })
+        };
+        if input.is_empty() && !unanswered()? {
             return Err(RunError::Invalid(
                 "input.messages must hold at least one user message (a run without input only retries a thread whose last message has no answer)".into(),
             ));
         }
-        let modes = parse_modes(req.stream_mode.as_ref())?;
-        let strategy = req
-            .multitask_strategy
-            .clone()
-            .unwrap_or_else(|| "reject".into());
-        if !matches!(strategy.as_str(), "reject" | "interrupt" | "enqueue") {
-            return Err(RunError::Invalid(format!(
-                "multitask_strategy must be reject, interrupt or enqueue (rollback is not supported), not {strategy:?}"
-            )));
-        }
-        let on_disconnect_cancel = match req.on_disconnect.as_deref() {
-            None | Some("cancel") => true,
-            Some("continue") => false,
-            Some(other) => {
-                return Err(RunError::Invalid(format!(
-                    "on_disconnect must be cancel or continue, not {other:?}"
-                )));
-            }
-        };
+        let modes: HashSet<StreamMode> = req
+            .stream_mode
+            .as_ref()
+            .map_or_else(|| vec![StreamMode::Values], |m| m.modes())
+            .into_iter()
+            .collect();
+        let strategy = req.multitask_strategy.unwrap_or_default();
+        let on_disconnect_cancel = req.on_disconnect != Some(OnDisconnect::Continue);
         let model = self.model_for(&req)?;
 
         let run_id = uuid::Uuid::new_v4().to_string();
@@ -315,11 +280,11 @@ impl Runtime {
         // Runs of this thread on other replicas count like local ones.
         let remote = self.remote_active(thread_id).await?;
         if let Some(current) = remote.first() {
-            match strategy.as_str() {
-                "reject" => {
+            match strategy {
+                MultitaskStrategy::Reject => {
                     return Err(busy(thread_id, &current.run_id));
                 }
-                "interrupt" => {
+                MultitaskStrategy::Interrupt => {
                     for r in &remote {
                         store
                             .bus
@@ -327,7 +292,7 @@ impl Runtime {
                             .await?;
                     }
                 }
-                _ => {}
+                MultitaskStrategy::Enqueue => {}
             }
         }
         let queue = lock(&self.threads)
@@ -337,16 +302,16 @@ impl Runtime {
         {
             let mut runs = lock(&queue.runs);
             if let Some(current) = runs.first() {
-                match strategy.as_str() {
-                    "reject" => {
+                match strategy {
+                    MultitaskStrategy::Reject => {
                         return Err(busy(thread_id, &current.run_id));
                     }
-                    "interrupt" => {
+                    MultitaskStrategy::Interrupt => {
                         for r in runs.iter() {
-                            r.cancel("interrupted");
+                            r.cancel(StopReason::Interrupted);
                         }
                     }
-                    _ => {}
+                    MultitaskStrategy::Enqueue => {}
                 }
             }
             runs.push(run.clone());
@@ -364,7 +329,7 @@ impl Runtime {
             thread_id: thread_id.to_string(),
             owner: owner.to_string(),
             assistant_id: req.assistant_id.clone(),
-            status: "pending".into(),
+            status: RunStatus::Pending,
             stop_reason: None,
             error: None,
             multitask_strategy: strategy,
@@ -381,11 +346,11 @@ impl Runtime {
             lock(&queue.runs).retain(|r| r.run_id != run_id);
             return Err(e.into());
         }
-        run.log.emit(
-            "metadata",
-            None,
-            &json!({"run_id": run_id, "thread_id": thread_id, "attempt": 1}),
-        );
+        run.log.emit(&StreamEvent::Metadata(&RunMetadata {
+            run_id: run_id.clone(),
+            thread_id: thread_id.to_string(),
+            attempt: 1,
+        }));
         lock(&self.active).insert(run_id.clone(), run.clone());
         let this = self.clone();
         let task_run = run.clone();
@@ -399,7 +364,7 @@ impl Runtime {
         self: Arc<Self>,
         run: Arc<ActiveRun>,
         queue: Arc<ThreadQueue>,
-        input: Vec<antler_protocol::messages::Message>,
+        input: Vec<Message>,
         model: Option<ModelClient>,
         writer: tokio::task::JoinHandle<()>,
     ) {
@@ -436,19 +401,17 @@ impl Runtime {
             }
         }
         let mut state = AgentState::default();
+        // False when the stored history could not be read: nothing may be saved over it.
+        let mut history_read = true;
         let outcome = if run.cancel.is_cancelled() {
-            Outcome {
-                status: "interrupted",
-                stop_reason: "cancelled",
-                error: None,
-            }
+            Outcome::interrupted()
         } else {
             let _ = store
                 .runs
                 .update(
                     &run.run_id,
                     &RunUpdate {
-                        status: "running".into(),
+                        status: RunStatus::Running,
                         stop_reason: None,
                         error: None,
                         input_tokens: 0,
@@ -457,55 +420,101 @@ impl Runtime {
                     },
                 )
                 .await;
-            let thread = store
-                .threads
-                .get(&run.owner, &run.thread_id)
-                .await
-                .ok()
-                .flatten();
-            state.values = thread
-                .map(|t| ThreadValues::from_value(&t.values))
-                .unwrap_or_default();
-            let deadline = {
-                let run = run.clone();
-                let limit = Duration::from_secs(self.deps.cfg.run_timeout_secs);
-                tokio::spawn(async move {
-                    tokio::time::sleep(limit).await;
-                    run.cancel("timeout");
-                })
-            };
-            let sandbox = SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id);
-            let snapshot = self.deps.catalog.snapshot();
-            let agent = AgentRun {
-                run_id: &run.run_id,
-                thread_id: &run.thread_id,
-                store,
-                log: &run.log,
-                cancel: &run.cancel,
-                model: model.as_ref(),
-                sandbox: &sandbox,
-                skills: &snapshot,
-                cfg: &self.deps.cfg,
-                prompt_budget: self.deps.prompt_budget,
-                hooks: &self.hooks,
-            };
-            let outcome = agent.run(&mut state, input).await;
-            deadline.abort();
-            sandbox.release().await;
-            outcome
+            match self.load_values(&run).await {
+                Ok(values) => {
+                    state.values = values;
+                    self.run_agent(&run, &mut state, input, model.as_ref())
+                        .await
+                }
+                Err(e) => {
+                    history_read = false;
+                    Outcome::stop(RunStatus::Error, StopReason::Error, Some(e.to_string()))
+                }
+            }
         };
+        self.finish(&run, &queue, turn, writer, state, outcome, history_read)
+            .await;
+    }
+
+    /// The thread's stored values; an error (never an empty history) when they cannot be read.
+    async fn load_values(&self, run: &ActiveRun) -> Result<ThreadValues, RunError> {
+        let thread = self
+            .deps
+            .store
+            .threads
+            .get(&run.owner, &run.thread_id)
+            .await?
+            .ok_or_else(|| RunError::NotFound(format!("no thread '{}'", run.thread_id)))?;
+        stored_values(&thread.values)
+    }
+
+    /// Runs the agent loop with a deadline and the thread's sandbox.
+    async fn run_agent(
+        &self,
+        run: &Arc<ActiveRun>,
+        state: &mut AgentState,
+        input: Vec<Message>,
+        model: Option<&ModelClient>,
+    ) -> Outcome {
+        let deadline = {
+            let run = run.clone();
+            let limit = Duration::from_secs(self.deps.cfg.run_timeout_secs);
+            tokio::spawn(async move {
+                tokio::time::sleep(limit).await;
+                run.cancel(StopReason::Timeout);
+            })
+        };
+        let sandbox = SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id);
+        let snapshot = self.deps.catalog.snapshot();
+        let agent = AgentRun {
+            run_id: &run.run_id,
+            thread_id: &run.thread_id,
+            store: &self.deps.store,
+            log: &run.log,
+            cancel: &run.cancel,
+            model,
+            sandbox: &sandbox,
+            skills: &snapshot,
+            cfg: &self.deps.cfg,
+            prompt_budget: self.deps.prompt_budget,
+            hooks: &self.hooks,
+        };
+        let outcome = agent.run(state, input).await;
+        deadline.abort();
+        sandbox.release().await;
+        outcome
+    }
+
+    /// Stores the final state and record, sends `error` (unless it succeeded) and `end`,
+    /// and frees the thread.
+    #[expect(clippy::too_many_arguments, reason = "the pieces of one run's ending")]
+    async fn finish(
+        &self,
+        run: &ActiveRun,
+        queue: &Arc<ThreadQueue>,
+        turn: Option<tokio::sync::MutexGuard<'_, ()>>,
+        writer: tokio::task::JoinHandle<()>,
+        state: AgentState,
+        outcome: Outcome,
+        history_read: bool,
+    ) {
+        let store = &self.deps.store;
         let (status, stop_reason) = match (outcome.status, run.reason()) {
-            ("interrupted", Some("timeout")) => ("timeout", "timeout"),
-            ("interrupted", Some("disconnected")) => ("interrupted", "disconnected"),
-            ("interrupted", Some("interrupted")) => ("interrupted", "interrupted"),
+            (RunStatus::Interrupted, Some(StopReason::Timeout)) => {
+                (RunStatus::Timeout, StopReason::Timeout)
+            }
+            (
+                RunStatus::Interrupted,
+                Some(r @ (StopReason::Disconnected | StopReason::Interrupted)),
+            ) => (RunStatus::Interrupted, r),
             (s, _) => (s, outcome.stop_reason),
         };
         let thread_status = match status {
-            "success" => "idle",
-            "error" => "error",
-            _ => "interrupted",
+            RunStatus::Success => ThreadStatus::Idle,
+            RunStatus::Error => ThreadStatus::Error,
+            _ => ThreadStatus::Interrupted,
         };
-        if !state.values.messages.is_empty() || status == "success" {
+        if history_read && (!state.values.messages.is_empty() || status == RunStatus::Success) {
             if let Err(e) = store
                 .state
                 .save(
@@ -521,35 +530,35 @@ impl Runtime {
         } else {
             let _ = store.state.set_status(&run.thread_id, thread_status).await;
         }
-        if status != "success" {
+        if status != RunStatus::Success {
             let message = match (status, &outcome.error) {
                 (_, Some(m)) => m.clone(),
-                ("timeout", None) => format!(
+                (RunStatus::Timeout, None) => format!(
                     "The run exceeded its time limit of {}s.",
                     self.deps.cfg.run_timeout_secs
                 ),
                 _ => "The run was cancelled.".into(),
             };
-            let name = match status {
-                "timeout" => "TimeoutError",
-                "interrupted" => "CancelledError",
-                _ => "AgentError",
+            let kind = match status {
+                RunStatus::Timeout => RunErrorKind::TimeoutError,
+                RunStatus::Interrupted => RunErrorKind::CancelledError,
+                _ => RunErrorKind::AgentError,
             };
-            run.log.emit(
-                "error",
-                None,
-                &json!({"error": name, "name": name, "message": message}),
-            );
+            run.log
+                .emit(&StreamEvent::Error(&RunFailure::new(kind, message)));
         }
         // The record is final before `end` goes out, so a client that saw `end` reads the final
         // status; joiners keep reading from memory until the events are all stored.
         let update = RunUpdate {
-            status: status.into(),
-            stop_reason: Some(stop_reason.into()),
-            error: if status == "success" {
+            status,
+            stop_reason: Some(stop_reason),
+            error: if status == RunStatus::Success {
                 None
             } else {
-                outcome.error.clone().or_else(|| Some(stop_reason.into()))
+                outcome
+                    .error
+                    .clone()
+                    .or_else(|| Some(stop_reason.as_str().to_string()))
             },
             input_tokens: state.usage.input_tokens,
             output_tokens: state.usage.output_tokens,
@@ -562,13 +571,13 @@ impl Runtime {
         // run at once without meeting a conflict.
         drop(turn);
         lock(&queue.runs).retain(|r| r.run_id != run.run_id);
-        run.log.emit("end", None, &Value::Null);
+        run.log.emit(&StreamEvent::End);
         let _ = writer.await;
-        tracing::info!(run.id = %run.run_id, thread.id = %run.thread_id, status, stop_reason, model_calls = state.usage.model_calls, "run finished");
+        tracing::info!(run.id = %run.run_id, thread.id = %run.thread_id, %status, %stop_reason, model_calls = state.usage.model_calls, "run finished");
         lock(&self.active).remove(&run.run_id);
         {
             let mut threads = lock(&self.threads);
-            if lock(&queue.runs).is_empty() && Arc::strong_count(&queue) <= 2 {
+            if lock(&queue.runs).is_empty() && Arc::strong_count(queue) <= 2 {
                 threads.remove(&run.thread_id);
             }
         }
@@ -588,8 +597,8 @@ impl Runtime {
             RunError::NotFound(format!("no run '{run_id}' in thread '{thread_id}'"))
         })?;
         if let Some(run) = self.active(run_id) {
-            run.cancel("cancelled");
-        } else if is_active(&record.status) {
+            run.cancel(StopReason::Cancelled);
+        } else if record.status.is_active() {
             store
                 .bus
                 .publish(antler_store::Topic::RunCancel, run_id)
@@ -610,7 +619,7 @@ impl Runtime {
     pub async fn run_is_active(&self, thread_id: &str, run_id: &str) -> bool {
         matches!(
             self.deps.store.runs.get(thread_id, run_id).await,
-            Ok(Some(r)) if is_active(&r.status)
+            Ok(Some(r)) if r.status.is_active()
         )
     }
 
@@ -636,7 +645,7 @@ impl Runtime {
             .list(thread_id, None, 50, 0)
             .await?
             .into_iter()
-            .filter(|r| is_active(&r.status) && r.instance != self.deps.instance)
+            .filter(|r| r.status.is_active() && r.instance != self.deps.instance)
             .collect())
     }
 
@@ -653,7 +662,7 @@ impl Runtime {
                             let Some(rt) = weak.upgrade() else { return };
                             if let Some(run) = rt.active(&n.payload) {
                                 tracing::info!(run.id = %n.payload, "run cancelled from another replica");
-                                run.cancel("cancelled");
+                                run.cancel(StopReason::Cancelled);
                             }
                         }
                         Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
@@ -692,12 +701,16 @@ impl Runtime {
         for instance in dead {
             let runs = store
                 .runs
-                .interrupt_active(Some(&instance), "replica_lost")
+                .interrupt_active(Some(&instance), StopReason::ReplicaLost)
                 .await?;
             for r in &runs {
                 tracing::warn!(run.id = %r.run_id, dead = %instance, "run interrupted: its replica stopped responding");
                 let next = store.runs.last_event_seq(&r.run_id).await? + 1;
-                let error = json!({"error": "ReplicaLost", "name": "ReplicaLost", "message": "The server running this run stopped responding; the run was interrupted."});
+                let error = RunFailure::new(
+                    RunErrorKind::ReplicaLost,
+                    "The server running this run stopped responding; the run was interrupted.",
+                );
+                let error = StreamEvent::Error(&error);
                 store
                     .runs
                     .append_events(
@@ -705,13 +718,13 @@ impl Runtime {
                         &[
                             antler_store::StoredEvent {
                                 seq: next,
-                                event: "error".into(),
-                                data: error.to_string(),
+                                event: error.name().into(),
+                                data: error.data(),
                             },
                             antler_store::StoredEvent {
                                 seq: next + 1,
-                                event: "end".into(),
-                                data: "null".into(),
+                                event: StreamEvent::End.name().into(),
+                                data: StreamEvent::End.data(),
                             },
                         ],
                     )
@@ -730,7 +743,7 @@ impl Runtime {
             .cloned()
             .collect();
         for r in &runs {
-            r.cancel("cancelled");
+            r.cancel(StopReason::Cancelled);
         }
         for r in runs {
             r.finished().await;
@@ -745,6 +758,17 @@ impl Runtime {
             model_calls: r.model_calls,
         }
     }
+}
+
+/// Stored thread values, or an error naming the problem (the run must not start over an
+/// unreadable history: its first save would replace it).
+fn stored_values(values: &serde_json::Value) -> Result<ThreadValues, RunError> {
+    ThreadValues::from_value(values).map_err(|e| {
+        tracing::error!(error = %e, "stored thread values do not parse");
+        RunError::Unreadable(
+            "the thread's stored history could not be read; it was left untouched".into(),
+        )
+    })
 }
 
 /// The `reject` strategy's answer when `thread_id` already runs `run_id`.

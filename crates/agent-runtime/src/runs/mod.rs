@@ -5,4 +5,4 @@ pub mod manager;
 mod notices;
 pub mod stream;
 
-pub use manager::{ActiveRun, RunError, Runtime, RuntimeDeps, parse_modes};
+pub use manager::{ActiveRun, RunError, Runtime, RuntimeDeps};

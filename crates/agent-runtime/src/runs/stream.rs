@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use tokio::sync::{broadcast, mpsc};
 
-use super::log::{Mode, RunEvent};
+use antler_protocol::stream::StreamMode;
+
+use super::log::RunEvent;
 use super::manager::Runtime;
 
 /// The stored events of `run_id` after `last`; none when the database does not answer (the
@@ -21,14 +23,7 @@ async fn stored_after(runtime: &Runtime, run_id: &str, last: u64) -> Vec<Arc<Run
         .await
         .unwrap_or_default()
         .into_iter()
-        .map(|e| {
-            Arc::new(RunEvent {
-                mode: RunEvent::mode_of(&e.event),
-                seq: e.seq,
-                event: e.event,
-                data: e.data,
-            })
-        })
+        .map(|e| Arc::new(RunEvent::stored(e)))
         .collect()
 }
 
@@ -61,7 +56,7 @@ pub fn follow(
     thread_id: String,
     run_id: String,
     after: u64,
-    modes: HashSet<Mode>,
+    modes: HashSet<StreamMode>,
 ) -> mpsc::Receiver<Arc<RunEvent>> {
     let (tx, rx) = mpsc::channel(256);
     tokio::spawn(async move {
@@ -88,7 +83,7 @@ pub fn follow(
                         quiet_since = None;
                     }
                     for e in stored {
-                        let end = e.event == "end";
+                        let end = e.is_end();
                         if !send(e, &mut last).await || end {
                             return;
                         }
@@ -123,7 +118,7 @@ pub fn follow(
                 }
             }
             for e in sub.replay {
-                let end = e.event == "end";
+                let end = e.is_end();
                 if !send(e, &mut last).await || end {
                     return;
                 }
@@ -132,7 +127,7 @@ pub fn follow(
             loop {
                 match live.recv().await {
                     Ok(e) => {
-                        let end = e.event == "end";
+                        let end = e.is_end();
                         if !send(e, &mut last).await || end {
                             return;
                         }

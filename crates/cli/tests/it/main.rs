@@ -13,6 +13,7 @@ mod artifacts;
 mod cli;
 mod common;
 mod demo;
+mod history;
 mod install;
 mod replicas;
 mod runs;

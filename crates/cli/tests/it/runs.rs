@@ -1053,7 +1053,14 @@ async fn bad_run_requests_are_refused_clearly() {
     let (status, bad) = server
         .post("/api/threads/t/runs/00000000-0000-4000-8000-000000000000/cancel?action=rollback")
         .await;
-    assert_eq!((status, error_code(&bad)), (422, "invalid_query"), "{bad}");
+    assert_eq!((status, error_code(&bad)), (400, "invalid_query"), "{bad}");
+    assert!(
+        bad["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("rollback"),
+        "{bad}"
+    );
     // Bytes that are not UTF-8 in a path are the client's mistake, in the error envelope.
     for path in ["/api/threads/%FF/state", "/api/threads/t/runs/%FF"] {
         let (status, bad) = server.get_json(path).await;

@@ -17,7 +17,7 @@ async fn threads_are_created_idempotently_with_their_directories() {
     assert_eq!(status, 200);
     assert_eq!(t["thread_id"], "t-1");
     assert_eq!(t["status"], "idle");
-    assert_eq!(t["values"], json!({}));
+    assert_eq!(t["values"], json!({"messages": [], "artifacts": []}));
     assert_eq!(t["metadata"]["title"], "Hello");
     for dir in ["workspace", "uploads", "outputs"] {
         assert!(env.user_data("t-1").join(dir).is_dir(), "{dir}");

@@ -18,7 +18,7 @@ mod skills;
 pub(crate) use skills::install_error;
 mod threads;
 
-pub(crate) use threads::thread_json;
+pub(crate) use threads::{stored_values, thread_json};
 
 /// Everything a handler may need. Built once at startup.
 pub struct App {

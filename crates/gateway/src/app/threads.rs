@@ -52,14 +52,22 @@ impl App {
     }
 }
 
-/// The wire shape of a stored thread.
-pub(crate) fn thread_json(t: ThreadRecord) -> Thread {
-    Thread {
+/// The wire shape of a stored thread (stored values that do not parse are a server error).
+pub(crate) fn thread_json(t: ThreadRecord) -> Result<Thread, AppError> {
+    Ok(Thread {
+        values: stored_values(&t.values)?,
         thread_id: t.thread_id,
         created_at: timestamp(t.created_at),
         updated_at: timestamp(t.updated_at),
         metadata: t.metadata,
         status: t.status,
-        values: t.values,
-    }
+    })
+}
+
+/// Stored thread values, or a 500 whose cause is logged.
+pub(crate) fn stored_values(
+    values: &serde_json::Value,
+) -> Result<antler_protocol::threads::ThreadValues, AppError> {
+    antler_protocol::threads::ThreadValues::from_value(values)
+        .map_err(|e| AppError::internal(anyhow::anyhow!("stored thread values do not parse: {e}")))
 }

@@ -6,10 +6,15 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use antler_agent_runtime::runs::log::{Mode, RunEvent};
-use antler_agent_runtime::runs::{ActiveRun, RunError, Runtime, parse_modes, stream::follow};
+use antler_agent_runtime::runs::log::RunEvent;
+use antler_agent_runtime::runs::{ActiveRun, RunError, Runtime, stream::follow};
 use antler_protocol::error::ErrorEnvelope;
-use antler_protocol::runs::{CancelQuery, Checkpoint, HistoryRequest, Run, RunCreate, ThreadState};
+use antler_protocol::runs::{
+    CancelAction, CancelQuery, Checkpoint, HistoryRequest, Run, RunCreate, RunStatus, StopReason,
+    ThreadState,
+};
+use antler_protocol::stream::StreamMode;
+use antler_protocol::threads::ThreadValues;
 use antler_store::threads::timestamp;
 use antler_store::{CheckpointRecord, RunRecord};
 use axum::Json;
@@ -21,7 +26,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use utoipa::IntoParams;
 
-use crate::app::AppState;
+use crate::app::{AppState, stored_values};
 use crate::error::{ApiResult, AppError};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::params::ThreadId;
@@ -31,6 +36,11 @@ fn run_error(e: RunError) -> AppError {
         RunError::NotFound(m) => AppError::not_found(m),
         RunError::Conflict(m) => AppError::conflict(m),
         RunError::Invalid(m) => AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", m),
+        RunError::Unreadable(m) => AppError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "thread_state_unreadable",
+            m,
+        ),
         RunError::Internal(m) => AppError::internal(anyhow::anyhow!(m)),
     }
 }
@@ -91,7 +101,7 @@ struct DisconnectGuard {
 impl Drop for DisconnectGuard {
     fn drop(&mut self) {
         if let Some(run) = self.run.take() {
-            run.cancel("disconnected");
+            run.cancel(StopReason::Disconnected);
         }
     }
 }
@@ -102,7 +112,7 @@ fn sse(
     run_id: String,
     thread_id: &str,
     after: u64,
-    modes: HashSet<Mode>,
+    modes: HashSet<StreamMode>,
     guard: DisconnectGuard,
 ) -> Response {
     let rx = follow(
@@ -115,7 +125,7 @@ fn sse(
     let heartbeat = Duration::from_secs(app.config.agent.heartbeat_secs);
     let stream = futures::stream::unfold((rx, guard), |(mut rx, mut guard)| async move {
         let event: Arc<RunEvent> = rx.recv().await?;
-        if event.event == "end" {
+        if event.is_end() {
             // The run is over: leaving now must not cancel anything.
             guard.run = None;
         }
@@ -218,7 +228,7 @@ pub async fn create_run(
     params(("thread_id" = String, Path, description = "Thread id")),
     request_body = RunCreate,
     responses(
-        (status = 200, description = "The thread's values after the run", body = Object),
+        (status = 200, description = "The thread's values after the run", body = ThreadValues),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
         (status = 404, description = "No such thread", body = ErrorEnvelope),
         (status = 409, description = "A run is in progress and multitask_strategy is reject", body = ErrorEnvelope),
@@ -243,8 +253,8 @@ pub async fn wait_run(
     Ok(response)
 }
 
-async fn thread_values(app: &AppState, thread_id: &str) -> Result<Value, AppError> {
-    Ok(app.require_thread(thread_id).await?.values)
+async fn thread_values(app: &AppState, thread_id: &str) -> Result<ThreadValues, AppError> {
+    stored_values(&app.require_thread(thread_id).await?.values)
 }
 
 /// Paging for run lists.
@@ -257,7 +267,7 @@ pub struct ListQuery {
     /// Runs to skip.
     pub offset: Option<u32>,
     /// Only runs in this status.
-    pub status: Option<String>,
+    pub status: Option<RunStatus>,
 }
 
 /// A thread's runs, newest first.
@@ -282,12 +292,7 @@ pub async fn list_runs(
     let runs = app
         .store
         .runs
-        .list(
-            &thread_id,
-            q.status.as_deref(),
-            limit,
-            q.offset.unwrap_or(0),
-        )
+        .list(&thread_id, q.status, limit, q.offset.unwrap_or(0))
         .await?;
     Ok(Json(runs.into_iter().map(run_json).collect()))
 }
@@ -331,7 +336,7 @@ pub async fn get_run(
         ("thread_id" = String, Path, description = "Thread id"),
         ("run_id" = String, Path, description = "Run id"),
         ("wait" = Option<bool>, Query, description = "Answer once the run has stopped"),
-        ("action" = Option<String>, Query, description = "interrupt (the only action supported)"),
+        ("action" = Option<CancelAction>, Query, description = "interrupt (the only action supported)"),
     ),
     responses(
         (status = 200, description = "The run", body = Run),
@@ -346,15 +351,6 @@ pub async fn cancel_run(
     ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
     ApiQuery(q): ApiQuery<CancelQuery>,
 ) -> ApiResult<Json<Run>> {
-    // `rollback` (drop the run and its state) is not implemented: refused, never treated
-    // as an interrupt the caller did not ask for.
-    if let Some(action) = q.action.as_deref().filter(|a| *a != "interrupt") {
-        return Err(AppError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_query",
-            format!("action must be interrupt (rollback is not supported), not {action:?}"),
-        ));
-    }
     stored_run(&app, &thread_id, &run_id).await?;
     let record = app
         .runtime
@@ -371,7 +367,7 @@ pub async fn cancel_run(
     tag = "runs",
     params(("thread_id" = String, Path, description = "Thread id"), ("run_id" = String, Path, description = "Run id")),
     responses(
-        (status = 200, description = "The thread's values after the run", body = Object),
+        (status = 200, description = "The thread's values after the run", body = ThreadValues),
         (status = 404, description = "No such thread or run", body = ErrorEnvelope),
         (status = 422, description = "Invalid thread or run id", body = ErrorEnvelope),
     )
@@ -380,7 +376,7 @@ pub async fn join_run(
     State(app): State<AppState>,
     ThreadId(thread_id): ThreadId,
     ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<ThreadValues>> {
     stored_run(&app, &thread_id, &run_id).await?;
     app.runtime.wait_finished(&thread_id, &run_id).await;
     Ok(Json(thread_values(&app, &thread_id).await?))
@@ -440,16 +436,18 @@ pub async fn join_stream(
     for (k, v) in url_pairs(raw.as_deref().unwrap_or("")) {
         match k.as_str() {
             // Clients encode "no value" as `stream_mode=`.
-            "stream_mode" if !v.is_empty() => modes.push(Value::String(v)),
+            "stream_mode" if !v.is_empty() => modes.push(v.parse::<StreamMode>().map_err(|e| {
+                AppError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "invalid_query",
+                    format!("stream_mode: {e}"),
+                )
+            })?),
             "cancel_on_disconnect" => cancel_on_disconnect = matches!(v.as_str(), "true" | "1"),
             _ => {}
         }
     }
-    let modes = if modes.is_empty() {
-        HashSet::new()
-    } else {
-        parse_modes(Some(&Value::Array(modes))).map_err(run_error)?
-    };
+    let modes: HashSet<StreamMode> = modes.into_iter().map(StreamMode::canonical).collect();
     let guard = DisconnectGuard {
         run: if cancel_on_disconnect {
             app.runtime.active(&run_id)
@@ -484,19 +482,19 @@ fn checkpoint_ref(thread_id: &str, id: Option<&str>) -> Option<Checkpoint> {
     })
 }
 
-fn state_json(c: CheckpointRecord) -> ThreadState {
+fn state_json(c: CheckpointRecord) -> Result<ThreadState, AppError> {
     let mut metadata = Map::new();
     metadata.insert("step".into(), json!(c.step));
     metadata.insert("run_id".into(), json!(c.run_id));
-    ThreadState {
-        values: c.state,
+    Ok(ThreadState {
+        values: stored_values(&c.state)?,
         next: Vec::new(),
         tasks: Vec::new(),
         metadata,
         created_at: Some(timestamp(c.created_at)),
         checkpoint: checkpoint_ref(&c.thread_id, Some(&c.checkpoint_id)),
         parent_checkpoint: checkpoint_ref(&c.thread_id, c.parent_id.as_deref()),
-    }
+    })
 }
 
 /// The thread's current state.
@@ -517,9 +515,9 @@ pub async fn get_state(
 ) -> ApiResult<Json<ThreadState>> {
     let thread = app.require_thread(&thread_id).await?;
     Ok(Json(match app.store.state.latest(&thread_id).await? {
-        Some(c) => state_json(c),
+        Some(c) => state_json(c)?,
         None => ThreadState {
-            values: thread.values,
+            values: stored_values(&thread.values)?,
             next: Vec::new(),
             tasks: Vec::new(),
             metadata: Map::new(),
@@ -560,5 +558,10 @@ pub async fn history(
         })
         .and_then(Value::as_str);
     let states = app.store.state.history(&thread_id, limit, before).await?;
-    Ok(Json(states.into_iter().map(state_json).collect()))
+    Ok(Json(
+        states
+            .into_iter()
+            .map(state_json)
+            .collect::<Result<_, _>>()?,
+    ))
 }

@@ -1,8 +1,10 @@
 //! `/api/threads`: create, read, update metadata, delete, search.
 
 use antler_protocol::error::ErrorEnvelope;
-use antler_protocol::threads::{CreateThread, PatchThread, SearchThreads, Thread};
-use antler_store::{ThreadQuery, ThreadSort};
+use antler_protocol::threads::{
+    CreateThread, IfExists, PatchThread, SearchThreads, SortOrder, Thread,
+};
+use antler_store::ThreadQuery;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -34,17 +36,7 @@ pub async fn create_thread(
         .thread_id
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     check_thread_id(&id)?;
-    let raise = match body.if_exists.as_deref() {
-        None | Some("do_nothing") => false,
-        Some("raise") => true,
-        Some(other) => {
-            return Err(AppError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid_body",
-                format!("if_exists must be 'raise' or 'do_nothing', not {other:?}"),
-            ));
-        }
-    };
+    let raise = body.if_exists == Some(IfExists::Raise);
     let created = app
         .store
         .threads
@@ -57,7 +49,7 @@ pub async fn create_thread(
     if created.created {
         tracing::info!(thread.id = %id, "thread created");
     }
-    Ok(Json(thread_json(created.thread)))
+    Ok(Json(thread_json(created.thread)?))
 }
 
 /// One thread.
@@ -76,7 +68,7 @@ pub async fn get_thread(
     State(app): State<AppState>,
     ThreadId(id): ThreadId,
 ) -> ApiResult<Json<Thread>> {
-    Ok(Json(thread_json(app.require_thread(&id).await?)))
+    Ok(Json(thread_json(app.require_thread(&id).await?)?))
 }
 
 /// Merges metadata into a thread (`null` removes a key).
@@ -104,7 +96,7 @@ pub async fn patch_thread(
         .merge_metadata(app.owner(), &id, body.metadata)
         .await?
         .ok_or_else(|| AppError::not_found(format!("no thread '{id}'")))?;
-    Ok(Json(thread_json(thread)))
+    Ok(Json(thread_json(thread)?))
 }
 
 /// Deletes a thread and all its files.
@@ -166,33 +158,19 @@ pub async fn search_threads(
     if !(1..=1000).contains(&body.limit) {
         return Err(invalid(format!("limit must be 1-1000, not {}", body.limit)));
     }
-    let sort = match body.sort_by.as_deref() {
-        None | Some("created_at") => ThreadSort::CreatedAt,
-        Some("updated_at") => ThreadSort::UpdatedAt,
-        Some("thread_id") => ThreadSort::ThreadId,
-        Some(other) => {
-            return Err(invalid(format!(
-                "sort_by must be created_at, updated_at or thread_id, not {other:?}"
-            )));
-        }
-    };
-    let ascending = match body.sort_order.as_deref() {
-        None | Some("desc") => false,
-        Some("asc") => true,
-        Some(other) => {
-            return Err(invalid(format!(
-                "sort_order must be asc or desc, not {other:?}"
-            )));
-        }
-    };
     let query = ThreadQuery {
         metadata: body.metadata.unwrap_or_default(),
         status: body.status,
         limit: body.limit,
         offset: body.offset,
-        sort,
-        ascending,
+        sort: body.sort_by.unwrap_or_default(),
+        ascending: body.sort_order == Some(SortOrder::Asc),
     };
     let threads = app.store.threads.search(app.owner(), &query).await?;
-    Ok(Json(threads.into_iter().map(thread_json).collect()))
+    Ok(Json(
+        threads
+            .into_iter()
+            .map(thread_json)
+            .collect::<Result<_, _>>()?,
+    ))
 }

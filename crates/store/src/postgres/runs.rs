@@ -1,3 +1,5 @@
+use antler_protocol::runs::{RunStatus, StopReason};
+use antler_protocol::threads::ThreadStatus;
 use async_trait::async_trait;
 use serde_json::{Map, Value};
 use sqlx::postgres::PgRow;
@@ -51,10 +53,10 @@ impl RunRepo for PgRuns {
         .bind(&r.thread_id)
         .bind(&r.owner)
         .bind(&r.assistant_id)
-        .bind(&r.status)
-        .bind(&r.stop_reason)
+        .bind(r.status)
+        .bind(r.stop_reason)
         .bind(&r.error)
-        .bind(&r.multitask_strategy)
+        .bind(r.multitask_strategy)
         .bind(Json(&r.metadata))
         .bind(Json(&r.kwargs))
         .bind(&r.instance)
@@ -82,7 +84,7 @@ impl RunRepo for PgRuns {
     async fn list(
         &self,
         thread_id: &str,
-        status: Option<&str>,
+        status: Option<RunStatus>,
         limit: u32,
         offset: u32,
     ) -> Result<Vec<RunRecord>, StoreError> {
@@ -105,8 +107,8 @@ impl RunRepo for PgRuns {
             "UPDATE runs SET status = $1, stop_reason = $2, error = $3, input_tokens = $4, \
              output_tokens = $5, model_calls = $6, updated_at = clock_timestamp() WHERE run_id = $7",
         )
-        .bind(&u.status)
-        .bind(&u.stop_reason)
+        .bind(u.status)
+        .bind(u.stop_reason)
         .bind(&u.error)
         .bind(u.input_tokens as i64)
         .bind(u.output_tokens as i64)
@@ -120,7 +122,7 @@ impl RunRepo for PgRuns {
     async fn interrupt_active(
         &self,
         instance: Option<&str>,
-        stop_reason: &str,
+        stop_reason: StopReason,
     ) -> Result<Vec<RunRecord>, StoreError> {
         let mut tx = self.pool.begin().await?;
         let rows = sqlx::query(&format!(
@@ -240,7 +242,7 @@ impl StateRepo for PgRuns {
         &self,
         thread_id: &str,
         values: &Value,
-        status: &str,
+        status: ThreadStatus,
         run_id: Option<&str>,
     ) -> Result<SavedCheckpoint, StoreError> {
         let mut tx = self.pool.begin().await?;
@@ -278,7 +280,7 @@ impl StateRepo for PgRuns {
         Ok(record)
     }
 
-    async fn set_status(&self, thread_id: &str, status: &str) -> Result<(), StoreError> {
+    async fn set_status(&self, thread_id: &str, status: ThreadStatus) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE threads SET status = $1, updated_at = clock_timestamp() WHERE thread_id = $2",
         )

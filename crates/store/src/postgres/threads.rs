@@ -5,7 +5,7 @@ use sqlx::types::Json;
 use sqlx::{PgPool, Row};
 
 use crate::StoreError;
-use crate::threads::{Created, ThreadQuery, ThreadRecord, ThreadRepo, ThreadSort, merge};
+use crate::threads::{Created, ThreadQuery, ThreadRecord, ThreadRepo, merge};
 
 pub(crate) struct PgThreads {
     pub(crate) pool: PgPool,
@@ -108,11 +108,8 @@ impl ThreadRepo for PgThreads {
         owner: &str,
         query: &ThreadQuery,
     ) -> Result<Vec<ThreadRecord>, StoreError> {
-        let column = match query.sort {
-            ThreadSort::CreatedAt => "created_at",
-            ThreadSort::UpdatedAt => "updated_at",
-            ThreadSort::ThreadId => "thread_id",
-        };
+        // The wire names are the column names.
+        let column = query.sort.as_str();
         let direction = if query.ascending { "ASC" } else { "DESC" };
         let sql = format!(
             "SELECT {COLUMNS} FROM threads WHERE owner = $1 AND metadata @> $2 \
@@ -122,7 +119,7 @@ impl ThreadRepo for PgThreads {
         let rows = sqlx::query(&sql)
             .bind(owner)
             .bind(Json(&query.metadata))
-            .bind(&query.status)
+            .bind(query.status)
             .bind(i64::from(query.limit))
             .bind(i64::from(query.offset))
             .fetch_all(&self.pool)

@@ -1,3 +1,5 @@
+use antler_protocol::runs::{RunStatus, StopReason};
+use antler_protocol::threads::ThreadStatus;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -70,10 +72,10 @@ impl RunRepo for SqliteRuns {
         .bind(&r.thread_id)
         .bind(&r.owner)
         .bind(&r.assistant_id)
-        .bind(&r.status)
-        .bind(&r.stop_reason)
+        .bind(r.status)
+        .bind(r.stop_reason)
         .bind(&r.error)
-        .bind(&r.multitask_strategy)
+        .bind(r.multitask_strategy)
         .bind(to_json(&r.metadata)?)
         .bind(to_json(&r.kwargs)?)
         .bind(&r.instance)
@@ -101,7 +103,7 @@ impl RunRepo for SqliteRuns {
     async fn list(
         &self,
         thread_id: &str,
-        status: Option<&str>,
+        status: Option<RunStatus>,
         limit: u32,
         offset: u32,
     ) -> Result<Vec<RunRecord>, StoreError> {
@@ -124,8 +126,8 @@ impl RunRepo for SqliteRuns {
             "UPDATE runs SET status = ?, stop_reason = ?, error = ?, input_tokens = ?, \
              output_tokens = ?, model_calls = ?, updated_at = ? WHERE run_id = ?",
         )
-        .bind(&u.status)
-        .bind(&u.stop_reason)
+        .bind(u.status)
+        .bind(u.stop_reason)
         .bind(&u.error)
         .bind(u.input_tokens as i64)
         .bind(u.output_tokens as i64)
@@ -140,7 +142,7 @@ impl RunRepo for SqliteRuns {
     async fn interrupt_active(
         &self,
         instance: Option<&str>,
-        stop_reason: &str,
+        stop_reason: StopReason,
     ) -> Result<Vec<RunRecord>, StoreError> {
         // Two statements, the runs answered as they are after the update (as PostgreSQL does).
         let now = timestamp(Utc::now());
@@ -262,7 +264,7 @@ impl StateRepo for SqliteRuns {
         &self,
         thread_id: &str,
         values: &Value,
-        status: &str,
+        status: ThreadStatus,
         run_id: Option<&str>,
     ) -> Result<SavedCheckpoint, StoreError> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
@@ -304,7 +306,7 @@ impl StateRepo for SqliteRuns {
         Ok(record)
     }
 
-    async fn set_status(&self, thread_id: &str, status: &str) -> Result<(), StoreError> {
+    async fn set_status(&self, thread_id: &str, status: ThreadStatus) -> Result<(), StoreError> {
         sqlx::query("UPDATE threads SET status = ?, updated_at = ? WHERE thread_id = ?")
             .bind(status)
             .bind(timestamp(Utc::now()))

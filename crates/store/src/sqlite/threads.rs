@@ -5,9 +5,7 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqlitePool};
 
 use crate::StoreError;
-use crate::threads::{
-    Created, ThreadQuery, ThreadRecord, ThreadRepo, ThreadSort, merge, timestamp,
-};
+use crate::threads::{Created, ThreadQuery, ThreadRecord, ThreadRepo, merge, timestamp};
 
 pub(crate) struct SqliteThreads {
     pub(crate) pool: SqlitePool,
@@ -136,11 +134,8 @@ impl ThreadRepo for SqliteThreads {
         if query.status.is_some() {
             sql.push_str(" AND status = ?");
         }
-        let column = match query.sort {
-            ThreadSort::CreatedAt => "created_at",
-            ThreadSort::UpdatedAt => "updated_at",
-            ThreadSort::ThreadId => "thread_id",
-        };
+        // The wire names are the column names.
+        let column = query.sort.as_str();
         let direction = if query.ascending { "ASC" } else { "DESC" };
         sql.push_str(&format!(
             " ORDER BY {column} {direction}, thread_id {direction} LIMIT ? OFFSET ?"
@@ -150,7 +145,7 @@ impl ThreadRepo for SqliteThreads {
             let path = format!("$.\"{}\"", key.replace('\\', "\\\\").replace('"', "\\\""));
             q = q.bind(path).bind(json(value)?);
         }
-        if let Some(status) = &query.status {
+        if let Some(status) = query.status {
             q = q.bind(status);
         }
         let rows = q
