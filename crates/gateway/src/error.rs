@@ -1,10 +1,16 @@
-//! The one HTTP error type. Every failure becomes the JSON envelope
-//! `{"error":{"code","message","details"?}}`; internal error text stays in the logs.
+//! The one HTTP error type, and the one place where the app's domain errors become HTTP
+//! statuses. Every failure becomes the JSON envelope `{"error":{"code","message","details"?}}`;
+//! internal error text stays in the logs.
 
+use antler_agent_runtime::runs::RunError;
+use antler_app::{RunOpError, SkillOpError, ThreadError};
 use antler_protocol::error::{ErrorBody, ErrorEnvelope};
+use antler_protocol::skills::InstallFinding;
+use antler_skills::install::InstallError;
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use serde_json::json;
 
 /// An API error: status, stable code, safe message, optional details.
 #[derive(Debug)]
@@ -106,6 +112,140 @@ impl From<antler_store::StoreError> for AppError {
 impl From<tokio::task::JoinError> for AppError {
     fn from(e: tokio::task::JoinError) -> Self {
         AppError::internal(e)
+    }
+}
+
+impl From<ThreadError> for AppError {
+    fn from(e: ThreadError) -> Self {
+        match e {
+            ThreadError::InvalidId(m) => {
+                AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_thread_id", m)
+            }
+            ThreadError::Invalid(m) => {
+                AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", m)
+            }
+            e @ ThreadError::NotFound(_) => AppError::not_found(e.to_string()),
+            e @ ThreadError::Exists(_) => AppError::conflict(e.to_string()),
+            e @ ThreadError::Unreadable(_) => AppError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "thread_state_unreadable",
+                format!("{e}; it was left untouched"),
+            ),
+            ThreadError::Store(e) => e.into(),
+            ThreadError::Io(e) => AppError::internal(e),
+        }
+    }
+}
+
+impl From<RunError> for AppError {
+    fn from(e: RunError) -> Self {
+        match e {
+            RunError::NotFound(m) => AppError::not_found(m),
+            RunError::Conflict(m) => AppError::conflict(m),
+            RunError::Invalid(m) => {
+                AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", m)
+            }
+            RunError::Unreadable(m) => AppError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "thread_state_unreadable",
+                m,
+            ),
+            RunError::Internal(m) => AppError::internal(anyhow::anyhow!(m)),
+        }
+    }
+}
+
+impl From<RunOpError> for AppError {
+    fn from(e: RunOpError) -> Self {
+        match e {
+            RunOpError::Thread(e) => e.into(),
+            RunOpError::Run(e) => e.into(),
+            e @ RunOpError::InvalidRunId(_) => AppError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_run_id",
+                e.to_string(),
+            ),
+            e @ RunOpError::RunNotFound { .. } => AppError::not_found(e.to_string()),
+            RunOpError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<SkillOpError> for AppError {
+    fn from(e: SkillOpError) -> Self {
+        match e {
+            e @ (SkillOpError::NotFound(_) | SkillOpError::NoCustom(_)) => {
+                AppError::not_found(e.to_string())
+            }
+            SkillOpError::Ambiguous(name) => {
+                AppError::conflict(SkillOpError::Ambiguous(name.clone()).to_string())
+                    .with_details(json!({ "name": name, "categories": ["public", "custom"] }))
+            }
+            e @ SkillOpError::ReadOnly(_) => AppError::forbidden(e.to_string()),
+            SkillOpError::Conflict(m) => AppError::conflict(m),
+            SkillOpError::Install(e) => install_error(e),
+            SkillOpError::Store(e) => e.into(),
+            SkillOpError::Internal(m) => AppError::internal(anyhow::anyhow!(m)),
+        }
+    }
+}
+
+/// Installer failures: 400 invalid, 413 too large, 409 conflicts.
+fn install_error(e: InstallError) -> AppError {
+    match e {
+        InstallError::NotAZip(why) => AppError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_archive",
+            "the file is not a zip archive",
+        )
+        .with_details(json!({ "findings": [InstallFinding {
+            rule: "not-a-zip".into(),
+            path: String::new(),
+            message: why,
+        }] })),
+        InstallError::Refused {
+            findings,
+            too_large,
+        } => {
+            let (status, code) = if too_large {
+                (StatusCode::PAYLOAD_TOO_LARGE, "archive_too_large")
+            } else {
+                (StatusCode::BAD_REQUEST, "invalid_archive")
+            };
+            let summary = findings
+                .iter()
+                .take(3)
+                .map(|f| f.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; ");
+            AppError::new(
+                status,
+                code,
+                format!(
+                    "the archive was refused ({} problem(s)): {summary}",
+                    findings.len()
+                ),
+            )
+            .with_details(json!({ "findings": findings }))
+        }
+        InstallError::Exists(name) => AppError::new(
+            StatusCode::CONFLICT,
+            "skill_exists",
+            format!(
+                "a custom skill named '{name}' is already installed; pass overwrite to replace it"
+            ),
+        )
+        .with_details(json!({ "name": name })),
+        InstallError::Busy(name) => AppError::new(
+            StatusCode::CONFLICT,
+            "install_in_progress",
+            format!("another install or delete of '{name}' is in progress; try again"),
+        )
+        .with_details(json!({ "name": name })),
+        InstallError::NotFound(name) => {
+            AppError::not_found(format!("no custom skill named '{name}'"))
+        }
+        InstallError::Io(e) => AppError::internal(e),
     }
 }
 

@@ -1,18 +1,18 @@
-//! Antler's HTTP layer: configuration, application state, the axum router with its OpenAPI
-//! document, and the JSON error envelope.
+//! Antler's HTTP layer: the axum router with its OpenAPI document, the handlers (thin: they
+//! parse, call a service of [`antler_app::App`] and answer), and the JSON error envelope.
 
-pub mod app;
-pub mod config;
 pub mod error;
 pub mod extract;
 pub mod files;
 pub mod params;
 pub mod router;
 pub mod routes;
+pub mod state;
 
-pub use app::{App, AppState};
-pub use config::Config;
 pub use router::{openapi, router};
+pub use state::{AppState, Identity};
+
+use antler_app::App;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -26,7 +26,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = Arc::new(app);
-    let router = router(AppState(app.clone()));
+    let router = router(AppState::new(app.clone()));
     let served = axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
         .await;

@@ -37,21 +37,9 @@ pub struct CategoryQuery {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThreadId(pub String);
 
-/// Checks a thread id.
+/// Checks a thread id (422 `invalid_thread_id` naming what is wrong).
 pub fn check_thread_id(id: &str) -> Result<(), crate::error::AppError> {
-    let ok = (1..=64).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if ok {
-        Ok(())
-    } else {
-        Err(crate::error::AppError::new(
-            axum::http::StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_thread_id",
-            format!("thread id {id:?} must be 1-64 characters of letters, digits, '-' and '_'"),
-        ))
-    }
+    Ok(antler_app::threads::check_id(id)?)
 }
 
 impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ThreadId {

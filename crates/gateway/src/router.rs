@@ -16,10 +16,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use utoipa_swagger_ui::SwaggerUi;
 
-use crate::app::AppState;
-use crate::config::Config;
+use antler_app::Config;
+
 use crate::error::{AppError, InternalCause};
 use crate::routes::{artifacts, health, models, runs, skill_install, skills, threads, uploads};
+use crate::state::AppState;
 
 /// Top-level OpenAPI metadata; paths are added by [`api_router`].
 #[derive(OpenApi)]

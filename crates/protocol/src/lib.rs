@@ -7,6 +7,7 @@ pub mod error;
 pub mod files;
 pub mod health;
 pub mod messages;
+pub mod paths;
 pub mod runs;
 pub mod skills;
 pub mod stream;

@@ -13,6 +13,7 @@ pub mod config;
 pub mod docker;
 pub mod error;
 pub mod files;
+pub mod gate;
 pub mod instance;
 pub mod local;
 pub mod output;

@@ -2,10 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// Container root of a thread's files.
-pub const USER_DATA_ROOT: &str = "/mnt/user-data";
-/// Container root of the (enabled) skills.
-pub const SKILLS_ROOT: &str = "/mnt/skills";
+pub use antler_protocol::paths::{SKILLS_ROOT, USER_DATA_ROOT};
 /// The owner of every thread until authentication arrives.
 pub const LOCAL_OWNER: &str = "local";
 

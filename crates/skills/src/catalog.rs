@@ -249,6 +249,13 @@ impl Catalog {
         })
     }
 
+    /// Forgets one skill's state (it goes back to the default, enabled, if it reappears).
+    pub fn forget_state(&self, category: SkillCategory, name: &str) -> Arc<Snapshot> {
+        self.update(|inner| {
+            inner.states.remove(&(category, name.to_string()));
+        })
+    }
+
     fn update(&self, change: impl FnOnce(&mut Inner)) -> Arc<Snapshot> {
         let mut inner = lock(&self.inner);
         change(&mut inner);

@@ -8,10 +8,11 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use antler_protocol::paths::SKILLS_ROOT;
 use antler_protocol::skills::{SkillCategory, SkillLoadError};
 
+use crate::SKILL_FILE;
 use crate::validate::{Mode, inspect};
-use crate::{CONTAINER_SKILLS_ROOT, SKILL_FILE};
 
 /// Bounds on a scan so a hostile or accidental tree cannot stall the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +64,7 @@ impl LoadedSkill {
     /// The container path of its `SKILL.md`.
     pub fn location(&self) -> String {
         format!(
-            "{CONTAINER_SKILLS_ROOT}/{}/{}/{SKILL_FILE}",
+            "{SKILLS_ROOT}/{}/{}/{SKILL_FILE}",
             self.category, self.relative_path
         )
     }

@@ -20,6 +20,3 @@ pub use validate::{Finding, Mode, Severity};
 
 /// The file that makes a directory a skill.
 pub const SKILL_FILE: &str = "SKILL.md";
-
-/// Where the skills directory appears inside the sandbox.
-pub const CONTAINER_SKILLS_ROOT: &str = "/mnt/skills";

@@ -2719,6 +2719,15 @@ export interface operations {
                     "application/json": components["schemas"]["UploadLimits"];
                 };
             };
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
                 headers: {

@@ -3,8 +3,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use antler_gateway::Config;
-use antler_gateway::config::LogFormat;
+use antler_app::Config;
+use antler_app::config::LogFormat;
 
 pub(crate) mod migrate;
 pub(crate) mod sandbox;

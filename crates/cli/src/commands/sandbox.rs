@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use antler_gateway::Config;
+use antler_app::Config;
 use antler_sandbox::api::{ExecRequest, SandboxProvider};
 use antler_sandbox::config::ProviderKind;
 use antler_sandbox::docker::{self, DockerProvider, admin};
@@ -27,8 +27,8 @@ pub(crate) fn exec(
         Ok(setup) => setup,
         Err(code) => return code,
     };
-    if let Err(e) = antler_gateway::params::check_thread_id(thread) {
-        eprintln!("antler: {}", e.message());
+    if let Err(e) = antler_protocol::paths::check_thread_id(thread) {
+        eprintln!("antler: {e}");
         return ExitCode::from(2);
     }
     let Some(line) = command_line(command) else {

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use antler_gateway::App;
+use antler_app::App;
 
 use super::{EXIT_CONFIG, fail, init_logging, load_config, runtime};
 
@@ -31,7 +31,7 @@ pub(crate) fn run(config: Option<PathBuf>, bind: Option<String>) -> ExitCode {
     }
 }
 
-async fn serve(config: antler_gateway::Config) -> anyhow::Result<()> {
+async fn serve(config: antler_app::Config) -> anyhow::Result<()> {
     // Handlers go in before anything can be started, so an early SIGTERM still shuts down
     // cleanly (sandbox containers removed) instead of killing the process.
     let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;

@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use antler_gateway::App;
+use antler_app::{App, SkillOpError};
+use antler_skills::install::InstallError;
 use antler_skills::validate::{Mode, inspect};
 use antler_skills::{SKILL_FILE, Severity};
 
@@ -112,7 +113,7 @@ pub(crate) fn install(
         Ok(v) => v,
         Err(code) => return code,
     };
-    match rt.block_on(app.install_archive(archive, overwrite, enable)) {
+    match rt.block_on(app.skills.install(archive, overwrite, enable)) {
         Ok(result) => {
             for w in &result.warnings {
                 println!("warning: {w}");
@@ -133,22 +134,29 @@ pub(crate) fn install(
             );
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            println!("error: {}", e.message());
-            if let Some(findings) = e
-                .details()
-                .and_then(|d| d.get("findings"))
-                .and_then(|f| f.as_array())
-            {
-                for f in findings {
-                    println!(
-                        "  [{}] {}: {}",
-                        f["rule"].as_str().unwrap_or(""),
-                        f["path"].as_str().unwrap_or(""),
-                        f["message"].as_str().unwrap_or("")
-                    );
-                }
+        Err(SkillOpError::Install(InstallError::Refused { findings, .. })) => {
+            println!(
+                "error: the archive was refused ({} problem(s))",
+                findings.len()
+            );
+            for f in findings {
+                println!("  [{}] {}: {}", f.rule, f.path, f.message);
             }
+            ExitCode::from(EXIT_REFUSED)
+        }
+        Err(SkillOpError::Install(InstallError::NotAZip(why))) => {
+            println!("error: the file is not a zip archive");
+            println!("  [not-a-zip] : {why}");
+            ExitCode::from(EXIT_REFUSED)
+        }
+        Err(SkillOpError::Install(InstallError::Exists(name))) => {
+            println!(
+                "error: a custom skill named '{name}' is already installed; pass --overwrite to replace it"
+            );
+            ExitCode::from(EXIT_REFUSED)
+        }
+        Err(e) => {
+            println!("error: {e}");
             ExitCode::from(EXIT_REFUSED)
         }
     }

@@ -18,6 +18,7 @@ mod install;
 mod replicas;
 mod runs;
 mod sandbox;
+mod skill_races;
 mod threads;
 mod uploads;
 mod web;

@@ -17,7 +17,6 @@ use percent_encoding::percent_decode_str;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::app::AppState;
 use crate::error::{ApiResult, AppError};
 use crate::extract::ApiQuery;
 use crate::files::archive::{MemberError, preview, read_member};
@@ -25,6 +24,7 @@ use crate::files::etag::{FileVersion, sha256_etag};
 use crate::files::serve::{FileBody, FileInfo, bytes_response, content_type, file_response};
 use crate::files::walk::list_artifacts;
 use crate::params::ThreadId;
+use crate::state::{AppState, Identity};
 
 /// Lists every file under the thread's `/mnt/user-data`.
 #[utoipa::path(
@@ -40,9 +40,10 @@ use crate::params::ThreadId;
 )]
 pub async fn list(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(id): ThreadId,
 ) -> ApiResult<Json<ArtifactList>> {
-    let dirs = app.existing_thread_dirs(&id).await?;
+    let dirs = app.threads.existing_dirs(&caller, &id).await?;
     let (artifacts, truncated) =
         tokio::task::spawn_blocking(move || list_artifacts(&id, &dirs)).await?;
     Ok(Json(ArtifactList {
@@ -88,6 +89,7 @@ pub struct DownloadQuery {
 )]
 pub async fn get(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(id): ThreadId,
     OriginalUri(uri): OriginalUri,
     ApiQuery(query): ApiQuery<DownloadQuery>,
@@ -97,25 +99,18 @@ pub async fn get(
     let raw = uri.path().strip_prefix(&prefix).unwrap_or("");
     let path = VirtualPath::parse_user_data(&decode(raw)?)
         .map_err(|e| AppError::new(StatusCode::BAD_REQUEST, "invalid_path", e.to_string()))?;
-    let dirs = app.existing_thread_dirs(&id).await?;
-    let etags = app.clone();
-    let installer = app.clone();
+    let dirs = app.threads.existing_dirs(&caller, &id).await?;
+    let etags = app.etags.clone();
     let resolved = {
         // A revalidation or a range needs at most part of the file: never read it whole.
         let preload =
             !headers.contains_key(header::IF_NONE_MATCH) && !headers.contains_key(header::RANGE);
-        tokio::task::spawn_blocking(move || resolve(&dirs, &path, &etags.etags, preload)).await??
+        tokio::task::spawn_blocking(move || resolve(&dirs, &path, &etags, preload)).await??
     };
     Ok(match resolved {
         Resolved::File(file, info) => file_response(file, &info, &headers, query.download).await,
         Resolved::Member(bytes, info) => bytes_response(bytes, &info, &headers, query.download),
-        Resolved::Archive(file) => {
-            let inspection =
-                tokio::task::spawn_blocking(move || installer.installer.inspect(&file))
-                    .await?
-                    .map_err(crate::app::install_error)?;
-            Json(preview(inspection)).into_response()
-        }
+        Resolved::Archive(file) => Json(preview(app.skills.inspect(file).await?)).into_response(),
     })
 }
 

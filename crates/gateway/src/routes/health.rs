@@ -4,7 +4,7 @@ use antler_protocol::health::Health;
 use axum::Json;
 use axum::extract::State;
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// Liveness and degradations.
 #[utoipa::path(

@@ -5,7 +5,7 @@ use axum::extract::State;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// One configured model (no secrets).
 #[derive(Debug, Clone, Serialize, ToSchema)]

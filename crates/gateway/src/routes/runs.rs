@@ -6,62 +6,28 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use antler_agent_runtime::runs::ActiveRun;
 use antler_agent_runtime::runs::log::RunEvent;
-use antler_agent_runtime::runs::{ActiveRun, RunError, Runtime, stream::follow};
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::runs::{
-    CancelAction, CancelQuery, Checkpoint, HistoryRequest, Run, RunCreate, RunStatus, StopReason,
-    ThreadState,
+    CancelAction, CancelQuery, HistoryRequest, Run, RunCreate, RunStatus, StopReason, ThreadState,
 };
 use antler_protocol::stream::StreamMode;
 use antler_protocol::threads::ThreadValues;
-use antler_store::threads::timestamp;
-use antler_store::{CheckpointRecord, RunRecord};
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
+use tokio::sync::mpsc;
 use utoipa::IntoParams;
 
-use crate::app::{AppState, stored_values};
 use crate::error::{ApiResult, AppError};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::params::ThreadId;
-
-fn run_error(e: RunError) -> AppError {
-    match e {
-        RunError::NotFound(m) => AppError::not_found(m),
-        RunError::Conflict(m) => AppError::conflict(m),
-        RunError::Invalid(m) => AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", m),
-        RunError::Unreadable(m) => AppError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "thread_state_unreadable",
-            m,
-        ),
-        RunError::Internal(m) => AppError::internal(anyhow::anyhow!(m)),
-    }
-}
-
-/// The wire shape of a stored run.
-pub(crate) fn run_json(r: RunRecord) -> Run {
-    Run {
-        usage: Runtime::usage(&r),
-        run_id: r.run_id,
-        thread_id: r.thread_id,
-        assistant_id: r.assistant_id,
-        created_at: timestamp(r.created_at),
-        updated_at: timestamp(r.updated_at),
-        status: r.status,
-        stop_reason: r.stop_reason,
-        error: r.error,
-        metadata: r.metadata,
-        multitask_strategy: r.multitask_strategy,
-        kwargs: r.kwargs,
-    }
-}
+use crate::state::{AppState, Identity};
 
 /// `{thread_id}` and `{run_id}` of a run's path.
 #[derive(Debug, Deserialize)]
@@ -71,21 +37,6 @@ pub struct RunPath {
     thread_id: String,
     /// The run.
     run_id: String,
-}
-
-fn check_run_id(run_id: &str) -> Result<(), AppError> {
-    if uuid::Uuid::parse_str(run_id).is_err() {
-        return Err(AppError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_run_id",
-            format!("run id {run_id:?} is not a UUID"),
-        ));
-    }
-    Ok(())
-}
-
-async fn runtime(app: &AppState) -> Arc<Runtime> {
-    app.runtime.clone()
 }
 
 fn location(thread_id: &str, run_id: &str) -> HeaderValue {
@@ -106,22 +57,14 @@ impl Drop for DisconnectGuard {
     }
 }
 
-/// The SSE response for a run's events after `after`.
+/// The SSE response for a run's events `rx`.
 fn sse(
     app: &AppState,
     run_id: String,
     thread_id: &str,
-    after: u64,
-    modes: HashSet<StreamMode>,
+    rx: mpsc::Receiver<Arc<RunEvent>>,
     guard: DisconnectGuard,
 ) -> Response {
-    let rx = follow(
-        app.runtime.clone(),
-        thread_id.to_string(),
-        run_id.clone(),
-        after,
-        modes,
-    );
     let heartbeat = Duration::from_secs(app.config.agent.heartbeat_secs);
     let stream = futures::stream::unfold((rx, guard), |(mut rx, mut guard)| async move {
         let event: Arc<RunEvent> = rx.recv().await?;
@@ -173,19 +116,19 @@ fn sse(
 )]
 pub async fn stream_run(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Response> {
-    let (run, _) = runtime(&app)
-        .await
-        .create(app.owner(), &thread_id, body)
-        .await
-        .map_err(run_error)?;
+    let started = app.runs.start(&caller, &thread_id, body).await?;
+    let run = started.run;
     let guard = DisconnectGuard {
         run: run.on_disconnect_cancel.then(|| run.clone()),
     };
-    let modes = run.log.modes().clone();
-    Ok(sse(&app, run.run_id.clone(), &thread_id, 0, modes, guard))
+    let rx = app
+        .runs
+        .events(&thread_id, &run.run_id, 0, run.log.modes().clone());
+    Ok(sse(&app, run.run_id.clone(), &thread_id, rx, guard))
 }
 
 /// Starts a run in the background.
@@ -205,18 +148,16 @@ pub async fn stream_run(
 )]
 pub async fn create_run(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Response> {
-    let (run, record) = app
-        .runtime
-        .create(app.owner(), &thread_id, body)
-        .await
-        .map_err(run_error)?;
-    let mut response = Json(run_json(record)).into_response();
-    response
-        .headers_mut()
-        .insert(header::CONTENT_LOCATION, location(&thread_id, &run.run_id));
+    let started = app.runs.start(&caller, &thread_id, body).await?;
+    let mut response = Json(started.record).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_LOCATION,
+        location(&thread_id, &started.run.run_id),
+    );
     Ok(response)
 }
 
@@ -237,24 +178,21 @@ pub async fn create_run(
 )]
 pub async fn wait_run(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Response> {
-    let (run, _) = app
-        .runtime
-        .create(app.owner(), &thread_id, body)
-        .await
-        .map_err(run_error)?;
-    run.finished().await;
-    let mut response = Json(thread_values(&app, &thread_id).await?).into_response();
-    response
-        .headers_mut()
-        .insert(header::CONTENT_LOCATION, location(&thread_id, &run.run_id));
+    let started = app.runs.start(&caller, &thread_id, body).await?;
+    let values = app
+        .runs
+        .finished_values(&caller, &thread_id, &started.run)
+        .await?;
+    let mut response = Json(values).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_LOCATION,
+        location(&thread_id, &started.run.run_id),
+    );
     Ok(response)
-}
-
-async fn thread_values(app: &AppState, thread_id: &str) -> Result<ThreadValues, AppError> {
-    stored_values(&app.require_thread(thread_id).await?.values)
 }
 
 /// Paging for run lists.
@@ -284,27 +222,21 @@ pub struct ListQuery {
 )]
 pub async fn list_runs(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> ApiResult<Json<Vec<Run>>> {
-    app.require_thread(&thread_id).await?;
-    let limit = q.limit.unwrap_or(10).clamp(1, 1000);
     let runs = app
-        .store
         .runs
-        .list(&thread_id, q.status, limit, q.offset.unwrap_or(0))
+        .list(
+            &caller,
+            &thread_id,
+            q.status,
+            q.limit.unwrap_or(10),
+            q.offset.unwrap_or(0),
+        )
         .await?;
-    Ok(Json(runs.into_iter().map(run_json).collect()))
-}
-
-async fn stored_run(app: &AppState, thread_id: &str, run_id: &str) -> Result<RunRecord, AppError> {
-    check_run_id(run_id)?;
-    app.require_thread(thread_id).await?;
-    app.store
-        .runs
-        .get(thread_id, run_id)
-        .await?
-        .ok_or_else(|| AppError::not_found(format!("no run '{run_id}' in thread '{thread_id}'")))
+    Ok(Json(runs))
 }
 
 /// One run.
@@ -321,10 +253,11 @@ async fn stored_run(app: &AppState, thread_id: &str, run_id: &str) -> Result<Run
 )]
 pub async fn get_run(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
 ) -> ApiResult<Json<Run>> {
-    Ok(Json(run_json(stored_run(&app, &thread_id, &run_id).await?)))
+    Ok(Json(app.runs.get(&caller, &thread_id, &run_id).await?))
 }
 
 /// Cancels a run: its model stream and running command stop at once.
@@ -347,17 +280,18 @@ pub async fn get_run(
 )]
 pub async fn cancel_run(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
     ApiQuery(q): ApiQuery<CancelQuery>,
 ) -> ApiResult<Json<Run>> {
-    stored_run(&app, &thread_id, &run_id).await?;
-    let record = app
-        .runtime
-        .cancel(&thread_id, &run_id, q.wait.unwrap_or(false))
-        .await
-        .map_err(run_error)?;
-    Ok(Json(run_json(record)))
+    // Only `interrupt` exists (`rollback` is refused when the query is read).
+    let (None | Some(CancelAction::Interrupt)) = q.action;
+    let run = app
+        .runs
+        .cancel(&caller, &thread_id, &run_id, q.wait.unwrap_or(false))
+        .await?;
+    Ok(Json(run))
 }
 
 /// Waits for a run to finish and answers the thread's values.
@@ -374,12 +308,11 @@ pub async fn cancel_run(
 )]
 pub async fn join_run(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
 ) -> ApiResult<Json<ThreadValues>> {
-    stored_run(&app, &thread_id, &run_id).await?;
-    app.runtime.wait_finished(&thread_id, &run_id).await;
-    Ok(Json(thread_values(&app, &thread_id).await?))
+    Ok(Json(app.runs.join(&caller, &thread_id, &run_id).await?))
 }
 
 /// Options of a join stream.
@@ -415,12 +348,12 @@ pub struct JoinStreamQuery {
 )]
 pub async fn join_stream(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    stored_run(&app, &thread_id, &run_id).await?;
     let after = match headers
         .get("last-event-id")
         .map(|v| v.to_str().unwrap_or("x").trim())
@@ -431,31 +364,37 @@ pub async fn join_stream(
         })?,
     };
     // `stream_mode` may repeat; `cancel_on_disconnect` is a flag.
-    let mut modes = Vec::new();
+    let mut modes = HashSet::new();
     let mut cancel_on_disconnect = false;
     for (k, v) in url_pairs(raw.as_deref().unwrap_or("")) {
         match k.as_str() {
             // Clients encode "no value" as `stream_mode=`.
-            "stream_mode" if !v.is_empty() => modes.push(v.parse::<StreamMode>().map_err(|e| {
-                AppError::new(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "invalid_query",
-                    format!("stream_mode: {e}"),
-                )
-            })?),
+            "stream_mode" if !v.is_empty() => {
+                let mode = v.parse::<StreamMode>().map_err(|e| {
+                    AppError::new(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        "invalid_query",
+                        format!("stream_mode: {e}"),
+                    )
+                })?;
+                modes.insert(mode.canonical());
+            }
             "cancel_on_disconnect" => cancel_on_disconnect = matches!(v.as_str(), "true" | "1"),
             _ => {}
         }
     }
-    let modes: HashSet<StreamMode> = modes.into_iter().map(StreamMode::canonical).collect();
+    let rx = app
+        .runs
+        .follow(&caller, &thread_id, &run_id, after, modes)
+        .await?;
     let guard = DisconnectGuard {
         run: if cancel_on_disconnect {
-            app.runtime.active(&run_id)
+            app.runs.active(&run_id)
         } else {
             None
         },
     };
-    Ok(sse(&app, run_id, &thread_id, after, modes, guard))
+    Ok(sse(&app, run_id, &thread_id, rx, guard))
 }
 
 fn url_pairs(query: &str) -> Vec<(String, String)> {
@@ -474,29 +413,6 @@ fn url_pairs(query: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn checkpoint_ref(thread_id: &str, id: Option<&str>) -> Option<Checkpoint> {
-    id.map(|id| Checkpoint {
-        thread_id: thread_id.to_string(),
-        checkpoint_ns: String::new(),
-        checkpoint_id: id.to_string(),
-    })
-}
-
-fn state_json(c: CheckpointRecord) -> Result<ThreadState, AppError> {
-    let mut metadata = Map::new();
-    metadata.insert("step".into(), json!(c.step));
-    metadata.insert("run_id".into(), json!(c.run_id));
-    Ok(ThreadState {
-        values: stored_values(&c.state)?,
-        next: Vec::new(),
-        tasks: Vec::new(),
-        metadata,
-        created_at: Some(timestamp(c.created_at)),
-        checkpoint: checkpoint_ref(&c.thread_id, Some(&c.checkpoint_id)),
-        parent_checkpoint: checkpoint_ref(&c.thread_id, c.parent_id.as_deref()),
-    })
-}
-
 /// The thread's current state.
 #[utoipa::path(
     get,
@@ -511,21 +427,10 @@ fn state_json(c: CheckpointRecord) -> Result<ThreadState, AppError> {
 )]
 pub async fn get_state(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
 ) -> ApiResult<Json<ThreadState>> {
-    let thread = app.require_thread(&thread_id).await?;
-    Ok(Json(match app.store.state.latest(&thread_id).await? {
-        Some(c) => state_json(c)?,
-        None => ThreadState {
-            values: stored_values(&thread.values)?,
-            next: Vec::new(),
-            tasks: Vec::new(),
-            metadata: Map::new(),
-            created_at: None,
-            checkpoint: None,
-            parent_checkpoint: None,
-        },
-    }))
+    Ok(Json(app.runs.state(&caller, &thread_id).await?))
 }
 
 /// Earlier states of the thread, newest first.
@@ -544,11 +449,10 @@ pub async fn get_state(
 )]
 pub async fn history(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<HistoryRequest>,
 ) -> ApiResult<Json<Vec<ThreadState>>> {
-    app.require_thread(&thread_id).await?;
-    let limit = body.limit.unwrap_or(10).clamp(1, 1000);
     let before = body
         .before
         .as_ref()
@@ -557,11 +461,9 @@ pub async fn history(
                 .or_else(|| b.get("configurable")?.get("checkpoint_id"))
         })
         .and_then(Value::as_str);
-    let states = app.store.state.history(&thread_id, limit, before).await?;
-    Ok(Json(
-        states
-            .into_iter()
-            .map(state_json)
-            .collect::<Result<_, _>>()?,
-    ))
+    let states = app
+        .runs
+        .history(&caller, &thread_id, body.limit.unwrap_or(10), before)
+        .await?;
+    Ok(Json(states))
 }

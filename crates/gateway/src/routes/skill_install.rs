@@ -9,11 +9,11 @@ use axum::extract::State;
 use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::http::StatusCode;
 
-use crate::app::AppState;
 use crate::error::{ApiResult, AppError};
 use crate::extract::{ApiJson, ApiPath};
 use crate::files::multipart::{field_text, field_to_temp, multipart_error};
 use crate::params::{SkillName, check_thread_id};
+use crate::state::{AppState, Identity};
 
 /// Installs a `.skill` file that is in a thread (for example one the agent produced).
 #[utoipa::path(
@@ -33,12 +33,13 @@ use crate::params::{SkillName, check_thread_id};
 )]
 pub async fn install(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ApiJson(body): ApiJson<InstallFromThread>,
 ) -> ApiResult<Json<InstallResult>> {
     check_thread_id(&body.thread_id)?;
     let path = VirtualPath::parse_user_data(&body.path)
         .map_err(|e| AppError::new(StatusCode::BAD_REQUEST, "invalid_path", e.to_string()))?;
-    let dirs = app.existing_thread_dirs(&body.thread_id).await?;
+    let dirs = app.threads.existing_dirs(&caller, &body.thread_id).await?;
     let file =
         tokio::task::spawn_blocking(move || crate::files::open_beneath(dirs.user_data(), &path))
             .await??;
@@ -46,8 +47,8 @@ pub async fn install(
         return Err(AppError::bad_request("the path is not a regular file"));
     }
     Ok(Json(
-        app.0
-            .install_archive(file, body.overwrite, body.enable)
+        app.skills
+            .install(file, body.overwrite, body.enable)
             .await?,
     ))
 }
@@ -74,8 +75,8 @@ pub async fn upload(
     let file = form.archive.reopen().map_err(AppError::internal)?;
     // The temporary file is removed when `form` drops, after the install has read it.
     let result = app
-        .0
-        .install_archive(file, form.overwrite, form.enable)
+        .skills
+        .install(file, form.overwrite, form.enable)
         .await?;
     drop(form);
     Ok(Json(result))
@@ -101,10 +102,7 @@ pub async fn preview(
 ) -> ApiResult<Json<ArchivePreview>> {
     let form = read_archive_form(&app, multipart).await?;
     let file = form.archive.reopen().map_err(AppError::internal)?;
-    let installer = app.0.clone();
-    let inspection = tokio::task::spawn_blocking(move || installer.installer.inspect(&file))
-        .await?
-        .map_err(crate::app::install_error)?;
+    let inspection = app.skills.inspect(file).await?;
     Ok(Json(crate::files::archive::preview(inspection)))
 }
 
@@ -196,6 +194,6 @@ pub async fn delete(
     State(app): State<AppState>,
     ApiPath(name): ApiPath<SkillName>,
 ) -> ApiResult<StatusCode> {
-    app.0.delete_skill(name.as_str()).await?;
+    app.skills.delete(name.as_str()).await?;
     Ok(StatusCode::NO_CONTENT)
 }

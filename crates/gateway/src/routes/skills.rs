@@ -1,19 +1,19 @@
 //! `/api/skills`: list, details, toggle, reload.
 
+use antler_app::SkillOpError;
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::skills::{SetSkillEnabled, Skill, SkillDetail, SkillList};
-use antler_skills::{FindError, Snapshot};
+use antler_skills::Snapshot;
 use axum::Json;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
-use crate::app::AppState;
 use crate::error::{ApiResult, AppError};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::params::{CategoryQuery, SkillName};
+use crate::state::AppState;
 
 /// Every skill with its state, plus skills that failed to load.
 ///
@@ -71,7 +71,7 @@ pub async fn get_skill(
     let snapshot = app.skills.snapshot();
     let (skill, loaded) = snapshot
         .find(name.as_str(), query.category)
-        .map_err(find_error)?;
+        .map_err(SkillOpError::from)?;
     let dir = loaded.dir.clone();
     let (body, files) = tokio::task::spawn_blocking(move || {
         let body = antler_skills::files::read_body(&dir);
@@ -113,26 +113,11 @@ pub async fn set_skill(
     ApiPath(name): ApiPath<SkillName>,
     ApiJson(body): ApiJson<SetSkillEnabled>,
 ) -> ApiResult<Json<Skill>> {
-    let snapshot = app.skills.snapshot();
-    let category = snapshot
-        .find(name.as_str(), body.category)
-        .map_err(find_error)?
-        .0
-        .category;
-    app.store
-        .skill_states
-        .set(category, name.as_str(), body.enabled)
-        .await?;
-    let snapshot = app
-        .skills
-        .set_enabled(category, name.as_str(), body.enabled);
-    app.sync_skills_view().await;
-    app.skills_changed().await;
-    tracing::info!(skill.name = name.as_str(), skill.category = %category, enabled = body.enabled, "skill state changed");
-    let (skill, _) = snapshot
-        .find(name.as_str(), Some(category))
-        .map_err(find_error)?;
-    Ok(Json(skill.clone()))
+    Ok(Json(
+        app.skills
+            .set_enabled(name.as_str(), body.category, body.enabled)
+            .await?,
+    ))
 }
 
 /// Rescans the skills directory and re-reads states; answers the fresh listing.
@@ -146,7 +131,7 @@ pub async fn set_skill(
     )
 )]
 pub async fn reload_skills(State(app): State<AppState>) -> ApiResult<Response> {
-    let snapshot = app.reload_skills().await.map_err(AppError::internal)?;
+    let snapshot = app.skills.reload().await?;
     Ok(listing_response(&snapshot, false))
 }
 
@@ -198,16 +183,6 @@ fn accepts_gzip(headers: &HeaderMap) -> bool {
             });
             (coding.eq_ignore_ascii_case("gzip") || coding == "*") && !refused
         })
-}
-
-fn find_error(e: FindError) -> AppError {
-    match e {
-        FindError::NotFound(name) => AppError::not_found(format!("no skill named '{name}'")),
-        FindError::Ambiguous(name) => AppError::conflict(format!(
-            "skill '{name}' exists as both a public and a custom skill; say which with \"category\""
-        ))
-        .with_details(json!({ "name": name, "categories": ["public", "custom"] })),
-    }
 }
 
 #[cfg(test)]

@@ -1,19 +1,15 @@
 //! `/api/threads`: create, read, update metadata, delete, search.
 
 use antler_protocol::error::ErrorEnvelope;
-use antler_protocol::threads::{
-    CreateThread, IfExists, PatchThread, SearchThreads, SortOrder, Thread,
-};
-use antler_store::ThreadQuery;
+use antler_protocol::threads::{CreateThread, PatchThread, SearchThreads, Thread};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 
-use crate::app::AppState;
-use crate::app::thread_json;
-use crate::error::{ApiResult, AppError};
+use crate::error::ApiResult;
 use crate::extract::ApiJson;
-use crate::params::{ThreadId, check_thread_id};
+use crate::params::ThreadId;
+use crate::state::{AppState, Identity};
 
 /// Creates a thread (or returns the existing one with that id).
 #[utoipa::path(
@@ -30,26 +26,10 @@ use crate::params::{ThreadId, check_thread_id};
 )]
 pub async fn create_thread(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ApiJson(body): ApiJson<CreateThread>,
 ) -> ApiResult<Json<Thread>> {
-    let id = body
-        .thread_id
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    check_thread_id(&id)?;
-    let raise = body.if_exists == Some(IfExists::Raise);
-    let created = app
-        .store
-        .threads
-        .create(app.owner(), &id, body.metadata.unwrap_or_default())
-        .await?;
-    if !created.created && raise {
-        return Err(AppError::conflict(format!("thread '{id}' already exists")));
-    }
-    app.create_thread_dirs(&id).await?;
-    if created.created {
-        tracing::info!(thread.id = %id, "thread created");
-    }
-    Ok(Json(thread_json(created.thread)?))
+    Ok(Json(app.threads.create(&caller, body).await?))
 }
 
 /// One thread.
@@ -66,9 +46,10 @@ pub async fn create_thread(
 )]
 pub async fn get_thread(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(id): ThreadId,
 ) -> ApiResult<Json<Thread>> {
-    Ok(Json(thread_json(app.require_thread(&id).await?)?))
+    Ok(Json(app.threads.get(&caller, &id).await?))
 }
 
 /// Merges metadata into a thread (`null` removes a key).
@@ -87,16 +68,11 @@ pub async fn get_thread(
 )]
 pub async fn patch_thread(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(id): ThreadId,
     ApiJson(body): ApiJson<PatchThread>,
 ) -> ApiResult<Json<Thread>> {
-    let thread = app
-        .store
-        .threads
-        .merge_metadata(app.owner(), &id, body.metadata)
-        .await?
-        .ok_or_else(|| AppError::not_found(format!("no thread '{id}'")))?;
-    Ok(Json(thread_json(thread)?))
+    Ok(Json(app.threads.patch(&caller, &id, body.metadata).await?))
 }
 
 /// Deletes a thread and all its files.
@@ -113,28 +89,10 @@ pub async fn patch_thread(
 )]
 pub async fn delete_thread(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(id): ThreadId,
 ) -> ApiResult<StatusCode> {
-    app.require_thread(&id).await?;
-    app.runtime.cancel_thread(&id).await;
-    app.store.runs.delete_for_thread(&id).await?;
-    if !app.store.threads.delete(app.owner(), &id).await? {
-        return Err(AppError::not_found(format!("no thread '{id}'")));
-    }
-    if let Err(error) = app.sandbox.destroy(&id).await {
-        tracing::warn!(thread.id = %id, %error, "thread sandbox could not be removed");
-    }
-    let dirs = app.thread_dirs(&id);
-    let data_dir = app.config.data_dir.clone();
-    let removed = tokio::task::spawn_blocking(move || {
-        antler_sandbox::storage::remove_thread(&dirs, &data_dir)
-    })
-    .await?;
-    if let Err(error) = removed {
-        // The record is gone, so the thread is deleted for every client; log the leftover.
-        tracing::error!(thread.id = %id, %error, "thread files could not be removed");
-    }
-    tracing::info!(thread.id = %id, "thread deleted");
+    app.threads.delete(&caller, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -152,25 +110,8 @@ pub async fn delete_thread(
 )]
 pub async fn search_threads(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ApiJson(body): ApiJson<SearchThreads>,
 ) -> ApiResult<Json<Vec<Thread>>> {
-    let invalid = |m: String| AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", m);
-    if !(1..=1000).contains(&body.limit) {
-        return Err(invalid(format!("limit must be 1-1000, not {}", body.limit)));
-    }
-    let query = ThreadQuery {
-        metadata: body.metadata.unwrap_or_default(),
-        status: body.status,
-        limit: body.limit,
-        offset: body.offset,
-        sort: body.sort_by.unwrap_or_default(),
-        ascending: body.sort_order == Some(SortOrder::Asc),
-    };
-    let threads = app.store.threads.search(app.owner(), &query).await?;
-    Ok(Json(
-        threads
-            .into_iter()
-            .map(thread_json)
-            .collect::<Result<_, _>>()?,
-    ))
+    Ok(Json(app.threads.search(&caller, body).await?))
 }

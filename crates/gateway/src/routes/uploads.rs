@@ -17,13 +17,13 @@ use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::http::StatusCode;
 use serde_json::json;
 
-use crate::app::AppState;
 use crate::error::{ApiResult, AppError};
 use crate::extract::ApiPath;
 use crate::files::multipart::{field_to_temp, multipart_error};
 use crate::files::names::{dedupe, safe_file_name};
 use crate::files::walk::artifact_url;
 use crate::params::ThreadId;
+use crate::state::{AppState, Identity};
 
 /// Uploads files (multipart field `files`, several at once).
 #[utoipa::path(
@@ -43,11 +43,12 @@ use crate::params::ThreadId;
 )]
 pub async fn upload(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(id): ThreadId,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<Json<UploadList>> {
     let mut multipart = multipart?;
-    let dirs = app.thread_files(&id).await?;
+    let dirs = app.threads.files(&caller, &id).await?;
     let uploads = dirs.dir(UserDataDir::Uploads);
     let limits = &app.config.uploads;
     let too_large =
@@ -143,9 +144,10 @@ pub async fn upload(
 )]
 pub async fn list_uploads(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(id): ThreadId,
 ) -> ApiResult<Json<UploadList>> {
-    let dirs = app.existing_thread_dirs(&id).await?;
+    let dirs = app.threads.existing_dirs(&caller, &id).await?;
     let uploads = dirs.dir(UserDataDir::Uploads);
     let files = tokio::task::spawn_blocking(move || {
         let mut files = Vec::new();
@@ -179,16 +181,23 @@ pub async fn list_uploads(
     params(("thread_id" = String, Path, description = "Thread id")),
     responses(
         (status = 200, description = "Limits", body = UploadLimits),
+        (status = 404, description = "No such thread", body = ErrorEnvelope),
         (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
     )
 )]
-pub async fn upload_limits(State(app): State<AppState>, _thread: ThreadId) -> Json<UploadLimits> {
+pub async fn upload_limits(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    ThreadId(id): ThreadId,
+) -> ApiResult<Json<UploadLimits>> {
+    // The limits are the same for every thread, but only a thread that exists has any.
+    app.threads.record(&caller, &id).await?;
     let l = &app.config.uploads;
-    Json(UploadLimits {
+    Ok(Json(UploadLimits {
         max_files: l.max_files,
         max_file_bytes: l.max_file_bytes,
         max_request_bytes: l.max_request_bytes,
-    })
+    }))
 }
 
 /// Deletes one uploaded file.
@@ -209,6 +218,7 @@ pub async fn upload_limits(State(app): State<AppState>, _thread: ThreadId) -> Js
 )]
 pub async fn delete_upload(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ThreadId(id): ThreadId,
     ApiPath(params): ApiPath<(String, String)>,
 ) -> ApiResult<StatusCode> {
@@ -218,7 +228,7 @@ pub async fn delete_upload(
             "{filename:?} is not a plain file name"
         )));
     }
-    let dirs = app.existing_thread_dirs(&id).await?;
+    let dirs = app.threads.existing_dirs(&caller, &id).await?;
     let path = dirs.dir(UserDataDir::Uploads).join(&filename);
     let meta = tokio::fs::symlink_metadata(&path)
         .await

@@ -1,63 +1,49 @@
-//! Application state shared by every request.
+//! The application: configuration, storage, the sandbox provider and the services, built
+//! once at startup and shared by every request and command.
 
-use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
+use antler_agent_runtime::runs::{Runtime, RuntimeDeps};
+use antler_sandbox::SandboxProvider;
+use antler_sandbox::gate::ViewGate;
+use antler_sandbox::view::SkillsView;
 use antler_skills::Catalog;
-use antler_skills::catalog::States;
 use antler_skills::install::Installer;
 use antler_skills::watch::WatchGuard;
 use antler_store::Store;
 
 use crate::config::Config;
-use crate::files::etag::EtagCache;
+use crate::runs::RunsService;
+use crate::skills::{SkillsService, load_states};
+use crate::threads::ThreadsService;
 
-mod sandbox;
-mod skills;
-pub(crate) use skills::install_error;
-mod threads;
-
-pub(crate) use threads::{stored_values, thread_json};
-
-/// Everything a handler may need. Built once at startup.
+/// Everything the use-cases need. Built once by [`App::start`] (a server) or
+/// [`App::start_one_shot`] (a command next to, or without, a running server).
 pub struct App {
     /// The loaded configuration.
     pub config: Config,
-    /// Database repositories.
+    /// Database repositories (for health checks and operator commands; use-cases go through
+    /// the services).
     pub store: Store,
-    /// The skills catalog (scan cache merged with enabled state).
-    pub skills: Arc<Catalog>,
-    /// Installs `.skill` archives into `custom/` and deletes custom skills.
-    pub installer: Installer,
+    /// Skills: the catalog, toggles, installs, deletes, reloads.
+    pub skills: Arc<SkillsService>,
+    /// Conversation threads and their directories.
+    pub threads: ThreadsService,
+    /// Agent runs, their event streams and the threads' state.
+    pub runs: RunsService,
     /// Runs the agent's tools: Docker containers per thread, or host directories.
-    pub sandbox: Arc<dyn antler_sandbox::SandboxProvider>,
-    /// Runs: creation, execution, cancellation, event streams.
-    pub runtime: Arc<antler_agent_runtime::runs::Runtime>,
-    /// The enabled skills as sandboxes see them at `/mnt/skills`.
-    pub skills_view: Arc<antler_sandbox::view::SkillsView>,
-    /// Content hashes of served files, keyed by inode and modification time.
-    pub etags: EtagCache,
+    pub sandbox: Arc<dyn SandboxProvider>,
     /// Degradations reported by `/health` (for example a file watcher that failed to start).
     pub warnings: Vec<String>,
-    /// Keeps the skills file watcher running for the life of the app.
-    _watcher: Option<WatchGuard>,
     /// This server's id (container labels, run ownership, notices).
     pub instance: String,
-    /// Background tasks stopped with the app (view sync, replica duties).
+    /// Keeps the skills file watcher running for the life of the app.
+    _watcher: Option<WatchGuard>,
+    /// Background tasks stopped with the app (view follower, replica duties).
     _tasks: Vec<AbortOnDrop>,
     /// Holds `instance` so no other server sharing the data dir takes it (servers only).
     _claim: Option<antler_sandbox::instance::InstanceClaim>,
-    /// A one-shot command's app: no sandbox, no run duties, a throwaway skills view.
-    one_shot: bool,
-}
-
-impl Drop for App {
-    fn drop(&mut self) {
-        if self.one_shot {
-            self.skills_view.discard();
-        }
-    }
 }
 
 /// Stops a background task when the app goes away.
@@ -73,25 +59,14 @@ impl std::fmt::Debug for App {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("App")
             .field("config", &self.config)
-            .field("skills", &self.skills)
+            .field("instance", &self.instance)
             .finish_non_exhaustive()
-    }
-}
-
-/// Cloneable handle to [`App`] used as axum state.
-#[derive(Debug, Clone)]
-pub struct AppState(pub Arc<App>);
-
-impl Deref for AppState {
-    type Target = App;
-    fn deref(&self) -> &App {
-        &self.0
     }
 }
 
 impl App {
     /// Prepares directories, opens the database (applying migrations), scans skills, starts
-    /// the file watcher, the sandbox provider and the runtime's duties.
+    /// the file watcher, the sandbox provider and the run manager's duties.
     pub async fn start(config: Config) -> anyhow::Result<App> {
         Self::start_with(config, true).await
     }
@@ -108,6 +83,7 @@ impl App {
     async fn start_with(config: Config, serving: bool) -> anyhow::Result<App> {
         std::fs::create_dir_all(&config.data_dir)?;
         std::fs::create_dir_all(config.skills_dir.join("custom"))?;
+        std::fs::create_dir_all(config.data_dir.join("tmp"))?;
         let store = Store::open(
             &config.database_location()?,
             config.database.max_connections,
@@ -121,19 +97,7 @@ impl App {
         );
         let mut warnings = Vec::new();
         let watcher = if config.skills.watch {
-            match antler_skills::watch::watch(
-                catalog.clone(),
-                Duration::from_millis(config.skills.watch_debounce_ms),
-            ) {
-                Ok(guard) => Some(guard),
-                Err(error) => {
-                    tracing::warn!(%error, "skills file watcher failed to start; use POST /api/skills/reload after changes");
-                    warnings.push(format!(
-                        "skills file watcher is not running ({error}); changes on disk need POST /api/skills/reload"
-                    ));
-                    None
-                }
-            }
+            start_watcher(&catalog, &config, &mut warnings)
         } else {
             None
         };
@@ -144,8 +108,6 @@ impl App {
             dir = %config.skills_dir.display(),
             "skills catalog loaded"
         );
-        let installer = Installer::new(&config.skills_dir, config.skills.install.limits());
-        std::fs::create_dir_all(config.data_dir.join("tmp"))?;
         let (instance, claim, view_root) = if serving {
             let claim = antler_sandbox::instance::claim(
                 config.sandbox.instance_id.as_deref(),
@@ -160,24 +122,28 @@ impl App {
             let view_root = config.data_dir.join("tmp").join(format!("view-{instance}"));
             (instance, None, view_root)
         };
-        let skills_view = Arc::new(
-            tokio::task::spawn_blocking(move || antler_sandbox::view::SkillsView::open(&view_root))
-                .await??,
-        );
-        let (view_ready, ready) = tokio::sync::watch::channel(false);
-        let view_task = serving
-            .then(|| sandbox::follow_catalog(skills_view.clone(), catalog.clone(), view_ready));
-        let provider: Arc<dyn antler_sandbox::SandboxProvider> = Arc::new(sandbox::ViewGate {
-            inner: sandbox::start_provider(
+        let view =
+            Arc::new(tokio::task::spawn_blocking(move || SkillsView::open(&view_root)).await??);
+        let (synced_tx, synced) = tokio::sync::watch::channel(0);
+        let mut tasks = Vec::new();
+        if serving {
+            tasks.push(AbortOnDrop(crate::sandbox::follow_catalog(
+                view.clone(),
+                catalog.clone(),
+                synced_tx,
+            )));
+        }
+        let sandbox: Arc<dyn SandboxProvider> = Arc::new(ViewGate::new(
+            crate::sandbox::start_provider(
                 &config.sandbox,
                 &config.data_dir,
-                skills_view.root(),
+                view.root(),
                 &instance,
                 &mut warnings,
             )
             .await?,
-            ready,
-        });
+            synced.clone(),
+        ));
         let models = config
             .models
             .iter()
@@ -189,48 +155,51 @@ impl App {
                 "no model is configured: set ANTLER_MODEL_BASE_URL, ANTLER_MODEL and OPENAI_API_KEY, or add models to the configuration".into(),
             );
         }
-        let runtime =
-            antler_agent_runtime::runs::Runtime::new(antler_agent_runtime::runs::RuntimeDeps {
-                store: store.clone(),
-                catalog: catalog.clone(),
-                sandbox: provider.clone(),
-                cfg: config.agent.clone(),
-                models,
-                prompt_budget: config.skills.prompt_budget_chars,
-                instance: instance.clone(),
-            });
-        let mut tasks: Vec<AbortOnDrop> = view_task.into_iter().map(AbortOnDrop).collect();
+        let manager = Runtime::new(RuntimeDeps {
+            store: store.clone(),
+            catalog: catalog.clone(),
+            sandbox: sandbox.clone(),
+            cfg: config.agent.clone(),
+            models,
+            prompt_budget: config.skills.prompt_budget_chars,
+            instance: instance.clone(),
+        });
+        let skills = Arc::new(SkillsService::new(
+            store.clone(),
+            catalog,
+            Installer::new(&config.skills_dir, config.skills.install.limits()),
+            view,
+            serving.then_some(synced),
+            instance.clone(),
+        ));
         if serving {
-            let recovered = runtime.recover().await?;
+            let recovered = manager.recover().await?;
             if recovered > 0 {
                 tracing::warn!(
                     recovered,
                     "runs left running by the previous process were marked interrupted"
                 );
             }
-            tasks.extend(runtime.start_background().into_iter().map(AbortOnDrop));
-            tasks.push(AbortOnDrop(skills::follow_other_replicas(
-                store.clone(),
-                catalog.clone(),
-                skills_view.clone(),
-                instance.clone(),
-            )));
+            tasks.extend(manager.start_background().into_iter().map(AbortOnDrop));
+            tasks.push(AbortOnDrop(skills.follow_other_replicas()));
         }
         Ok(App {
-            config,
+            threads: ThreadsService::new(
+                store.clone(),
+                config.data_dir.clone(),
+                manager.clone(),
+                sandbox.clone(),
+            ),
+            runs: RunsService::new(store.clone(), manager),
+            skills,
             store,
-            skills: catalog,
-            installer,
-            sandbox: provider,
-            runtime,
-            skills_view,
-            etags: EtagCache::default(),
+            sandbox,
             warnings,
             instance,
+            config,
             _watcher: watcher,
             _tasks: tasks,
             _claim: claim,
-            one_shot: !serving,
         })
     }
 
@@ -238,14 +207,30 @@ impl App {
     pub fn tmp_dir(&self) -> std::path::PathBuf {
         self.config.data_dir.join("tmp")
     }
+
+    /// Stops the sandboxes (bounded).
+    pub async fn shutdown(&self) {
+        self.sandbox.shutdown().await;
+    }
 }
 
-async fn load_states(store: &Store) -> Result<States, antler_store::StoreError> {
-    Ok(store
-        .skill_states
-        .list()
-        .await?
-        .into_iter()
-        .map(|s| ((s.category, s.name), s.enabled))
-        .collect())
+/// Starts the skills file watcher; a failure is a warning on `/health`, not a stop.
+fn start_watcher(
+    catalog: &Arc<Catalog>,
+    config: &Config,
+    warnings: &mut Vec<String>,
+) -> Option<WatchGuard> {
+    match antler_skills::watch::watch(
+        catalog.clone(),
+        Duration::from_millis(config.skills.watch_debounce_ms),
+    ) {
+        Ok(guard) => Some(guard),
+        Err(error) => {
+            tracing::warn!(%error, "skills file watcher failed to start; use POST /api/skills/reload after changes");
+            warnings.push(format!(
+                "skills file watcher is not running ({error}); changes on disk need POST /api/skills/reload"
+            ));
+            None
+        }
+    }
 }

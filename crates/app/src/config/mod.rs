@@ -1,0 +1,270 @@
+//! Configuration: one YAML file, every key overridable by an `ANTLER_…` environment variable.
+//!
+//! Loading order: built-in defaults, then the file, then the environment. The variable for a
+//! key is `ANTLER_` plus its path in upper case joined by `_` (`database.url` →
+//! `ANTLER_DATABASE_URL`). Names are derived from the known keys, so keys containing `_`
+//! (`data_dir` → `ANTLER_DATA_DIR`) are unambiguous.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+mod load;
+
+pub use load::{DEFAULT_CONFIG_FILE, ENV_PREFIX};
+
+/// The whole configuration. `config/antler.example.yaml` documents every key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Address the HTTP server listens on (`host:port`; port 0 picks a free one).
+    pub bind: String,
+    /// Where the database, thread files and other state live.
+    pub data_dir: PathBuf,
+    /// Holds `public/` (built-in skills) and `custom/` (installed skills).
+    pub skills_dir: PathBuf,
+    /// Database connection.
+    pub database: DatabaseConfig,
+    /// HTTP limits.
+    pub http: HttpConfig,
+    /// Skills catalog behaviour.
+    pub skills: SkillsConfig,
+    /// Limits on files uploaded into threads.
+    pub uploads: UploadsConfig,
+    /// Where the agent's commands run.
+    pub sandbox: antler_sandbox::config::SandboxConfig,
+    /// OpenAI-compatible model endpoints (the first is the default).
+    pub models: Vec<antler_agent_runtime::config::ModelConfig>,
+    /// Agent loop and run limits.
+    pub agent: antler_agent_runtime::config::AgentConfig,
+    /// The web UI.
+    pub web: WebConfig,
+    /// Logging.
+    pub log: LogConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            bind: "127.0.0.1:8000".into(),
+            data_dir: "./data".into(),
+            skills_dir: "./skills".into(),
+            database: DatabaseConfig::default(),
+            http: HttpConfig::default(),
+            skills: SkillsConfig::default(),
+            uploads: UploadsConfig::default(),
+            sandbox: antler_sandbox::config::SandboxConfig::default(),
+            models: Vec::new(),
+            agent: antler_agent_runtime::config::AgentConfig::default(),
+            web: WebConfig::default(),
+            log: LogConfig::default(),
+        }
+    }
+}
+
+/// `database.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DatabaseConfig {
+    /// `sqlite:/path/file.db`; empty means `<data_dir>/antler.db`.
+    pub url: Option<String>,
+    /// Connections in the pool.
+    pub max_connections: u32,
+}
+
+impl Default for DatabaseConfig {
+    fn default() -> Self {
+        DatabaseConfig {
+            url: None,
+            max_connections: 4,
+        }
+    }
+}
+
+/// `http.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HttpConfig {
+    /// Largest JSON request body accepted, in bytes.
+    pub max_body_bytes: usize,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            max_body_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// `skills.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SkillsConfig {
+    /// Rescan automatically when files under the skills dir change.
+    pub watch: bool,
+    /// Quiet time before a change triggers a rescan, in milliseconds.
+    pub watch_debounce_ms: u64,
+    /// Character budget of the skills section in the system prompt.
+    pub prompt_budget_chars: usize,
+    /// Deepest nesting level of a skill below its category directory.
+    pub max_depth: usize,
+    /// Directories scanned per category before stopping with a warning.
+    pub max_dirs: usize,
+    /// Limits applied to `.skill` archives.
+    pub install: InstallConfig,
+}
+
+impl Default for SkillsConfig {
+    fn default() -> Self {
+        let limits = antler_skills::ScanLimits::default();
+        SkillsConfig {
+            watch: true,
+            watch_debounce_ms: 300,
+            prompt_budget_chars: antler_skills::prompt::DEFAULT_BUDGET,
+            max_depth: limits.max_depth,
+            max_dirs: limits.max_dirs,
+            install: InstallConfig::default(),
+        }
+    }
+}
+
+/// `skills.install.*`: what a `.skill` archive may contain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct InstallConfig {
+    /// Most entries in an archive.
+    pub max_entries: usize,
+    /// Most bytes after decompression (declared or actual).
+    pub max_total_bytes: u64,
+    /// Most bytes of one member.
+    pub max_file_bytes: u64,
+    /// Largest compression ratio for members over 1 MiB.
+    pub max_ratio: u64,
+    /// Largest archive accepted by `POST /api/skills/upload`.
+    pub max_upload_bytes: u64,
+}
+
+impl Default for InstallConfig {
+    fn default() -> Self {
+        let limits = antler_skills::archive::ArchiveLimits::default();
+        InstallConfig {
+            max_entries: limits.max_entries,
+            max_total_bytes: limits.max_total_bytes,
+            max_file_bytes: limits.max_file_bytes,
+            max_ratio: limits.max_ratio,
+            max_upload_bytes: 100 * 1024 * 1024,
+        }
+    }
+}
+
+impl InstallConfig {
+    /// The archive limits these settings describe.
+    pub fn limits(&self) -> antler_skills::archive::ArchiveLimits {
+        antler_skills::archive::ArchiveLimits {
+            max_entries: self.max_entries,
+            max_total_bytes: self.max_total_bytes,
+            max_file_bytes: self.max_file_bytes,
+            max_ratio: self.max_ratio,
+            ..Default::default()
+        }
+    }
+}
+
+/// `web.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WebConfig {
+    /// The built web UI (`index.html` and assets), served at `/`; unknown paths outside
+    /// `/api` get `index.html` so client-side routes work. Missing: no UI is served.
+    pub dir: PathBuf,
+}
+
+impl Default for WebConfig {
+    fn default() -> Self {
+        WebConfig {
+            dir: "frontend/dist".into(),
+        }
+    }
+}
+
+/// `uploads.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UploadsConfig {
+    /// Most files in one request.
+    pub max_files: usize,
+    /// Largest single file, in bytes.
+    pub max_file_bytes: u64,
+    /// Largest request, in bytes.
+    pub max_request_bytes: u64,
+}
+
+impl Default for UploadsConfig {
+    fn default() -> Self {
+        UploadsConfig {
+            max_files: 10,
+            max_file_bytes: 50 * 1024 * 1024,
+            max_request_bytes: 100 * 1024 * 1024,
+        }
+    }
+}
+
+impl SkillsConfig {
+    /// The scan limits these settings describe.
+    pub fn limits(&self) -> antler_skills::ScanLimits {
+        antler_skills::ScanLimits {
+            max_depth: self.max_depth,
+            max_dirs: self.max_dirs,
+            ..Default::default()
+        }
+    }
+}
+
+/// `log.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LogConfig {
+    /// A `tracing` filter such as `info` or `antler_gateway=debug,info`.
+    pub level: String,
+    /// `text` for people, `json` for log collectors.
+    pub format: LogFormat,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        LogConfig {
+            level: "info".into(),
+            format: LogFormat::Text,
+        }
+    }
+}
+
+/// Log line format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// A configuration problem, naming the key (and the variable or file it came from).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid configuration: {key}: {message}")]
+pub struct ConfigError {
+    /// Dotted key path, or the file when the file itself is unreadable.
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ConfigError {
+    pub(crate) fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! Antler's use-cases, each in one place, shared by the HTTP API (`antler-gateway`) and the
+//! command line (`antler-cli`).
+//!
+//! [`App`] is built once at startup from a [`Config`]. Its services own the use-cases:
+//! [`SkillsService`] (toggle, install, delete, reload), [`ThreadsService`] and [`RunsService`].
+//! They take the caller's identity as a typed [`Caller`] and answer domain errors
+//! ([`SkillOpError`], [`ThreadError`], [`RunOpError`]) that the gateway maps to HTTP statuses in
+//! one place.
+
+mod app;
+pub mod config;
+mod identity;
+pub mod runs;
+mod sandbox;
+pub mod skills;
+pub mod threads;
+
+pub use app::App;
+pub use config::Config;
+pub use identity::Caller;
+pub use runs::{RunOpError, RunsService};
+pub use skills::{SkillOpError, SkillsService};
+pub use threads::{ThreadError, ThreadsService};

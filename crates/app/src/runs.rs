@@ -1,0 +1,309 @@
+//! Agent runs of a caller's threads: start, list, cancel, join, follow their events, and
+//! the threads' state and checkpoints.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use antler_agent_runtime::runs::log::RunEvent;
+use antler_agent_runtime::runs::{ActiveRun, RunError, Runtime};
+use antler_protocol::runs::{Checkpoint, Run, RunCreate, RunStatus, ThreadState};
+use antler_protocol::stream::StreamMode;
+use antler_protocol::threads::ThreadValues;
+use antler_store::threads::timestamp;
+use antler_store::{CheckpointRecord, RunRecord, Store, StoreError, ThreadRecord};
+use serde_json::{Map, json};
+use tokio::sync::mpsc;
+
+use crate::Caller;
+use crate::threads::{ThreadError, check_id, parse_values};
+
+/// Largest page of runs or checkpoints.
+pub const MAX_PAGE: u32 = 1000;
+
+/// What can go wrong with a run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunOpError {
+    /// The thread is missing, not the caller's, or unreadable.
+    #[error(transparent)]
+    Thread(#[from] ThreadError),
+    /// The run manager refused or failed.
+    #[error(transparent)]
+    Run(#[from] RunError),
+    /// The run id is not a UUID.
+    #[error("run id {0:?} is not a UUID")]
+    InvalidRunId(String),
+    /// No such run in the thread.
+    #[error("no run '{run_id}' in thread '{thread_id}'")]
+    RunNotFound {
+        /// The thread.
+        thread_id: String,
+        /// The run asked for.
+        run_id: String,
+    },
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A started run: its live handle (events, cancellation) and its record as created.
+#[derive(Debug)]
+pub struct Started {
+    /// The run in this process.
+    pub run: Arc<ActiveRun>,
+    /// The record as created (`pending`).
+    pub record: Run,
+}
+
+/// The runs use-cases.
+pub struct RunsService {
+    store: Store,
+    manager: Arc<Runtime>,
+}
+
+impl std::fmt::Debug for RunsService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunsService").finish_non_exhaustive()
+    }
+}
+
+impl RunsService {
+    pub(crate) fn new(store: Store, manager: Arc<Runtime>) -> Self {
+        RunsService { store, manager }
+    }
+
+    /// The run manager (for background duties and benchmarks).
+    pub fn manager(&self) -> &Arc<Runtime> {
+        &self.manager
+    }
+
+    /// Starts a run on the caller's thread (created first when `if_not_exists` says so).
+    pub async fn start(
+        &self,
+        caller: &Caller,
+        thread_id: &str,
+        req: RunCreate,
+    ) -> Result<Started, RunOpError> {
+        check_id(thread_id)?;
+        let (run, record) = self.manager.create(caller.owner(), thread_id, req).await?;
+        Ok(Started {
+            run,
+            record: wire(record),
+        })
+    }
+
+    /// Waits until the run has ended, then answers the thread's values.
+    pub async fn finished_values(
+        &self,
+        caller: &Caller,
+        thread_id: &str,
+        run: &ActiveRun,
+    ) -> Result<ThreadValues, RunOpError> {
+        run.finished().await;
+        Ok(self.values(caller, thread_id).await?)
+    }
+
+    /// The caller's thread's runs, newest first.
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        thread_id: &str,
+        status: Option<RunStatus>,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<Run>, RunOpError> {
+        self.thread(caller, thread_id).await?;
+        let runs = self
+            .store
+            .runs
+            .list(thread_id, status, limit.clamp(1, MAX_PAGE), offset)
+            .await?;
+        Ok(runs.into_iter().map(wire).collect())
+    }
+
+    /// One run of the caller's thread.
+    pub async fn get(
+        &self,
+        caller: &Caller,
+        thread_id: &str,
+        run_id: &str,
+    ) -> Result<Run, RunOpError> {
+        Ok(wire(self.record(caller, thread_id, run_id).await?))
+    }
+
+    /// Stops a run (here or on another replica); with `wait`, answers once it has stopped.
+    pub async fn cancel(
+        &self,
+        caller: &Caller,
+        thread_id: &str,
+        run_id: &str,
+        wait: bool,
+    ) -> Result<Run, RunOpError> {
+        self.record(caller, thread_id, run_id).await?;
+        Ok(wire(self.manager.cancel(thread_id, run_id, wait).await?))
+    }
+
+    /// Waits for a run to end, then answers the thread's values.
+    pub async fn join(
+        &self,
+        caller: &Caller,
+        thread_id: &str,
+        run_id: &str,
+    ) -> Result<ThreadValues, RunOpError> {
+        self.record(caller, thread_id, run_id).await?;
+        self.manager.wait_finished(thread_id, run_id).await;
+        Ok(self.values(caller, thread_id).await?)
+    }
+
+    /// Follows a run's events after `after` (an event id) that `modes` want (empty: all),
+    /// ending with `end`. `cancel_on_disconnect` answers the live run to stop when the
+    /// follower goes away.
+    pub async fn follow(
+        &self,
+        caller: &Caller,
+        thread_id: &str,
+        run_id: &str,
+        after: u64,
+        modes: HashSet<StreamMode>,
+    ) -> Result<mpsc::Receiver<Arc<RunEvent>>, RunOpError> {
+        self.record(caller, thread_id, run_id).await?;
+        Ok(self.events(thread_id, run_id, after, modes))
+    }
+
+    /// The events of a run the caller was just given (no checks).
+    pub fn events(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        after: u64,
+        modes: HashSet<StreamMode>,
+    ) -> mpsc::Receiver<Arc<RunEvent>> {
+        antler_agent_runtime::runs::stream::follow(
+            self.manager.clone(),
+            thread_id.to_string(),
+            run_id.to_string(),
+            after,
+            modes,
+        )
+    }
+
+    /// A run of this process, if it is still active.
+    pub fn active(&self, run_id: &str) -> Option<Arc<ActiveRun>> {
+        self.manager.active(run_id)
+    }
+
+    /// The thread's current state (its newest checkpoint).
+    pub async fn state(&self, caller: &Caller, thread_id: &str) -> Result<ThreadState, RunOpError> {
+        let thread = self.thread(caller, thread_id).await?;
+        Ok(match self.store.state.latest(thread_id).await? {
+            Some(c) => checkpoint_state(c)?,
+            None => ThreadState {
+                values: parse_values(thread_id, &thread.values)?,
+                next: Vec::new(),
+                tasks: Vec::new(),
+                metadata: Map::new(),
+                created_at: None,
+                checkpoint: None,
+                parent_checkpoint: None,
+            },
+        })
+    }
+
+    /// Earlier states, newest first, optionally before a checkpoint.
+    pub async fn history(
+        &self,
+        caller: &Caller,
+        thread_id: &str,
+        limit: u32,
+        before: Option<&str>,
+    ) -> Result<Vec<ThreadState>, RunOpError> {
+        self.thread(caller, thread_id).await?;
+        let states = self
+            .store
+            .state
+            .history(thread_id, limit.clamp(1, MAX_PAGE), before)
+            .await?;
+        states.into_iter().map(checkpoint_state).collect()
+    }
+
+    async fn thread(&self, caller: &Caller, thread_id: &str) -> Result<ThreadRecord, RunOpError> {
+        check_id(thread_id)?;
+        Ok(self
+            .store
+            .threads
+            .get(caller.owner(), thread_id)
+            .await?
+            .ok_or_else(|| ThreadError::NotFound(thread_id.to_string()))?)
+    }
+
+    async fn values(&self, caller: &Caller, thread_id: &str) -> Result<ThreadValues, ThreadError> {
+        let thread = self
+            .store
+            .threads
+            .get(caller.owner(), thread_id)
+            .await?
+            .ok_or_else(|| ThreadError::NotFound(thread_id.to_string()))?;
+        parse_values(thread_id, &thread.values)
+    }
+
+    async fn record(
+        &self,
+        caller: &Caller,
+        thread_id: &str,
+        run_id: &str,
+    ) -> Result<RunRecord, RunOpError> {
+        if uuid::Uuid::parse_str(run_id).is_err() {
+            let shown: String = run_id.chars().take(80).collect();
+            return Err(RunOpError::InvalidRunId(shown));
+        }
+        self.thread(caller, thread_id).await?;
+        self.store
+            .runs
+            .get(thread_id, run_id)
+            .await?
+            .ok_or_else(|| RunOpError::RunNotFound {
+                thread_id: thread_id.to_string(),
+                run_id: run_id.to_string(),
+            })
+    }
+}
+
+/// The wire shape of a stored run.
+pub fn wire(r: RunRecord) -> Run {
+    Run {
+        usage: Runtime::usage(&r),
+        run_id: r.run_id,
+        thread_id: r.thread_id,
+        assistant_id: r.assistant_id,
+        created_at: timestamp(r.created_at),
+        updated_at: timestamp(r.updated_at),
+        status: r.status,
+        stop_reason: r.stop_reason,
+        error: r.error,
+        metadata: r.metadata,
+        multitask_strategy: r.multitask_strategy,
+        kwargs: r.kwargs,
+    }
+}
+
+fn checkpoint_ref(thread_id: &str, id: Option<&str>) -> Option<Checkpoint> {
+    id.map(|id| Checkpoint {
+        thread_id: thread_id.to_string(),
+        checkpoint_ns: String::new(),
+        checkpoint_id: id.to_string(),
+    })
+}
+
+fn checkpoint_state(c: CheckpointRecord) -> Result<ThreadState, RunOpError> {
+    let mut metadata = Map::new();
+    metadata.insert("step".into(), json!(c.step));
+    metadata.insert("run_id".into(), json!(c.run_id));
+    Ok(ThreadState {
+        values: parse_values(&c.thread_id, &c.state)?,
+        next: Vec::new(),
+        tasks: Vec::new(),
+        metadata,
+        created_at: Some(timestamp(c.created_at)),
+        checkpoint: checkpoint_ref(&c.thread_id, Some(&c.checkpoint_id)),
+        parent_checkpoint: checkpoint_ref(&c.thread_id, c.parent_id.as_deref()),
+    })
+}

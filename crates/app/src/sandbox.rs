@@ -1,0 +1,124 @@
+//! Choosing the sandbox provider, and the one task that keeps the skills view in step with
+//! the catalog.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use antler_sandbox::config::{ProviderKind, SandboxConfig};
+use antler_sandbox::docker::DockerProvider;
+use antler_sandbox::local::LocalProvider;
+use antler_sandbox::view::{ProjectedSkill, SkillsView};
+use antler_sandbox::{SandboxError, SandboxProvider};
+use antler_skills::{Catalog, Snapshot};
+use tokio::sync::watch;
+
+/// Starts the configured provider. `auto` falls back to local with a warning.
+pub(crate) async fn start_provider(
+    cfg: &SandboxConfig,
+    data_dir: &Path,
+    view: &Path,
+    instance: &str,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<Arc<dyn SandboxProvider>> {
+    let local = || -> Arc<dyn SandboxProvider> {
+        Arc::new(
+            LocalProvider::new(data_dir, view, cfg.allow_host_bash, cfg.max_output_bytes)
+                .with_command_timeout(std::time::Duration::from_secs(cfg.command_timeout_secs)),
+        )
+    };
+    let docker = || async {
+        let provider = DockerProvider::start(cfg.clone(), data_dir, view, instance).await?;
+        tracing::info!(instance, "docker sandbox provider started");
+        Ok::<Arc<dyn SandboxProvider>, SandboxError>(Arc::new(provider))
+    };
+    match cfg.provider {
+        ProviderKind::Local => Ok(local()),
+        ProviderKind::Docker => Ok(docker().await?),
+        ProviderKind::Auto => {
+            // The engine or the image is missing: the local provider, with a warning.
+            match docker().await {
+                Ok(provider) => Ok(provider),
+                Err(e @ SandboxError::Unavailable(_)) => {
+                    let bash = if cfg.allow_host_bash {
+                        "commands run on the host"
+                    } else {
+                        "commands are disabled"
+                    };
+                    let warning = format!(
+                        "sandbox: Docker is not usable ({e}); using the local provider, {bash}"
+                    );
+                    tracing::warn!("{warning}");
+                    warnings.push(warning);
+                    Ok(local())
+                }
+                Err(e) => Err(e.into()),
+            }
+        }
+    }
+}
+
+/// The enabled skills as the view should hold them.
+fn wanted(snapshot: &Snapshot) -> Vec<ProjectedSkill> {
+    snapshot
+        .list
+        .skills
+        .iter()
+        .filter(|s| s.enabled)
+        .filter_map(|s| {
+            let (_, loaded) = snapshot.find(&s.name, Some(s.category)).ok()?;
+            Some(ProjectedSkill {
+                category: s.category,
+                relative_path: s.relative_path.clone(),
+                source: loaded.dir.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The only writer of the skills view: fills it (in the background: copying a large catalog
+/// takes a while and the server need not wait), then follows every catalog change (toggles,
+/// installs, the file watcher, other replicas) into it, one at a time and always from the
+/// newest snapshot, so an older snapshot can never be applied last. After each sync it
+/// records the catalog version the view now holds in `synced`: sandboxes start once it is
+/// above 0, and a change's caller waits until it reaches the change's version.
+pub(crate) fn follow_catalog(
+    view: Arc<SkillsView>,
+    catalog: Arc<Catalog>,
+    synced: watch::Sender<u64>,
+) -> tokio::task::JoinHandle<()> {
+    let mut changes = catalog.subscribe();
+    tokio::spawn(async move {
+        loop {
+            changes.borrow_and_update();
+            let snapshot = catalog.snapshot();
+            let version = snapshot.version;
+            let target = view.clone();
+            let result = tokio::task::spawn_blocking(move || target.sync(&wanted(&snapshot))).await;
+            match result {
+                Ok(Ok(report)) if report != Default::default() => {
+                    tracing::debug!(?report, version, "skills view updated");
+                }
+                Ok(Ok(_)) => {}
+                // A skill deleted after this snapshot was taken: the delete's own catalog
+                // change syncs again.
+                Ok(Err(error)) if error.kind() == std::io::ErrorKind::NotFound => {
+                    tracing::debug!(%error, "a skill vanished while the view was synced")
+                }
+                Ok(Err(error)) => tracing::error!(%error, "skills view could not be updated"),
+                Err(error) => tracing::error!(%error, "skills view task failed"),
+            }
+            // Recorded after a failure too: waiting callers are released, the error is logged
+            // and the next change tries again.
+            synced.send_if_modified(|v| {
+                let newer = version > *v;
+                if newer {
+                    *v = version;
+                }
+                newer
+            });
+            if changes.changed().await.is_err() {
+                return;
+            }
+        }
+    })
+}
