@@ -24,6 +24,9 @@ python3 -m unittest discover -s tests/skills -v
 # The official LangGraph Python SDK against the server, unmodified.
 scripts/sdk-test.sh
 
+# The whole HTTP API fuzzed from its OpenAPI document (Schemathesis, every check, ~2 min).
+scripts/api-fuzz.sh
+
 # The web UI: unit tests (Vitest), then end to end in Chromium against the real server, the
 # Docker sandbox and the scripted model (scripts/e2e.sh). Both need Node.js 20.19+ with npm.
 if ! command -v npm >/dev/null; then

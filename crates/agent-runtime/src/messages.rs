@@ -32,9 +32,13 @@ pub fn parse_input(input: Option<&Value>) -> Result<Vec<Message>, String> {
     let Some(input) = input.filter(|v| !v.is_null()) else {
         return Ok(Vec::new());
     };
-    let list = input
-        .get("messages")
-        .ok_or("input must be an object with a \"messages\" list")?;
+    if !input.is_object() {
+        return Err("input must be an object with a \"messages\" list".into());
+    }
+    // `{}` carries no new messages, like `null`.
+    let Some(list) = input.get("messages").filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
     let list = match list {
         Value::Array(items) => items.clone(),
         Value::Object(_) => vec![list.clone()],

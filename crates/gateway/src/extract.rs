@@ -1,17 +1,81 @@
 //! Extractors whose rejections use the error envelope instead of axum's plain text.
 
-use axum::extract::FromRequest;
-use axum::extract::FromRequestParts;
+use axum::body::Bytes;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
-use axum::http::StatusCode;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::{HeaderMap, StatusCode, header};
+use serde::de::{DeserializeOwned, IgnoredAny};
 
 use crate::error::AppError;
 
-/// `axum::Json` with enveloped rejections: malformed JSON 400, wrong types 422, missing
-/// content type 415, too large 413.
-#[derive(Debug, Clone, Copy, Default, FromRequest)]
-#[from_request(via(axum::Json), rejection(AppError))]
+/// A JSON object body: not JSON 400, not an object or the wrong shape 422, missing content
+/// type 415, too large 413. Every request body of the API is an object, so an array or a
+/// scalar that serde would happily read into a struct (`[true]` for `{"enabled": true}`) is
+/// refused instead of being taken field by field.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct ApiJson<T>(pub T);
+
+impl<T, S> FromRequest<S> for ApiJson<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, AppError> {
+        if !is_json(req.headers()) {
+            return Err(AppError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "expected a body with content type application/json",
+            ));
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                AppError::new(e.status(), "payload_too_large", "request body is too large")
+            } else {
+                AppError::bad_request(format!("the body could not be read: {}", e.body_text()))
+            }
+        })?;
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        if first != Some(&b'{') {
+            if serde_json::from_slice::<IgnoredAny>(&bytes).is_err() {
+                return Err(AppError::new(
+                    StatusCode::BAD_REQUEST,
+                    "malformed_json",
+                    "the body is not valid JSON",
+                ));
+            }
+            return Err(AppError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_body",
+                "the body must be a JSON object",
+            ));
+        }
+        let axum::Json(value) = axum::Json::<T>::from_bytes(&bytes)?;
+        Ok(ApiJson(value))
+    }
+}
+
+/// `application/json` or `application/<something>+json`, any parameters.
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || essence
+            .strip_prefix("application/")
+            .is_some_and(|sub| sub.ends_with("+json"))
+}
 
 /// `axum::extract::Path` with enveloped rejections (400).
 #[derive(Debug, Clone, Copy, FromRequestParts)]
@@ -60,5 +124,69 @@ impl From<QueryRejection> for AppError {
             "invalid_query",
             rejection.body_text(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Toggle {
+        #[expect(dead_code, reason = "only its shape matters here")]
+        enabled: bool,
+    }
+
+    async fn extract(content_type: &str, body: &'static str) -> Result<(), (u16, &'static str)> {
+        let request = Request::builder()
+            .header(header::CONTENT_TYPE, content_type)
+            .body(Body::from(body))
+            .map_err(|_| (0, "request"))?;
+        ApiJson::<Toggle>::from_request(request, &())
+            .await
+            .map(|_| ())
+            .map_err(|e| (e.status().as_u16(), e.code()))
+    }
+
+    #[tokio::test]
+    async fn only_a_json_object_of_the_right_shape_is_taken() {
+        assert_eq!(
+            extract("application/json", r#"{"enabled": true}"#).await,
+            Ok(())
+        );
+        assert_eq!(
+            extract(
+                "application/merge-patch+json; charset=utf-8",
+                r#" {"enabled": false}"#
+            )
+            .await,
+            Ok(())
+        );
+        assert_eq!(
+            extract("application/json", "[true]").await,
+            Err((422, "invalid_body")),
+            "serde reads a sequence into a struct; the API must not"
+        );
+        assert_eq!(
+            extract("application/json", "true").await,
+            Err((422, "invalid_body"))
+        );
+        assert_eq!(
+            extract("application/json", "[tru").await,
+            Err((400, "malformed_json"))
+        );
+        assert_eq!(
+            extract("application/json", "{").await,
+            Err((400, "malformed_json"))
+        );
+        assert_eq!(
+            extract("application/json", r#"{"enabled": "yes"}"#).await,
+            Err((422, "invalid_body"))
+        );
+        assert_eq!(
+            extract("text/plain", r#"{"enabled": true}"#).await,
+            Err((415, "unsupported_media_type"))
+        );
     }
 }

@@ -4,32 +4,14 @@
 pub mod error;
 pub mod extract;
 pub mod files;
+pub mod limits;
+pub mod openapi;
 pub mod params;
 pub mod router;
 pub mod routes;
+mod serve;
 pub mod state;
 
 pub use router::{openapi, router};
+pub use serve::serve;
 pub use state::{AppState, Identity};
-
-use antler_app::App;
-
-use std::future::Future;
-use std::sync::Arc;
-
-use tokio::net::TcpListener;
-
-/// Serves the API on `listener` until `shutdown` completes, then drains open requests.
-pub async fn serve(
-    app: App,
-    listener: TcpListener,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let app = Arc::new(app);
-    let router = router(AppState::new(app.clone()));
-    let served = axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await;
-    app.shutdown().await;
-    served
-}

@@ -18,8 +18,12 @@ impl SkillName {
 impl<'de> Deserialize<'de> for SkillName {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = String::deserialize(d)?;
-        antler_skills::name::check_name(&raw)
-            .map_err(|why| D::Error::custom(format!("invalid skill name {raw:?}: {why}")))?;
+        antler_skills::name::check_name(&raw).map_err(|why| {
+            // A hostile name can be long: quote only its start.
+            let shown: String = raw.chars().take(80).collect();
+            let more = if shown.len() < raw.len() { "…" } else { "" };
+            D::Error::custom(format!("invalid skill name {shown:?}{more}: {why}"))
+        })?;
         Ok(SkillName(raw))
     }
 }

@@ -12,6 +12,8 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
+
+use crate::openapi::{ApiDoc, complete};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use utoipa_swagger_ui::SwaggerUi;
@@ -22,55 +24,24 @@ use crate::error::{AppError, InternalCause};
 use crate::routes::{artifacts, health, models, runs, skill_install, skills, threads, uploads};
 use crate::state::AppState;
 
-/// Top-level OpenAPI metadata; paths are added by [`api_router`].
-#[derive(OpenApi)]
-#[openapi(
-    info(
-        title = "Antler API",
-        description = "Skills-driven agent backend: skills catalog and management.",
-        license(name = "Apache-2.0")
-    ),
-    tags(
-        (name = "system", description = "Health and documentation"),
-        (name = "skills", description = "List, inspect, enable, disable, install and delete skills"),
-        (name = "threads", description = "Conversation threads"),
-        (name = "runs", description = "Agent runs (LangGraph Agent Server compatible) and thread state"),
-        (name = "uploads", description = "Files people add to a thread"),
-        (name = "artifacts", description = "Every file of a thread, and a look inside .skill archives"),
-    ),
-    // Wildcard routes are registered on the axum router directly (see `router`).
-    paths(artifacts::get),
-    // The run stream's event payloads (SSE, so no route references them) for typed clients.
-    components(schemas(
-        antler_protocol::error::ErrorEnvelope,
-        antler_protocol::stream::RunMetadata,
-        antler_protocol::stream::MessageMetadata,
-        antler_protocol::stream::CustomEvent,
-        antler_protocol::stream::RunFailure,
-        antler_protocol::messages::AiMessageChunk,
-        antler_protocol::runs::CancelAction,
-    ))
-)]
-struct ApiDoc;
-
 /// Every documented route, before state is attached. Routes that take files get their own
 /// body limit.
 fn api_router(config: &Config) -> OpenApiRouter<AppState> {
     // Multipart framing adds a little to the files themselves.
     let slack = 64 * 1024;
     let uploads = OpenApiRouter::new()
-        .routes(routes!(uploads::upload, uploads::list_uploads))
+        .routes(routes!(uploads::upload_files, uploads::list_uploads))
         .layer(DefaultBodyLimit::max(
             usize::try_from(config.uploads.max_request_bytes + slack).unwrap_or(usize::MAX),
         ));
     let skill_upload = OpenApiRouter::new()
-        .routes(routes!(skill_install::upload))
-        .routes(routes!(skill_install::preview))
+        .routes(routes!(skill_install::upload_skill))
+        .routes(routes!(skill_install::preview_skill))
         .layer(DefaultBodyLimit::max(
             usize::try_from(config.skills.install.max_upload_bytes + slack).unwrap_or(usize::MAX),
         ));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .routes(routes!(health::health))
+        .routes(routes!(health::get_health))
         .routes(routes!(models::list_models))
         .routes(routes!(runs::stream_run))
         .routes(routes!(runs::create_run, runs::list_runs))
@@ -80,14 +51,14 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(runs::join_run))
         .routes(routes!(runs::join_stream))
         .routes(routes!(runs::get_state))
-        .routes(routes!(runs::history))
+        .routes(routes!(runs::get_history))
         .routes(routes!(skills::list_skills))
         .routes(routes!(skills::reload_skills))
-        .routes(routes!(skill_install::install))
+        .routes(routes!(skill_install::install_skill))
         .routes(routes!(
             skills::get_skill,
             skills::set_skill,
-            skill_install::delete
+            skill_install::delete_skill
         ))
         .routes(routes!(threads::create_thread))
         .routes(routes!(threads::search_threads))
@@ -96,38 +67,51 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
             threads::patch_thread,
             threads::delete_thread
         ))
-        .routes(routes!(uploads::upload_limits))
+        .routes(routes!(uploads::get_upload_limits))
         .routes(routes!(uploads::delete_upload))
-        .routes(routes!(artifacts::list))
+        .routes(routes!(artifacts::list_artifacts))
         .merge(uploads)
         .merge(skill_upload)
 }
 
 /// The OpenAPI 3.1 document of the whole API (with default limits).
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    api_router(&Config::default()).split_for_parts().1
+pub fn openapi() -> serde_json::Value {
+    complete(&api_router(&Config::default()).split_for_parts().1)
 }
 
 /// The full application router.
 pub fn router(state: AppState) -> Router {
     let body_limit = state.config.http.max_body_bytes;
     let (api, doc) = api_router(&state.config).split_for_parts();
+    let doc = axum::body::Bytes::from(complete(&doc).to_string());
     let web = state.config.web.dir.clone();
     api.route(
         "/api/threads/{thread_id}/artifacts/{*path}",
-        axum::routing::get(artifacts::get),
+        axum::routing::get(artifacts::get_artifact),
     )
-    .merge(SwaggerUi::new("/api/docs").url("/api/openapi.json", doc))
+    .route(
+        "/api/openapi.json",
+        axum::routing::get(move || {
+            let doc = doc.clone();
+            async move { ([(header::CONTENT_TYPE, "application/json")], doc) }
+        }),
+    )
+    .merge(SwaggerUi::new("/api/docs").config(utoipa_swagger_ui::Config::from("/api/openapi.json")))
     .fallback(move |request: Request| web_or_not_found(web.clone(), request))
     .method_not_allowed_fallback(method_not_allowed)
+    // Inner to outer, as axum's error-handling example orders them: a panic becomes a 500
+    // inside the failure logger (so its cause is logged, once); the limits answer before
+    // anything reads the request; the trace layer records requests but not failures, which
+    // `log_failures` already reported.
     .layer(DefaultBodyLimit::max(body_limit))
+    .layer(CatchPanicLayer::custom(panic_response))
+    .layer(middleware::from_fn(log_failures))
+    .layer(middleware::from_fn(crate::limits::request_limits))
     .layer(SetResponseHeaderLayer::overriding(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     ))
-    .layer(middleware::from_fn(log_failures))
-    .layer(CatchPanicLayer::custom(panic_response))
-    .layer(TraceLayer::new_for_http())
+    .layer(TraceLayer::new_for_http().on_failure(()))
     .with_state(state)
 }
 

@@ -42,3 +42,25 @@ fn every_operation_documents_its_responses() {
         }
     }
 }
+
+#[test]
+fn operation_ids_are_unique_verb_noun_names() {
+    let doc = antler_gateway::openapi();
+    let mut seen = std::collections::BTreeMap::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let id = op["operationId"].as_str().unwrap_or_default().to_string();
+            let words: Vec<&str> = id.split('_').collect();
+            assert!(
+                words.len() >= 2
+                    && words
+                        .iter()
+                        .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase())),
+                "{method} {path}: operation id {id:?} is not verb_noun"
+            );
+            if let Some(other) = seen.insert(id.clone(), format!("{method} {path}")) {
+                panic!("operation id {id:?} is used by {other} and {method} {path}");
+            }
+        }
+    }
+}

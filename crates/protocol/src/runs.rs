@@ -107,7 +107,8 @@ wire_enum! {
 /// not use are accepted and ignored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RunCreate {
-    /// The agent (Antler serves `lead_agent`).
+    /// The agent (Antler serves `lead_agent`); not blank.
+    #[schema(pattern = "\\S", min_length = 1)]
     pub assistant_id: String,
     /// `{"messages": [...]}`: new messages (`{"role": "user", "content": "…"}` or LangChain
     /// shape). `null` or no messages retries the thread's last message when it has no
@@ -220,13 +221,38 @@ pub struct ThreadState {
 /// `POST /api/threads/{thread_id}/history` body.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct HistoryRequest {
-    /// Most states returned (default 10, at most 1000).
-    #[serde(default)]
+    /// Most states returned (default 10; larger pages are cut to 1000).
+    #[serde(default, deserialize_with = "crate::de::opt_u32")]
+    #[schema(format = Int64, maximum = 4294967295_u64)]
     pub limit: Option<u32>,
-    /// Only states before this checkpoint.
+    /// Only states before this checkpoint: its id, or a checkpoint (`{checkpoint_id}`) or
+    /// config (`{configurable: {checkpoint_id}}`) as the LangGraph SDKs send it.
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
-    pub before: Option<Value>,
+    pub before: Option<HistoryBefore>,
+}
+
+/// Where `POST …/history` starts: a checkpoint id, or an object naming one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum HistoryBefore {
+    /// The checkpoint id.
+    Id(String),
+    /// `{checkpoint_id}` or `{configurable: {checkpoint_id}}`.
+    #[schema(value_type = Object)]
+    Checkpoint(Map<String, Value>),
+}
+
+impl HistoryBefore {
+    /// The checkpoint id it names, if any.
+    pub fn checkpoint_id(&self) -> Option<&str> {
+        match self {
+            HistoryBefore::Id(id) => Some(id),
+            HistoryBefore::Checkpoint(map) => map
+                .get("checkpoint_id")
+                .or_else(|| map.get("configurable")?.get("checkpoint_id"))
+                .and_then(Value::as_str),
+        }
+    }
 }
 
 /// `POST …/runs/{run_id}/cancel` query.

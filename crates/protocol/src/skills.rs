@@ -196,9 +196,13 @@ pub struct ArchivePreview {
 #[serde(deny_unknown_fields)]
 pub struct InstallFromThread {
     /// The thread holding the archive.
+    #[schema(pattern = "^[A-Za-z0-9_-]+$", min_length = 1, max_length = 64)]
     pub thread_id: String,
     /// Virtual path of the archive, e.g. `/mnt/user-data/outputs/my-skill.skill`.
-    #[schema(example = "/mnt/user-data/outputs/my-skill.skill")]
+    #[schema(
+        example = "/mnt/user-data/outputs/my-skill.skill",
+        pattern = "^/mnt/user-data/[^/]"
+    )]
     pub path: String,
     /// Replace an installed custom skill of the same name (the old one is kept in history).
     #[serde(default)]

@@ -111,6 +111,7 @@ pub struct Thread {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CreateThread {
     /// Use this id; generated when absent. Creating an existing id returns it unchanged.
+    #[schema(pattern = "^[A-Za-z0-9_-]+$", min_length = 1, max_length = 64)]
     pub thread_id: Option<String>,
     /// Initial metadata.
     #[schema(value_type = Option<Object>)]
@@ -138,10 +139,12 @@ pub struct SearchThreads {
     #[serde(default)]
     pub status: Option<ThreadStatus>,
     /// Page size, 1–1000 (default 10).
-    #[serde(default = "default_limit")]
+    #[serde(default = "default_limit", deserialize_with = "crate::de::u32")]
+    #[schema(minimum = 1, maximum = 1000)]
     pub limit: u32,
     /// Threads to skip (default 0).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::u32")]
+    #[schema(format = Int64, maximum = 4294967295_u64)]
     pub offset: u32,
     /// `created_at` (default), `updated_at` or `thread_id`.
     #[serde(default)]

@@ -51,7 +51,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Installs a `.skill` file that is in a thread (for example one the agent produced). */
-        post: operations["install"];
+        post: operations["install_skill"];
         delete?: never;
         options?: never;
         head?: never;
@@ -71,7 +71,7 @@ export interface paths {
          * Looks inside an uploaded `.skill` archive without installing it: its members and the
          *     validation result an install would apply.
          */
-        post: operations["preview"];
+        post: operations["preview_skill"];
         delete?: never;
         options?: never;
         head?: never;
@@ -105,7 +105,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Installs an uploaded `.skill` archive (multipart: `file`, optional `overwrite`, `enable`). */
-        post: operations["upload"];
+        post: operations["upload_skill"];
         delete?: never;
         options?: never;
         head?: never;
@@ -125,7 +125,7 @@ export interface paths {
         put: operations["set_skill"];
         post?: never;
         /** Deletes a custom skill (the files move to `custom/.history/`; public skills are read-only). */
-        delete: operations["delete"];
+        delete: operations["delete_skill"];
         options?: never;
         head?: never;
         patch?: never;
@@ -192,7 +192,7 @@ export interface paths {
             cookie?: never;
         };
         /** Lists every file under the thread's `/mnt/user-data`. */
-        get: operations["list"];
+        get: operations["list_artifacts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -213,7 +213,7 @@ export interface paths {
          * @description A path continuing past a `.skill` file serves that member from inside the archive; a
          *     `.skill` path ending in `/` answers the member list with the validation result.
          */
-        get: operations["get"];
+        get: operations["get_artifact"];
         put?: never;
         post?: never;
         delete?: never;
@@ -232,7 +232,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Earlier states of the thread, newest first. */
-        post: operations["history"];
+        post: operations["get_history"];
         delete?: never;
         options?: never;
         head?: never;
@@ -395,7 +395,7 @@ export interface paths {
         get: operations["list_uploads"];
         put?: never;
         /** Uploads files (multipart field `files`, several at once). */
-        post: operations["upload"];
+        post: operations["upload_files"];
         delete?: never;
         options?: never;
         head?: never;
@@ -410,7 +410,7 @@ export interface paths {
             cookie?: never;
         };
         /** The upload limits in force. */
-        get: operations["upload_limits"];
+        get: operations["get_upload_limits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -444,7 +444,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness and degradations. */
-        get: operations["health"];
+        get: operations["get_health"];
         put?: never;
         post?: never;
         delete?: never;
@@ -459,38 +459,43 @@ export interface components {
     schemas: {
         /** @description The model's message. */
         AiMessage: {
-            /** @description Unique id. */
-            id: string;
-            /** @description The reply text. */
-            content: string;
-            /** @description Tool calls with parsed arguments. */
-            tool_calls?: components["schemas"]["ToolCall"][];
-            /** @description Tool calls whose arguments could not be parsed. */
-            invalid_tool_calls?: components["schemas"]["InvalidToolCall"][];
             /** @description Extras; `reasoning_content` holds the model's reasoning. */
             additional_kwargs?: Record<string, unknown>;
+            /** @description The reply text. */
+            content: string;
+            /** @description Unique id. */
+            id: string;
+            /** @description Tool calls whose arguments could not be parsed. */
+            invalid_tool_calls?: components["schemas"]["InvalidToolCall"][];
             /** @description `finish_reason`, `model_name`. */
             response_metadata?: Record<string, unknown>;
+            /** @description Tool calls with parsed arguments. */
+            tool_calls?: components["schemas"]["ToolCall"][];
             usage_metadata?: null | components["schemas"]["UsageMetadata"];
         };
         /** @description A streamed piece of an AI message (`type: AIMessageChunk`). */
         AiMessageChunk: {
-            /** @description Always `AIMessageChunk`. */
-            type: string;
-            /** @description The message this chunk belongs to. */
-            id: string;
-            /** @description A fragment of the text. */
-            content: string;
-            /** @description Tool call fragments. */
-            tool_call_chunks?: components["schemas"]["ToolCallChunk"][];
             /** @description `reasoning_content` fragments. */
             additional_kwargs?: Record<string, unknown>;
+            /** @description A fragment of the text. */
+            content: string;
+            /** @description The message this chunk belongs to. */
+            id: string;
             /** @description Set on the last chunk (`finish_reason`). */
             response_metadata?: Record<string, unknown>;
+            /** @description Tool call fragments. */
+            tool_call_chunks?: components["schemas"]["ToolCallChunk"][];
+            /** @description Always `AIMessageChunk`. */
+            type: string;
             usage_metadata?: null | components["schemas"]["UsageMetadata"];
         };
         /** @description A member of a `.skill` archive. */
         ArchiveEntry: {
+            /**
+             * Format: int64
+             * @description Compressed size in bytes.
+             */
+            compressed_size: number;
             /**
              * @description Path inside the archive.
              * @example my-skill/SKILL.md
@@ -501,11 +506,21 @@ export interface components {
              * @description Declared uncompressed size in bytes.
              */
             size: number;
+        };
+        /** @description The form of `POST /api/skills/upload` (documentation only: parts are streamed). */
+        ArchiveForm: {
+            /** @description Enable it after installing (same values; default true). */
+            enable?: string | null;
             /**
-             * Format: int64
-             * @description Compressed size in bytes.
+             * Format: binary
+             * @description The `.skill` archive (a zip).
              */
-            compressed_size: number;
+            file: string;
+            /**
+             * @description Replace an installed custom skill of the same name: `true` or `false` (also
+             *     `1`/`0`, `on`/`off`, `yes`/`no`; default false).
+             */
+            overwrite?: string | null;
         };
         /** @description The member list of a `.skill` archive plus its validation result. */
         ArchivePreview: {
@@ -514,52 +529,60 @@ export interface components {
             /** @description The parsed skill and the validation result. */
             skill: components["schemas"]["ArchiveSkill"];
         };
+        /** @description The form of `POST /api/skills/preview` (documentation only). */
+        ArchivePreviewForm: {
+            /**
+             * Format: binary
+             * @description The `.skill` archive (a zip).
+             */
+            file: string;
+        };
         /** @description What an archive's `SKILL.md` says and whether the archive would install. */
         ArchiveSkill: {
-            /** @description Frontmatter `name`, when readable. */
-            name?: string | null;
-            /** @description Frontmatter `description`, when readable. */
-            description?: string | null;
-            /** @description Frontmatter `license`. */
-            license?: string | null;
+            /** @description Frontmatter `allowed-tools`. */
+            allowed_tools: string[];
             /** @description Frontmatter `compatibility`. */
             compatibility?: string | null;
+            /** @description Frontmatter `description`, when readable. */
+            description?: string | null;
+            /** @description Every problem that would refuse the install. */
+            findings: components["schemas"]["InstallFinding"][];
+            /** @description Frontmatter `license`. */
+            license?: string | null;
             /** @description Frontmatter `metadata`. */
             metadata: {
                 [key: string]: string;
             };
-            /** @description Frontmatter `allowed-tools`. */
-            allowed_tools: string[];
+            /** @description Frontmatter `name`, when readable. */
+            name?: string | null;
             /** @description The skill root inside the archive (`""` or `name/`). */
             root: string;
             /** @description True when installing would succeed (no findings). */
             valid: boolean;
-            /** @description Every problem that would refuse the install. */
-            findings: components["schemas"]["InstallFinding"][];
             /** @description Problems that would not refuse it (dropped entries, unknown keys). */
             warnings: string[];
         };
         /** @description One file under a thread's `/mnt/user-data`. */
         Artifact: {
-            /**
-             * @description Container path.
-             * @example /mnt/user-data/outputs/report.md
-             */
-            virtual_path: string;
-            /**
-             * Format: int64
-             * @description Size in bytes.
-             */
-            size: number;
-            /** @description RFC 3339 modification time. */
-            modified_at: string;
+            /** @description Where the browser fetches it. */
+            artifact_url: string;
             /**
              * @description MIME type guessed from the extension.
              * @example text/markdown
              */
             content_type: string;
-            /** @description Where the browser fetches it. */
-            artifact_url: string;
+            /** @description RFC 3339 modification time. */
+            modified_at: string;
+            /**
+             * Format: int64
+             * @description Size in bytes.
+             */
+            size: number;
+            /**
+             * @description Container path.
+             * @example /mnt/user-data/outputs/report.md
+             */
+            virtual_path: string;
         };
         /** @description `GET /api/threads/{thread_id}/artifacts`. */
         ArtifactList: {
@@ -575,20 +598,20 @@ export interface components {
         CancelAction: "interrupt";
         /** @description A checkpoint reference. */
         Checkpoint: {
-            /** @description The thread. */
-            thread_id: string;
-            /** @description Always empty (one graph namespace). */
-            checkpoint_ns: string;
             /** @description The checkpoint. */
             checkpoint_id: string;
+            /** @description Always empty (one graph namespace). */
+            checkpoint_ns: string;
+            /** @description The thread. */
+            thread_id: string;
         };
         /** @description `POST /api/threads` body. Unknown fields sent by LangGraph SDKs are accepted and ignored. */
         CreateThread: {
-            /** @description Use this id; generated when absent. Creating an existing id returns it unchanged. */
-            thread_id?: string | null;
+            if_exists?: null | components["schemas"]["IfExists"];
             /** @description Initial metadata. */
             metadata?: Record<string, unknown> | null;
-            if_exists?: null | components["schemas"]["IfExists"];
+            /** @description Use this id; generated when absent. Creating an existing id returns it unchanged. */
+            thread_id?: string | null;
         };
         /** @description A payload of a `custom` event, tagged by `type`. */
         CustomEvent: {
@@ -598,15 +621,15 @@ export interface components {
              */
             attempt: number;
             /**
-             * Format: int32
-             * @description Retries allowed.
-             */
-            max_retries: number;
-            /**
              * Format: int64
              * @description Wait before it.
              */
             delay_ms: number;
+            /**
+             * Format: int32
+             * @description Retries allowed.
+             */
+            max_retries: number;
             /** @description What failed. */
             reason: string;
             /** @enum {string} */
@@ -640,13 +663,13 @@ export interface components {
              * @example not_found
              */
             code: string;
+            /** @description Structured context (for example the conflicting categories or validation findings). */
+            details?: unknown;
             /**
              * @description Human-readable explanation; never contains internal error text.
              * @example no skill named 'pdf'
              */
             message: string;
-            /** @description Structured context (for example the conflicting categories or validation findings). */
-            details?: unknown;
         };
         /** @description `{"error": {"code", "message", "details"?}}` — the body of every 4xx/5xx response. */
         ErrorEnvelope: {
@@ -655,6 +678,11 @@ export interface components {
         };
         /** @description Liveness answer. */
         Health: {
+            /**
+             * @description The sandbox provider in use: `docker` or `local`.
+             * @example docker
+             */
+            sandbox: string;
             /**
              * @description Always `ok` when the server answers.
              * @example ok
@@ -665,32 +693,28 @@ export interface components {
              * @example 0.1.0
              */
             version: string;
-            /**
-             * @description The sandbox provider in use: `docker` or `local`.
-             * @example docker
-             */
-            sandbox: string;
             /** @description Degradations an operator should know about (empty when none). */
             warnings?: string[];
         };
+        /** @description Where `POST …/history` starts: a checkpoint id, or an object naming one. */
+        HistoryBefore: string | Record<string, unknown>;
         /** @description `POST /api/threads/{thread_id}/history` body. */
         HistoryRequest: {
+            before?: null | components["schemas"]["HistoryBefore"];
             /**
-             * Format: int32
-             * @description Most states returned (default 10, at most 1000).
+             * Format: int64
+             * @description Most states returned (default 10; larger pages are cut to 1000).
              */
             limit?: number | null;
-            /** @description Only states before this checkpoint. */
-            before?: Record<string, unknown> | null;
         };
         /** @description A person's message. */
         HumanMessage: {
-            /** @description Unique id. */
-            id: string;
-            /** @description The text. */
-            content: string;
             /** @description Provider-specific extras. */
             additional_kwargs?: Record<string, unknown>;
+            /** @description The text. */
+            content: string;
+            /** @description Unique id. */
+            id: string;
             /** @description Response metadata (empty for people). */
             response_metadata?: Record<string, unknown>;
         };
@@ -706,52 +730,52 @@ export interface components {
         IfNotExists: "reject" | "create";
         /** @description One problem that refuses an archive (or, in a preview, would refuse it). */
         InstallFinding: {
-            /**
-             * @description Stable rule id such as `unsafe-path`, `symlink`, `native-executable`, `name-format`.
-             * @example unsafe-path
-             */
-            rule: string;
+            /** @description What is wrong, for people. */
+            message: string;
             /**
              * @description The archive entry (or `SKILL.md`) concerned; empty for the archive as a whole.
              * @example ../evil.sh
              */
             path: string;
-            /** @description What is wrong, for people. */
-            message: string;
+            /**
+             * @description Stable rule id such as `unsafe-path`, `symlink`, `native-executable`, `name-format`.
+             * @example unsafe-path
+             */
+            rule: string;
         };
         /** @description `POST /api/skills/install` body: install a `.skill` file from a thread. */
         InstallFromThread: {
-            /** @description The thread holding the archive. */
-            thread_id: string;
+            /** @description Enable the skill after installing (default true). */
+            enable?: boolean;
+            /** @description Replace an installed custom skill of the same name (the old one is kept in history). */
+            overwrite?: boolean;
             /**
              * @description Virtual path of the archive, e.g. `/mnt/user-data/outputs/my-skill.skill`.
              * @example /mnt/user-data/outputs/my-skill.skill
              */
             path: string;
-            /** @description Replace an installed custom skill of the same name (the old one is kept in history). */
-            overwrite?: boolean;
-            /** @description Enable the skill after installing (default true). */
-            enable?: boolean;
+            /** @description The thread holding the archive. */
+            thread_id: string;
         };
         /** @description The answer to a successful install. */
         InstallResult: {
-            /** @description The installed skill as listed. */
-            skill: components["schemas"]["Skill"];
             /** @description Whether an existing custom skill was replaced. */
             replaced: boolean;
+            /** @description The installed skill as listed. */
+            skill: components["schemas"]["Skill"];
             /** @description Non-fatal problems (dropped entries, unknown frontmatter keys). */
             warnings: string[];
         };
         /** @description A tool call whose arguments were not valid JSON. */
         InvalidToolCall: {
-            /** @description Tool name. */
-            name: string;
             /** @description The raw arguments text. */
             args: string;
-            /** @description Call id. */
-            id: string;
             /** @description Why parsing failed. */
             error: string;
+            /** @description Call id. */
+            id: string;
+            /** @description Tool name. */
+            name: string;
             /** @description Always `invalid_tool_call`. */
             type?: string;
         };
@@ -771,10 +795,8 @@ export interface components {
         });
         /** @description The second element of a `messages` event: where the message comes from. */
         MessageMetadata: {
-            /** @description The run. */
-            run_id: string;
-            /** @description Its thread. */
-            thread_id: string;
+            /** @description Always empty (one graph namespace). */
+            langgraph_checkpoint_ns: string;
             /** @description `agent` (model output) or `tools` (tool results). */
             langgraph_node: components["schemas"]["Node"];
             /**
@@ -782,28 +804,30 @@ export interface components {
              * @description The step.
              */
             langgraph_step: number;
-            /** @description Always empty (one graph namespace). */
-            langgraph_checkpoint_ns: string;
             /** @description The model's name at its provider, when a model answered. */
             ls_model_name?: string | null;
+            /** @description The run. */
+            run_id: string;
+            /** @description Its thread. */
+            thread_id: string;
         };
         /** @description One configured model (no secrets). */
         ModelInfo: {
-            /** @description The name runs select it by. */
-            name: string;
-            /** @description The model id at the provider. */
-            model: string;
-            /** @description Streams reasoning. */
-            supports_reasoning: boolean;
             /** @description A scripted demo model. */
             demo: boolean;
+            /** @description The model id at the provider. */
+            model: string;
+            /** @description The name runs select it by. */
+            name: string;
+            /** @description Streams reasoning. */
+            supports_reasoning: boolean;
         };
         /** @description The configured models. */
         ModelList: {
-            /** @description Models, the default first unless `default` says otherwise. */
-            models: components["schemas"]["ModelInfo"][];
             /** @description The default model's name (`null` when none is configured). */
             default?: string | null;
+            /** @description Models, the default first unless `default` says otherwise. */
+            models: components["schemas"]["ModelInfo"][];
         };
         /**
          * @description What a new run does when its thread already has one.
@@ -827,27 +851,27 @@ export interface components {
         };
         /** @description A run record. */
         Run: {
-            /** @description Run id. */
-            run_id: string;
-            /** @description Its thread. */
-            thread_id: string;
             /** @description The agent. */
             assistant_id: string;
             /** @description RFC 3339 creation time. */
             created_at: string;
-            /** @description RFC 3339 time of the last change. */
-            updated_at: string;
-            /** @description Where the run is. */
-            status: components["schemas"]["RunStatus"];
-            stop_reason?: null | components["schemas"]["StopReason"];
             /** @description The error message when it failed. */
             error?: string | null;
+            /** @description The creation request (input, stream modes, config). */
+            kwargs: Record<string, unknown>;
             /** @description Metadata given at creation. */
             metadata: Record<string, unknown>;
             /** @description The multitask strategy it was created with. */
             multitask_strategy: components["schemas"]["MultitaskStrategy"];
-            /** @description The creation request (input, stream modes, config). */
-            kwargs: Record<string, unknown>;
+            /** @description Run id. */
+            run_id: string;
+            /** @description Where the run is. */
+            status: components["schemas"]["RunStatus"];
+            stop_reason?: null | components["schemas"]["StopReason"];
+            /** @description Its thread. */
+            thread_id: string;
+            /** @description RFC 3339 time of the last change. */
+            updated_at: string;
             /** @description Counters. */
             usage: components["schemas"]["RunUsage"];
         };
@@ -856,24 +880,24 @@ export interface components {
          *     not use are accepted and ignored.
          */
         RunCreate: {
-            /** @description The agent (Antler serves `lead_agent`). */
+            /** @description The agent (Antler serves `lead_agent`); not blank. */
             assistant_id: string;
+            /** @description Run configuration (`configurable.model_name` selects a configured model). */
+            config?: Record<string, unknown> | null;
+            /** @description Run context (same keys as `config.configurable`). */
+            context?: Record<string, unknown> | null;
+            if_not_exists?: null | components["schemas"]["IfNotExists"];
             /**
              * @description `{"messages": [...]}`: new messages (`{"role": "user", "content": "…"}` or LangChain
              *     shape). `null` or no messages retries the thread's last message when it has no
              *     answer yet (its run failed or was stopped before the model replied).
              */
             input?: Record<string, unknown> | null;
-            stream_mode?: null | components["schemas"]["StreamModes"];
-            /** @description Run configuration (`configurable.model_name` selects a configured model). */
-            config?: Record<string, unknown> | null;
-            /** @description Run context (same keys as `config.configurable`). */
-            context?: Record<string, unknown> | null;
             /** @description Stored with the run. */
             metadata?: Record<string, unknown> | null;
             multitask_strategy?: null | components["schemas"]["MultitaskStrategy"];
             on_disconnect?: null | components["schemas"]["OnDisconnect"];
-            if_not_exists?: null | components["schemas"]["IfNotExists"];
+            stream_mode?: null | components["schemas"]["StreamModes"];
         };
         /**
          * @description The kind of failure an `error` event reports.
@@ -887,22 +911,22 @@ export interface components {
         RunFailure: {
             /** @description The kind. */
             error: components["schemas"]["RunErrorKind"];
-            /** @description The kind again. */
-            name: components["schemas"]["RunErrorKind"];
             /** @description For people. */
             message: string;
+            /** @description The kind again. */
+            name: components["schemas"]["RunErrorKind"];
         };
         /** @description The first event of every run stream. */
         RunMetadata: {
-            /** @description The run. */
-            run_id: string;
-            /** @description Its thread. */
-            thread_id: string;
             /**
              * Format: int32
              * @description Always 1.
              */
             attempt: number;
+            /** @description The run. */
+            run_id: string;
+            /** @description Its thread. */
+            thread_id: string;
         };
         /**
          * @description Where a run is in its life.
@@ -918,76 +942,76 @@ export interface components {
             input_tokens: number;
             /**
              * Format: int64
-             * @description Completion tokens over all model calls.
-             */
-            output_tokens: number;
-            /**
-             * Format: int64
              * @description Model calls made.
              */
             model_calls: number;
+            /**
+             * Format: int64
+             * @description Completion tokens over all model calls.
+             */
+            output_tokens: number;
         };
         /** @description `POST /api/threads/search` body. */
         SearchThreads: {
-            /** @description Only threads whose metadata has all these key/value pairs. */
-            metadata?: Record<string, unknown> | null;
-            status?: null | components["schemas"]["ThreadStatus"];
             /**
              * Format: int32
              * @description Page size, 1–1000 (default 10).
              */
             limit?: number;
+            /** @description Only threads whose metadata has all these key/value pairs. */
+            metadata?: Record<string, unknown> | null;
             /**
-             * Format: int32
+             * Format: int64
              * @description Threads to skip (default 0).
              */
             offset?: number;
             sort_by?: null | components["schemas"]["ThreadSortBy"];
             sort_order?: null | components["schemas"]["SortOrder"];
+            status?: null | components["schemas"]["ThreadStatus"];
         };
         /** @description `PUT /api/skills/{name}` body. */
         SetSkillEnabled: {
+            category?: null | components["schemas"]["SkillCategory"];
             /** @description The new state. */
             enabled: boolean;
-            category?: null | components["schemas"]["SkillCategory"];
         };
         /** @description One skill as listed by `GET /api/skills`. */
         Skill: {
-            /**
-             * @description The frontmatter `name`.
-             * @example skill-creator
-             */
-            name: string;
-            /** @description The frontmatter `description`. */
-            description: string;
-            /** @description The frontmatter `license`, when given. */
-            license?: string | null;
-            /** @description The frontmatter `compatibility`, when given. */
-            compatibility?: string | null;
-            /** @description The frontmatter `metadata` map. */
-            metadata: {
-                [key: string]: string;
-            };
             /** @description The frontmatter `allowed-tools`, split into names. */
             allowed_tools: string[];
             /** @description `public` or `custom`. */
             category: components["schemas"]["SkillCategory"];
-            /**
-             * @description Directory of the skill relative to its category root, `/`-separated (`parent/child`).
-             * @example skill-creator
-             */
-            relative_path: string;
-            /** @description Whether the agent may use it. */
-            enabled: boolean;
+            /** @description The frontmatter `compatibility`, when given. */
+            compatibility?: string | null;
+            /** @description The frontmatter `description`. */
+            description: string;
             /** @description Whether people may change or delete its files (custom skills only). */
             editable: boolean;
-            /** @description True for a public skill hidden from the agent by an enabled custom skill of the same name. */
-            shadowed: boolean;
+            /** @description Whether the agent may use it. */
+            enabled: boolean;
+            /** @description The frontmatter `license`, when given. */
+            license?: string | null;
             /**
              * @description Where the agent finds it inside the sandbox.
              * @example /mnt/skills/public/skill-creator/SKILL.md
              */
             location: string;
+            /** @description The frontmatter `metadata` map. */
+            metadata: {
+                [key: string]: string;
+            };
+            /**
+             * @description The frontmatter `name`.
+             * @example skill-creator
+             */
+            name: string;
+            /**
+             * @description Directory of the skill relative to its category root, `/`-separated (`parent/child`).
+             * @example skill-creator
+             */
+            relative_path: string;
+            /** @description True for a public skill hidden from the agent by an enabled custom skill of the same name. */
+            shadowed: boolean;
             /** @description Problems that did not stop the skill from loading. */
             warnings: string[];
         };
@@ -1018,20 +1042,20 @@ export interface components {
         };
         /** @description `GET /api/skills`: every skill sorted by category then name, plus load errors. */
         SkillList: {
-            /** @description The loaded skills. */
-            skills: components["schemas"]["Skill"][];
             /** @description Skills that failed to load. */
             errors: components["schemas"]["SkillLoadError"][];
+            /** @description The loaded skills. */
+            skills: components["schemas"]["Skill"][];
         };
         /** @description A `SKILL.md` (or skill directory) that could not be loaded. */
         SkillLoadError: {
+            /** @description Why it was skipped. */
+            message: string;
             /**
              * @description Path relative to the skills directory, `/`-separated.
              * @example custom/broken/SKILL.md
              */
             path: string;
-            /** @description Why it was skipped. */
-            message: string;
         };
         /**
          * @description Sort direction.
@@ -1052,26 +1076,26 @@ export interface components {
         StreamModes: components["schemas"]["StreamMode"] | components["schemas"]["StreamMode"][];
         /** @description Instructions. */
         SystemMessage: {
-            /** @description Unique id. */
-            id: string;
             /** @description The text. */
             content: string;
+            /** @description Unique id. */
+            id: string;
         };
         /** @description A conversation thread. */
         Thread: {
+            /** @description RFC 3339 creation time. */
+            created_at: string;
+            /** @description Free-form metadata (the UI keeps `title` here). */
+            metadata: Record<string, unknown>;
+            /** @description What the thread is doing. */
+            status: components["schemas"]["ThreadStatus"];
             /**
              * @description Unique id (`^[A-Za-z0-9_-]{1,64}$`).
              * @example 2f1c0e9a-4b8e-4d3a-9f1e-0c6d2b7a5e11
              */
             thread_id: string;
-            /** @description RFC 3339 creation time. */
-            created_at: string;
             /** @description RFC 3339 time of the last change. */
             updated_at: string;
-            /** @description Free-form metadata (the UI keeps `title` here). */
-            metadata: Record<string, unknown>;
-            /** @description What the thread is doing. */
-            status: components["schemas"]["ThreadStatus"];
             /** @description The thread's current state values. */
             values: components["schemas"]["ThreadValues"];
         };
@@ -1082,18 +1106,18 @@ export interface components {
         ThreadSortBy: "created_at" | "updated_at" | "thread_id";
         /** @description `GET /api/threads/{thread_id}/state` and the items of `POST …/history`. */
         ThreadState: {
-            /** @description The conversation, its title and artifacts at this checkpoint. */
-            values: components["schemas"]["ThreadValues"];
-            /** @description Nodes to run next (empty: the agent waits for input). */
-            next: string[];
-            /** @description Pending tasks (always empty). */
-            tasks: Record<string, unknown>[];
-            /** @description Checkpoint metadata (`run_id`, `step`). */
-            metadata: Record<string, unknown>;
+            checkpoint?: null | components["schemas"]["Checkpoint"];
             /** @description RFC 3339 time of the checkpoint. */
             created_at?: string | null;
-            checkpoint?: null | components["schemas"]["Checkpoint"];
+            /** @description Checkpoint metadata (`run_id`, `step`). */
+            metadata: Record<string, unknown>;
+            /** @description Nodes to run next (empty: the agent waits for input). */
+            next: string[];
             parent_checkpoint?: null | components["schemas"]["Checkpoint"];
+            /** @description Pending tasks (always empty). */
+            tasks: Record<string, unknown>[];
+            /** @description The conversation, its title and artifacts at this checkpoint. */
+            values: components["schemas"]["ThreadValues"];
         };
         /**
          * @description What a thread is doing.
@@ -1102,28 +1126,26 @@ export interface components {
         ThreadStatus: "idle" | "busy" | "interrupted" | "error";
         /** @description A thread's values: the state `GET …/state` answers and `values` events carry. */
         ThreadValues: {
+            /** @description Files presented to the person (container paths under `/mnt/user-data/outputs`). */
+            artifacts?: string[];
             /** @description The conversation. */
             messages?: components["schemas"]["Message"][];
             /** @description Generated after the first exchange. */
             title?: string | null;
-            /** @description Files presented to the person (container paths under `/mnt/user-data/outputs`). */
-            artifacts?: string[];
         };
         /** @description A tool call the model made. */
         ToolCall: {
-            /** @description Tool name. */
-            name: string;
             /** @description Parsed arguments. */
             args: Record<string, unknown>;
             /** @description Call id, echoed by the tool message. */
             id: string;
+            /** @description Tool name. */
+            name: string;
             /** @description Always `tool_call`. */
             type?: string;
         };
         /** @description A fragment of a tool call in a streamed chunk. */
         ToolCallChunk: {
-            /** @description Tool name (first fragment only). */
-            name?: string | null;
             /** @description A fragment of the arguments text. */
             args?: string | null;
             /** @description Call id (first fragment only). */
@@ -1133,33 +1155,40 @@ export interface components {
              * @description Which call of the message.
              */
             index: number;
+            /** @description Tool name (first fragment only). */
+            name?: string | null;
             /** @description Always `tool_call_chunk`. */
             type?: string;
         };
         /** @description A tool's result. */
         ToolMessage: {
-            /** @description Unique id. */
-            id: string;
+            /** @description Structured data for the UI (not sent to the model), e.g. a bash exit code. */
+            artifact?: Record<string, unknown> | null;
             /** @description What the model reads. */
             content: string;
-            /** @description The call answered. */
-            tool_call_id: string;
+            /** @description Unique id. */
+            id: string;
             /** @description The tool's name. */
             name?: string | null;
             /** @description `success` or `error`. */
             status?: string;
-            /** @description Structured data for the UI (not sent to the model), e.g. a bash exit code. */
-            artifact?: Record<string, unknown> | null;
+            /** @description The call answered. */
+            tool_call_id: string;
+        };
+        /** @description The form of `POST …/uploads` (documentation only: parts are streamed). */
+        UploadForm: {
+            /** @description The files, each a part named `files` with a file name. */
+            files: string[];
         };
         /** @description `GET /api/threads/{thread_id}/uploads/limits`. */
         UploadLimits: {
-            /** @description Most files in one request. */
-            max_files: number;
             /**
              * Format: int64
              * @description Largest single file, in bytes.
              */
             max_file_bytes: number;
+            /** @description Most files in one request. */
+            max_files: number;
             /**
              * Format: int64
              * @description Largest request, in bytes.
@@ -1174,10 +1203,17 @@ export interface components {
         /** @description A file in a thread's uploads. */
         UploadedFile: {
             /**
+             * @description Where the browser downloads it.
+             * @example /api/threads/t1/artifacts/mnt/user-data/uploads/data.csv
+             */
+            artifact_url: string;
+            /**
              * @description The stored (sanitised) file name.
              * @example data.csv
              */
             filename: string;
+            /** @description RFC 3339 modification time. */
+            modified_at: string;
             /**
              * Format: int64
              * @description Size in bytes.
@@ -1188,13 +1224,6 @@ export interface components {
              * @example /mnt/user-data/uploads/data.csv
              */
             virtual_path: string;
-            /**
-             * @description Where the browser downloads it.
-             * @example /api/threads/t1/artifacts/mnt/user-data/uploads/data.csv
-             */
-            artifact_url: string;
-            /** @description RFC 3339 modification time. */
-            modified_at: string;
         };
         /** @description Token counts of one model call. */
         UsageMetadata: {
@@ -1241,6 +1270,24 @@ export interface operations {
                     "application/json": components["schemas"]["ModelList"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     list_skills: {
@@ -1270,9 +1317,27 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
-    install: {
+    install_skill: {
         parameters: {
             query?: never;
             header?: never;
@@ -1339,6 +1404,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid body or thread id */
             422: {
                 headers: {
@@ -1348,19 +1431,28 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
-    preview: {
+    preview_skill: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** @description `file`: the archive */
-        requestBody?: {
+        /** @description The archive */
+        requestBody: {
             content: {
-                "multipart/form-data": unknown;
+                "multipart/form-data": components["schemas"]["ArchivePreviewForm"];
             };
         };
         responses: {
@@ -1391,8 +1483,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not multipart/form-data */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1420,6 +1530,24 @@ export interface operations {
                     "application/json": components["schemas"]["SkillList"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The database could not be read */
             500: {
                 headers: {
@@ -1431,17 +1559,17 @@ export interface operations {
             };
         };
     };
-    upload: {
+    upload_skill: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** @description `file`: the archive; `overwrite`, `enable`: true/false */
-        requestBody?: {
+        /** @description The archive and the install options */
+        requestBody: {
             content: {
-                "multipart/form-data": unknown;
+                "multipart/form-data": components["schemas"]["ArchiveForm"];
             };
         };
         responses: {
@@ -1481,8 +1609,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not multipart/form-data */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1536,6 +1682,24 @@ export interface operations {
             };
             /** @description The name exists in both categories; pass ?category= */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1606,6 +1770,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Body is not JSON */
             415: {
                 headers: {
@@ -1624,9 +1797,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
-    delete: {
+    delete_skill: {
         parameters: {
             query?: never;
             header?: never;
@@ -1681,6 +1863,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     create_thread: {
@@ -1723,8 +1923,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id or body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1765,8 +2001,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid limit, sort or body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1806,8 +2078,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1845,8 +2135,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1899,6 +2207,33 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id or body */
             422: {
                 headers: {
@@ -1908,9 +2243,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
-    list: {
+    list_artifacts: {
         parameters: {
             query?: never;
             header?: never;
@@ -1940,6 +2284,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
                 headers: {
@@ -1949,9 +2302,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
-    get: {
+    get_artifact: {
         parameters: {
             query?: {
                 /** @description Send as a download. */
@@ -2027,6 +2389,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Range not satisfiable */
             416: {
                 headers: {
@@ -2045,9 +2416,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
-    history: {
+    get_history: {
         parameters: {
             query?: never;
             header?: never;
@@ -2090,8 +2470,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id or body */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2104,7 +2520,7 @@ export interface operations {
     list_runs: {
         parameters: {
             query?: {
-                /** @description Page size (default 10, at most 1000). */
+                /** @description Page size (default 10; larger pages are cut to 1000). */
                 limit?: number;
                 /** @description Runs to skip. */
                 offset?: number;
@@ -2129,6 +2545,15 @@ export interface operations {
                     "application/json": components["schemas"]["Run"][];
                 };
             };
+            /** @description Invalid query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such thread */
             404: {
                 headers: {
@@ -2138,8 +2563,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2201,8 +2644,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid input, stream mode, strategy or thread id */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2266,8 +2745,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid input, stream mode, strategy or thread id */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2329,8 +2844,44 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid input, stream mode, strategy or thread id */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2372,8 +2923,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread or run id */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2411,6 +2980,15 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
+            /** @description Invalid query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such thread or run */
             404: {
                 headers: {
@@ -2429,8 +3007,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid id or action */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2472,8 +3068,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread or run id */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2488,12 +3102,12 @@ export interface operations {
             query?: {
                 /** @description Cancel the run if this client disconnects. */
                 cancel_on_disconnect?: boolean;
-                /** @description Modes to receive (a subset of the run's); repeated or one value. */
-                stream_mode?: string;
+                /** @description Modes to receive (a subset of the run's); repeated for several. */
+                stream_mode?: components["schemas"]["StreamMode"][];
             };
             header?: {
                 /** @description Resume after this event */
-                "Last-Event-ID"?: string | null;
+                "Last-Event-ID"?: string;
             };
             path: {
                 /** @description Thread id */
@@ -2532,8 +3146,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread or run id, or stream mode */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2573,8 +3205,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2614,6 +3264,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
                 headers: {
@@ -2623,9 +3282,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
-    upload: {
+    upload_files: {
         parameters: {
             query?: never;
             header?: never;
@@ -2635,10 +3303,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description One or more parts named `files` */
-        requestBody?: {
+        /** @description One or more files */
+        requestBody: {
             content: {
-                "multipart/form-data": unknown;
+                "multipart/form-data": components["schemas"]["UploadForm"];
             };
         };
         responses: {
@@ -2678,6 +3346,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Not multipart/form-data */
             415: {
                 headers: {
@@ -2696,9 +3373,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
-    upload_limits: {
+    get_upload_limits: {
         parameters: {
             query?: never;
             header?: never;
@@ -2728,8 +3414,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2778,6 +3482,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
                 headers: {
@@ -2787,9 +3500,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
-    health: {
+    get_health: {
         parameters: {
             query?: never;
             header?: never;
@@ -2805,6 +3527,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };

@@ -15,6 +15,7 @@ mod common;
 mod demo;
 mod history;
 mod install;
+mod limits;
 mod replicas;
 mod runs;
 mod sandbox;

@@ -22,7 +22,7 @@ use crate::extract::ApiQuery;
 use crate::files::archive::{MemberError, preview, read_member};
 use crate::files::etag::{FileVersion, sha256_etag};
 use crate::files::serve::{FileBody, FileInfo, bytes_response, content_type, file_response};
-use crate::files::walk::list_artifacts;
+use crate::files::walk;
 use crate::params::ThreadId;
 use crate::state::{AppState, Identity};
 
@@ -38,14 +38,14 @@ use crate::state::{AppState, Identity};
         (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
     )
 )]
-pub async fn list(
+pub async fn list_artifacts(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ThreadId(id): ThreadId,
 ) -> ApiResult<Json<ArtifactList>> {
     let dirs = app.threads.existing_dirs(&caller, &id).await?;
     let (artifacts, truncated) =
-        tokio::task::spawn_blocking(move || list_artifacts(&id, &dirs)).await?;
+        tokio::task::spawn_blocking(move || walk::list_artifacts(&id, &dirs)).await?;
     Ok(Json(ArtifactList {
         artifacts,
         truncated,
@@ -87,7 +87,7 @@ pub struct DownloadQuery {
         (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
     )
 )]
-pub async fn get(
+pub async fn get_artifact(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ThreadId(id): ThreadId,

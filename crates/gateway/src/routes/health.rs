@@ -13,7 +13,7 @@ use crate::state::AppState;
     tag = "system",
     responses((status = 200, description = "The server is up", body = Health))
 )]
-pub async fn health(State(app): State<AppState>) -> Json<Health> {
+pub async fn get_health(State(app): State<AppState>) -> Json<Health> {
     Json(Health {
         status: "ok".into(),
         version: env!("CARGO_PKG_VERSION").into(),

@@ -10,7 +10,8 @@ use antler_agent_runtime::runs::ActiveRun;
 use antler_agent_runtime::runs::log::RunEvent;
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::runs::{
-    CancelAction, CancelQuery, HistoryRequest, Run, RunCreate, RunStatus, StopReason, ThreadState,
+    CancelAction, CancelQuery, HistoryBefore, HistoryRequest, Run, RunCreate, RunStatus,
+    StopReason, ThreadState,
 };
 use antler_protocol::stream::StreamMode;
 use antler_protocol::threads::ThreadValues;
@@ -20,7 +21,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::Value;
 use tokio::sync::mpsc;
 use utoipa::IntoParams;
 
@@ -200,9 +200,11 @@ pub async fn wait_run(
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct ListQuery {
-    /// Page size (default 10, at most 1000).
+    /// Page size (default 10; larger pages are cut to 1000).
+    #[param(format = Int64, maximum = 4294967295_u64)]
     pub limit: Option<u32>,
     /// Runs to skip.
+    #[param(format = Int64, maximum = 4294967295_u64)]
     pub offset: Option<u32>,
     /// Only runs in this status.
     pub status: Option<RunStatus>,
@@ -322,8 +324,9 @@ pub struct JoinStreamQuery {
     /// Cancel the run if this client disconnects.
     #[serde(default)]
     pub cancel_on_disconnect: Option<bool>,
-    /// Modes to receive (a subset of the run's); repeated or one value.
+    /// Modes to receive (a subset of the run's); repeated for several.
     #[serde(default)]
+    #[param(value_type = Option<Vec<StreamMode>>, style = Form, explode)]
     pub stream_mode: Option<String>,
 }
 
@@ -359,9 +362,14 @@ pub async fn join_stream(
         .map(|v| v.to_str().unwrap_or("x").trim())
     {
         None | Some("") => 0,
-        Some(v) => v.parse::<u64>().map_err(|_| {
-            AppError::bad_request(format!("Last-Event-ID {v:?} is not an event id"))
-        })?,
+        // Past every event there can be: nothing is left to replay.
+        Some(v) if v.bytes().all(|b| b.is_ascii_digit()) => v.parse::<u64>().unwrap_or(u64::MAX),
+        Some(v) => {
+            let shown: String = v.chars().take(40).collect();
+            return Err(AppError::bad_request(format!(
+                "Last-Event-ID {shown:?} is not an event id"
+            )));
+        }
     };
     // `stream_mode` may repeat; `cancel_on_disconnect` is a flag.
     let mut modes = HashSet::new();
@@ -447,20 +455,13 @@ pub async fn get_state(
         (status = 422, description = "Invalid thread id or body", body = ErrorEnvelope),
     )
 )]
-pub async fn history(
+pub async fn get_history(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<HistoryRequest>,
 ) -> ApiResult<Json<Vec<ThreadState>>> {
-    let before = body
-        .before
-        .as_ref()
-        .and_then(|b| {
-            b.get("checkpoint_id")
-                .or_else(|| b.get("configurable")?.get("checkpoint_id"))
-        })
-        .and_then(Value::as_str);
+    let before = body.before.as_ref().and_then(HistoryBefore::checkpoint_id);
     let states = app
         .runs
         .history(&caller, &thread_id, body.limit.unwrap_or(10), before)

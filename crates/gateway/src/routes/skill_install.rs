@@ -31,7 +31,7 @@ use crate::state::{AppState, Identity};
         (status = 422, description = "Invalid body or thread id", body = ErrorEnvelope),
     )
 )]
-pub async fn install(
+pub async fn install_skill(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ApiJson(body): ApiJson<InstallFromThread>,
@@ -58,7 +58,7 @@ pub async fn install(
     post,
     path = "/api/skills/upload",
     tag = "skills",
-    request_body(content_type = "multipart/form-data", description = "`file`: the archive; `overwrite`, `enable`: true/false"),
+    request_body(content = ArchiveForm, content_type = "multipart/form-data", description = "The archive and the install options"),
     responses(
         (status = 200, description = "Installed", body = InstallResult),
         (status = 400, description = "No file, bad option, not a zip, or refused (`details.findings`)", body = ErrorEnvelope),
@@ -67,7 +67,7 @@ pub async fn install(
         (status = 415, description = "Not multipart/form-data", body = ErrorEnvelope),
     )
 )]
-pub async fn upload(
+pub async fn upload_skill(
     State(app): State<AppState>,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<Json<InstallResult>> {
@@ -88,7 +88,7 @@ pub async fn upload(
     post,
     path = "/api/skills/preview",
     tag = "skills",
-    request_body(content_type = "multipart/form-data", description = "`file`: the archive"),
+    request_body(content = ArchivePreviewForm, content_type = "multipart/form-data", description = "The archive"),
     responses(
         (status = 200, description = "Members and validation result (`skill.valid`, `skill.findings`)", body = ArchivePreview),
         (status = 400, description = "No file, or not a zip archive", body = ErrorEnvelope),
@@ -96,7 +96,7 @@ pub async fn upload(
         (status = 415, description = "Not multipart/form-data", body = ErrorEnvelope),
     )
 )]
-pub async fn preview(
+pub async fn preview_skill(
     State(app): State<AppState>,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<Json<ArchivePreview>> {
@@ -106,8 +106,39 @@ pub async fn preview(
     Ok(Json(crate::files::archive::preview(inspection)))
 }
 
-/// An uploaded archive and the install options sent with it.
+/// The form of `POST /api/skills/upload` (documentation only: parts are streamed).
+#[derive(utoipa::ToSchema)]
+#[expect(
+    dead_code,
+    reason = "describes the multipart form in the OpenAPI document"
+)]
 struct ArchiveForm {
+    /// The `.skill` archive (a zip).
+    #[schema(value_type = String, format = Binary)]
+    file: Vec<u8>,
+    /// Replace an installed custom skill of the same name: `true` or `false` (also
+    /// `1`/`0`, `on`/`off`, `yes`/`no`; default false).
+    #[schema(pattern = "^(true|false|1|0|on|off|yes|no)?$")]
+    overwrite: Option<String>,
+    /// Enable it after installing (same values; default true).
+    #[schema(pattern = "^(true|false|1|0|on|off|yes|no)?$")]
+    enable: Option<String>,
+}
+
+/// The form of `POST /api/skills/preview` (documentation only).
+#[derive(utoipa::ToSchema)]
+#[expect(
+    dead_code,
+    reason = "describes the multipart form in the OpenAPI document"
+)]
+struct ArchivePreviewForm {
+    /// The `.skill` archive (a zip).
+    #[schema(value_type = String, format = Binary)]
+    file: Vec<u8>,
+}
+
+/// An uploaded archive and the install options sent with it.
+struct ReceivedArchive {
     archive: tempfile::NamedTempFile,
     overwrite: bool,
     enable: bool,
@@ -116,7 +147,7 @@ struct ArchiveForm {
 async fn read_archive_form(
     app: &AppState,
     multipart: Result<Multipart, MultipartRejection>,
-) -> Result<ArchiveForm, AppError> {
+) -> Result<ReceivedArchive, AppError> {
     let mut multipart = multipart?;
     let limit = app.config.skills.install.max_upload_bytes;
     let mut archive: Option<tempfile::NamedTempFile> = None;
@@ -159,7 +190,7 @@ async fn read_archive_form(
     }
     let archive = archive
         .ok_or_else(|| AppError::bad_request("no archive: send it in the form field 'file'"))?;
-    Ok(ArchiveForm {
+    Ok(ReceivedArchive {
         archive,
         overwrite,
         enable,
@@ -190,7 +221,7 @@ fn flag(name: &str, value: &str) -> Result<bool, AppError> {
         (status = 409, description = "An install of that name is running", body = ErrorEnvelope),
     )
 )]
-pub async fn delete(
+pub async fn delete_skill(
     State(app): State<AppState>,
     ApiPath(name): ApiPath<SkillName>,
 ) -> ApiResult<StatusCode> {

@@ -25,13 +25,25 @@ use crate::files::walk::artifact_url;
 use crate::params::ThreadId;
 use crate::state::{AppState, Identity};
 
+/// The form of `POST …/uploads` (documentation only: parts are streamed).
+#[derive(utoipa::ToSchema)]
+#[expect(
+    dead_code,
+    reason = "describes the multipart form in the OpenAPI document"
+)]
+struct UploadForm {
+    /// The files, each a part named `files` with a file name.
+    #[schema(value_type = Vec<String>, format = Binary, min_items = 1)]
+    files: Vec<Vec<u8>>,
+}
+
 /// Uploads files (multipart field `files`, several at once).
 #[utoipa::path(
     post,
     path = "/api/threads/{thread_id}/uploads",
     tag = "uploads",
     params(("thread_id" = String, Path, description = "Thread id")),
-    request_body(content_type = "multipart/form-data", description = "One or more parts named `files`"),
+    request_body(content = UploadForm, content_type = "multipart/form-data", description = "One or more files"),
     responses(
         (status = 200, description = "The stored files", body = UploadList),
         (status = 400, description = "No files, a part that is not a file, or an unusable name", body = ErrorEnvelope),
@@ -41,7 +53,7 @@ use crate::state::{AppState, Identity};
         (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
     )
 )]
-pub async fn upload(
+pub async fn upload_files(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ThreadId(id): ThreadId,
@@ -185,7 +197,7 @@ pub async fn list_uploads(
         (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
     )
 )]
-pub async fn upload_limits(
+pub async fn get_upload_limits(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ThreadId(id): ThreadId,

@@ -1,0 +1,212 @@
+//! The OpenAPI document: metadata here, paths from the handlers' annotations, and the rules
+//! every operation shares added in one place ([`complete`]), so the document states exactly
+//! what the server enforces: the id formats the extractors check, and the error statuses
+//! that the extractors and limits answer for every operation of a kind.
+
+use antler_protocol::paths::MAX_THREAD_ID_LEN;
+use serde_json::{Map, Value, json};
+use utoipa::OpenApi;
+
+use crate::routes::artifacts;
+
+/// Top-level OpenAPI metadata; paths are added by the router.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Antler API",
+        description = "Skills-driven agent backend: skills catalog and management, threads, \
+                       agent runs (LangGraph Agent Server compatible) and their files.",
+        license(name = "Apache-2.0")
+    ),
+    tags(
+        (name = "system", description = "Health and documentation"),
+        (name = "skills", description = "List, inspect, enable, disable, install and delete skills"),
+        (name = "threads", description = "Conversation threads"),
+        (name = "runs", description = "Agent runs (LangGraph Agent Server compatible) and thread state"),
+        (name = "uploads", description = "Files people add to a thread"),
+        (name = "artifacts", description = "Every file of a thread, and a look inside .skill archives"),
+    ),
+    // Wildcard routes are registered on the axum router directly (see `router`).
+    paths(artifacts::get_artifact),
+    // The run stream's event payloads (SSE, so no route references them) for typed clients.
+    components(schemas(
+        antler_protocol::error::ErrorEnvelope,
+        antler_protocol::stream::RunMetadata,
+        antler_protocol::stream::MessageMetadata,
+        antler_protocol::stream::CustomEvent,
+        antler_protocol::stream::RunFailure,
+        antler_protocol::messages::AiMessageChunk,
+        antler_protocol::runs::CancelAction,
+    ))
+)]
+pub(crate) struct ApiDoc;
+
+/// A thread id as the extractors accept it.
+pub const THREAD_ID_PATTERN: &str = "^[A-Za-z0-9_-]+$";
+/// A skill name as the Agent Skills specification has it.
+pub const SKILL_NAME_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
+
+/// The document as JSON, with what every operation of a kind shares added: the path
+/// parameters' formats, and the error answers of the JSON body, query and path extractors
+/// and of the request limits. (JSON because utoipa's own types do not read back every
+/// schema they write.)
+pub fn complete(doc: &utoipa::openapi::OpenApi) -> Value {
+    let mut value = serde_json::to_value(doc).unwrap_or(Value::Null);
+    if let Some(paths) = value.get_mut("paths").and_then(Value::as_object_mut) {
+        for item in paths.values_mut() {
+            let Some(item) = item.as_object_mut() else {
+                continue;
+            };
+            for operation in item.values_mut().filter_map(Value::as_object_mut) {
+                complete_operation(operation);
+            }
+        }
+        add_links(paths);
+    }
+    value
+}
+
+/// OpenAPI links from the operations that create threads and runs to the operations that
+/// take their ids, so clients (and the API fuzzer's stateful phase) can follow them.
+fn add_links(paths: &mut Map<String, Value>) {
+    let mut takes_thread = Vec::new();
+    let mut takes_run = Vec::new();
+    for (path, item) in paths.iter() {
+        for (method, op) in item.as_object().into_iter().flatten() {
+            let Some(id) = op.get("operationId").and_then(Value::as_str) else {
+                continue;
+            };
+            if path.contains("{run_id}") {
+                takes_run.push(id.to_string());
+            } else if path.contains("{thread_id}") && !(method == "post" && path.ends_with("/runs"))
+            {
+                takes_thread.push(id.to_string());
+            }
+        }
+    }
+    let link = |id: &str, params: Value| {
+        (
+            id.to_string(),
+            json!({"operationId": id, "parameters": params}),
+        )
+    };
+    let thread_links: Map<String, Value> = takes_thread
+        .iter()
+        .chain(std::iter::once(&"create_run".to_string()))
+        .map(|id| link(id, json!({"thread_id": "$response.body#/thread_id"})))
+        .collect();
+    let run_links: Map<String, Value> = takes_run
+        .iter()
+        .map(|id| {
+            link(
+                id,
+                json!({"thread_id": "$response.body#/thread_id", "run_id": "$response.body#/run_id"}),
+            )
+        })
+        .collect();
+    for (path, method, links) in [
+        ("/api/threads", "post", thread_links),
+        ("/api/threads/{thread_id}/runs", "post", run_links),
+    ] {
+        if let Some(ok) = paths
+            .get_mut(path)
+            .and_then(|item| item.get_mut(method))
+            .and_then(|op| op.get_mut("responses"))
+            .and_then(|r| r.get_mut("200"))
+            .and_then(Value::as_object_mut)
+        {
+            ok.insert("links".into(), Value::Object(links));
+        }
+    }
+}
+
+fn complete_operation(op: &mut Map<String, Value>) {
+    let mut errors: Vec<(&str, &str)> = vec![
+        ("414", "The request URI is too long"),
+        ("431", "Too many or too large headers"),
+    ];
+    let json_body = op
+        .get("requestBody")
+        .and_then(|b| b.get("content"))
+        .and_then(|c| c.get("application/json"))
+        .is_some();
+    if json_body {
+        errors.extend([
+            ("400", "The body is not valid JSON"),
+            ("413", "The body is too large"),
+            ("415", "The body is not application/json"),
+            (
+                "422",
+                "JSON of the wrong shape (not an object, a missing or invalid field)",
+            ),
+        ]);
+    }
+    if let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) {
+        for param in params.iter_mut().filter_map(Value::as_object_mut) {
+            let name = param.get("name").and_then(Value::as_str).unwrap_or("");
+            let place = param.get("in").and_then(Value::as_str).unwrap_or("");
+            match (place, name) {
+                ("path", "thread_id") => {
+                    param.insert(
+                        "schema".into(),
+                        json!({"type": "string", "pattern": THREAD_ID_PATTERN,
+                               "minLength": 1, "maxLength": MAX_THREAD_ID_LEN}),
+                    );
+                    errors.push(("422", "Invalid thread id"));
+                }
+                ("path", "run_id") => {
+                    param.insert("schema".into(), json!({"type": "string", "format": "uuid"}));
+                    errors.push(("422", "Invalid run id"));
+                }
+                ("path", "name") => {
+                    param.insert(
+                        "schema".into(),
+                        json!({"type": "string", "pattern": SKILL_NAME_PATTERN,
+                               "minLength": 1,
+                               "maxLength": antler_skills::name::MAX_NAME_LEN}),
+                    );
+                    errors.push(("400", "Invalid skill name"));
+                }
+                ("header", "Last-Event-ID") => {
+                    param.insert(
+                        "schema".into(),
+                        json!({"type": "string", "pattern": "^ *[0-9]* *$"}),
+                    );
+                    errors.push(("400", "Last-Event-ID is not an event id"));
+                }
+                ("query", _) => errors.push(("400", "Invalid query parameter")),
+                _ => {}
+            }
+        }
+    }
+    let responses = op
+        .entry("responses")
+        .or_insert_with(|| json!({}))
+        .as_object_mut();
+    let Some(responses) = responses else {
+        return;
+    };
+    for (status, description) in errors {
+        responses
+            .entry(status)
+            .or_insert_with(|| error_response(description));
+    }
+    // Every error answer is the envelope, documented or added here.
+    for (status, response) in responses.iter_mut() {
+        let is_error = status.starts_with('4') || status.starts_with('5');
+        if is_error
+            && response.get("content").is_none()
+            && let Some(r) = response.as_object_mut()
+        {
+            r.insert("content".into(), envelope_content());
+        }
+    }
+}
+
+fn envelope_content() -> Value {
+    json!({"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}})
+}
+
+fn error_response(description: &str) -> Value {
+    json!({"description": description, "content": envelope_content()})
+}

@@ -1,0 +1,78 @@
+"""Fuzzes the whole API with Schemathesis (every check, bounded in time) against the real
+debug server with the scripted model and the local sandbox. Needs ANTLER_BIN, MOCK_LLM_BIN,
+SCHEMATHESIS (the `st` executable) and API_FUZZ_SECONDS; run by scripts/api-fuzz.sh."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+SCRIPT = textwrap.dedent("""
+    scenarios:
+      - match: ""
+        turns:
+          - content: "A short answer."
+""")
+
+
+def start(cmd, env=None):
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env, text=True)
+    line = proc.stdout.readline().strip()
+    if not line.startswith("listening on "):
+        proc.kill()
+        raise RuntimeError(f"{cmd[0]} did not start: {line!r}")
+    return proc, line[len("listening on "):]
+
+
+def main():
+    here = Path(__file__).resolve().parent
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "skills/public").mkdir(parents=True)
+        (root / "skills/custom").mkdir(parents=True)
+        # A real skill so skill operations reach their logic, not only their 404.
+        demo = root / "skills/public/demo-skill"
+        demo.mkdir()
+        (demo / "SKILL.md").write_text(
+            "---\nname: demo-skill\ndescription: A skill the fuzzer can read and toggle.\n---\n# Demo\n"
+        )
+        script = root / "mock.yaml"
+        script.write_text(SCRIPT)
+        mock, mock_url = start([os.environ["MOCK_LLM_BIN"], "--script", str(script)])
+        env = dict(os.environ)
+        env.update({
+            "ANTLER_DATA_DIR": str(root / "data"),
+            "ANTLER_SKILLS_DIR": str(root / "skills"),
+            "ANTLER_SKILLS_WATCH": "false",
+            "ANTLER_SANDBOX_PROVIDER": "local",
+            "ANTLER_MODEL_BASE_URL": f"{mock_url}/v1",
+            "ANTLER_MODEL": "mock",
+            "ANTLER_AGENT_GENERATE_TITLES": "false",
+            "ANTLER_LOG_LEVEL": "error",
+        })
+        server, base = start([os.environ["ANTLER_BIN"], "serve", "--bind", "127.0.0.1:0"], env)
+        try:
+            seconds = os.environ.get("API_FUZZ_SECONDS", "100")
+            cmd = [
+                os.environ["SCHEMATHESIS"], "--no-color",
+                "--config-file", str(here / "schemathesis.toml"),
+                "run", f"{base}/api/openapi.json",
+                "--url", base,
+                "--checks", "all",
+                "--max-time", seconds,
+                "--workers", "2",
+                "--request-timeout", "20",
+                "--continue-on-failure",
+                "--seed", os.environ.get("API_FUZZ_SEED", "1"),
+            ]
+            return subprocess.call(cmd)
+        finally:
+            for proc in (server, mock):
+                proc.terminate()
+                proc.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
