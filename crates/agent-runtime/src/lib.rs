@@ -4,7 +4,7 @@
 pub mod agent;
 pub mod config;
 pub mod hooks;
-pub mod messages;
+pub mod langchain;
 pub mod model;
 pub mod prompt;
 pub mod runs;

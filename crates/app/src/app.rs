@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use antler_agent_runtime::runs::{Runtime, RuntimeDeps};
+use antler_agent_runtime::runs::{RunDeps, RunManager};
 use antler_sandbox::SandboxProvider;
 use antler_sandbox::gate::ViewGate;
 use antler_sandbox::view::SkillsView;
@@ -155,7 +155,7 @@ impl App {
                 "no model is configured: set ANTLER_MODEL_BASE_URL, ANTLER_MODEL and OPENAI_API_KEY, or add models to the configuration".into(),
             );
         }
-        let manager = Runtime::new(RuntimeDeps {
+        let manager = RunManager::new(RunDeps {
             store: store.clone(),
             catalog: catalog.clone(),
             sandbox: sandbox.clone(),

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use antler_agent_runtime::runs::log::RunEvent;
-use antler_agent_runtime::runs::{ActiveRun, RunError, Runtime};
+use antler_agent_runtime::runs::{ActiveRun, RunError, RunManager};
 use antler_protocol::runs::{Checkpoint, Run, RunCreate, RunStatus, ThreadState};
 use antler_protocol::stream::StreamMode;
 use antler_protocol::threads::ThreadValues;
@@ -57,7 +57,7 @@ pub struct Started {
 /// The runs use-cases.
 pub struct RunsService {
     store: Store,
-    manager: Arc<Runtime>,
+    manager: Arc<RunManager>,
 }
 
 impl std::fmt::Debug for RunsService {
@@ -67,12 +67,12 @@ impl std::fmt::Debug for RunsService {
 }
 
 impl RunsService {
-    pub(crate) fn new(store: Store, manager: Arc<Runtime>) -> Self {
+    pub(crate) fn new(store: Store, manager: Arc<RunManager>) -> Self {
         RunsService { store, manager }
     }
 
     /// The run manager (for background duties and benchmarks).
-    pub fn manager(&self) -> &Arc<Runtime> {
+    pub fn manager(&self) -> &Arc<RunManager> {
         &self.manager
     }
 
@@ -270,7 +270,7 @@ impl RunsService {
 /// The wire shape of a stored run.
 pub fn wire(r: RunRecord) -> Run {
     Run {
-        usage: Runtime::usage(&r),
+        usage: RunManager::usage(&r),
         run_id: r.run_id,
         thread_id: r.thread_id,
         assistant_id: r.assistant_id,

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use antler_agent_runtime::runs::Runtime;
+use antler_agent_runtime::runs::RunManager;
 use antler_protocol::threads::{
     CreateThread, IfExists, SearchThreads, SortOrder, Thread, ThreadValues,
 };
@@ -53,7 +53,7 @@ impl From<tokio::task::JoinError> for ThreadError {
 pub struct ThreadsService {
     store: Store,
     data_dir: PathBuf,
-    runs: Arc<Runtime>,
+    runs: Arc<RunManager>,
     sandbox: Arc<dyn SandboxProvider>,
 }
 
@@ -67,7 +67,7 @@ impl ThreadsService {
     pub(crate) fn new(
         store: Store,
         data_dir: PathBuf,
-        runs: Arc<Runtime>,
+        runs: Arc<RunManager>,
         sandbox: Arc<dyn SandboxProvider>,
     ) -> Self {
         ThreadsService {

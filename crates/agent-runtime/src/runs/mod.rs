@@ -1,8 +1,15 @@
-//! Runs: creation with multitask strategies, execution, cancellation, and event streams.
+//! Runs: creation with multitask strategies, execution, cancellation, recovery, and event
+//! streams.
 
+mod active;
+mod create;
+mod execute;
 pub mod log;
-pub mod manager;
+mod manager;
 mod notices;
+mod queue;
+mod replicas;
 pub mod stream;
 
-pub use manager::{ActiveRun, RunError, Runtime, RuntimeDeps};
+pub use active::{ActiveRun, RunError};
+pub use manager::{RunDeps, RunManager};

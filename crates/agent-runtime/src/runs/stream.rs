@@ -10,11 +10,11 @@ use tokio::sync::{broadcast, mpsc};
 use antler_protocol::stream::StreamMode;
 
 use super::log::RunEvent;
-use super::manager::Runtime;
+use super::manager::RunManager;
 
 /// The stored events of `run_id` after `last`; none when the database does not answer (the
 /// callers read again on the next notice or poll).
-async fn stored_after(runtime: &Runtime, run_id: &str, last: u64) -> Vec<Arc<RunEvent>> {
+async fn stored_after(runtime: &RunManager, run_id: &str, last: u64) -> Vec<Arc<RunEvent>> {
     runtime
         .deps()
         .store
@@ -31,7 +31,7 @@ async fn stored_after(runtime: &Runtime, run_id: &str, last: u64) -> Vec<Arc<Run
 /// holds). Read again while the database does not answer, so a joiner does not skip events
 /// silently; only events whose write failed for good are skipped, with a warning.
 async fn stored_gap(
-    runtime: &Runtime,
+    runtime: &RunManager,
     run_id: &str,
     last: u64,
     first_in_memory: u64,
@@ -52,7 +52,7 @@ async fn stored_gap(
 /// Streams the events of `run_id` after `after` (an SSE id) that `modes` want, ending with
 /// `end`. An empty `modes` means every mode the run records.
 pub fn follow(
-    runtime: Arc<Runtime>,
+    runtime: Arc<RunManager>,
     thread_id: String,
     run_id: String,
     after: u64,
@@ -92,9 +92,10 @@ pub fn follow(
                         break;
                     }
                     let active = runtime.run_is_active(&thread_id, &run_id).await;
-                    // A finished run whose `end` never came (its replica died mid-write) ends
-                    // the stream after a quiet spell. The spell counts from when the run was
-                    // seen finished: a takeover marks the run first and writes `end` after.
+                    // A finished run whose `end` never came (its process died before writing
+                    // it) gets its terminal events written after a quiet spell, then they are
+                    // read like any others. The spell counts from when the run was seen
+                    // finished: a takeover marks the run first and writes `end` after.
                     if active {
                         quiet_since = None;
                     } else if quiet_since
@@ -102,7 +103,11 @@ pub fn follow(
                         .elapsed()
                         > std::time::Duration::from_secs(5)
                     {
-                        return;
+                        quiet_since = None;
+                        if !runtime.end_missing_log(&thread_id, &run_id).await {
+                            return;
+                        }
+                        continue;
                     }
                     let poll = std::time::Duration::from_millis(if active { 1000 } else { 200 });
                     super::notices::stored_events(&mut notices, Some(&run_id), poll).await;

@@ -229,6 +229,11 @@ scenarios:
       - tool_calls:
           - {name: bash, arguments: {command: "sleep 38"}}
       - content: "woke"
+  - match: "nap"
+    turns:
+      - tool_calls:
+          - {name: bash, arguments: {command: "sleep 39"}}
+      - content: "woke"
   - match: ""
     turns:
       - content: "quick answer"
@@ -973,6 +978,38 @@ async fn a_restart_marks_running_runs_interrupted_and_the_thread_goes_on() {
         .await;
     assert_eq!(status, 200);
     assert_eq!(messages(&values).last().unwrap()["content"], "quick answer");
+}
+
+#[tokio::test]
+async fn a_run_interrupted_by_a_restart_replays_to_an_error_and_end() {
+    let env = Env::new();
+    let model = mock_llm(&slow_script()).await;
+    let server = env.start_agent(&model, &[]);
+    server.create_thread("t").await;
+    let (_, run) = start_run(&server, "t", "take a nap", json!({})).await;
+    let run_id = run["run_id"].as_str().unwrap().to_string();
+    wait_for("the command to start", async || sleeping("sleep 39")).await;
+    server.crash();
+    for pid in processes_matching("sleep 39") {
+        signal(pid, rustix::process::Signal::KILL);
+    }
+    let server = env.start_agent(&model, &[]);
+    // Every terminal run's replay ends the same way, whatever stopped it.
+    let events = server.replay("t", &run_id, 0).await;
+    let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+    assert_eq!(names.first(), Some(&"metadata"), "{names:?}");
+    assert_eq!(&names[names.len() - 2..], ["error", "end"], "{names:?}");
+    let error = &events[events.len() - 2].data;
+    assert_eq!(error["error"], "ServerRestart", "{error}");
+    assert!(error["message"].as_str().unwrap().contains("restarted"));
+    // Resuming after the last event the client saw still ends with the terminal events.
+    let before_error = events[events.len() - 3].id.unwrap();
+    let resumed = server.replay("t", &run_id, before_error).await;
+    let names: Vec<&str> = resumed.iter().map(|e| e.event.as_str()).collect();
+    assert_eq!(names, ["error", "end"]);
+    // Ids are unique and increasing: no second `end` was written.
+    let ids: Vec<u64> = events.iter().filter_map(|e| e.id).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
 }
 
 #[tokio::test]

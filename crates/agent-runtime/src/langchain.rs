@@ -1,8 +1,16 @@
-//! Conversation state and message conversions: run input (OpenAI or LangChain shapes) into
-//! LangChain messages, and LangChain messages into a Chat Completions request.
+//! LangChain message shaping, all in one place: run input (OpenAI or LangChain shapes) into
+//! messages, messages into a Chat Completions request, a model's answer into an AI message
+//! and its stream into chunks, tool results into tool messages, and the repair of tool calls
+//! left without a result.
 
-use antler_protocol::messages::{AiMessage, HumanMessage, Message, ToolMessage};
-use serde_json::{Value, json};
+use antler_protocol::messages::{
+    AiMessage, AiMessageChunk, HumanMessage, InvalidToolCall, Message, ToolCall, ToolCallChunk,
+    ToolMessage, UsageMetadata,
+};
+use serde_json::{Map, Value, json};
+
+use crate::model::{Completion, Delta};
+use crate::tools::ToolOutput;
 
 /// A new message id.
 pub fn new_id() -> String {
@@ -165,10 +173,139 @@ pub fn repair_dangling_tool_calls(messages: &mut Vec<Message>) -> usize {
     added
 }
 
+/// A streamed fragment as a LangChain chunk of the message `id`.
+pub fn chunk(id: &str, delta: Delta) -> AiMessageChunk {
+    let mut c = AiMessageChunk {
+        kind: "AIMessageChunk".into(),
+        id: id.to_string(),
+        ..Default::default()
+    };
+    match delta {
+        Delta::Content(t) | Delta::Refusal(t) => c.content = t,
+        Delta::Reasoning(t) => {
+            c.additional_kwargs
+                .insert("reasoning_content".into(), json!(t));
+        }
+        Delta::ToolCall {
+            index,
+            id,
+            name,
+            arguments,
+        } => c.tool_call_chunks.push(ToolCallChunk {
+            name,
+            args: Some(arguments),
+            id,
+            index,
+            kind: "tool_call_chunk".into(),
+        }),
+    }
+    c
+}
+
+/// The last chunk of a streamed answer: finish reason and token counts.
+pub fn final_chunk(id: &str, done: &Completion) -> AiMessageChunk {
+    let mut last = AiMessageChunk {
+        kind: "AIMessageChunk".into(),
+        id: id.to_string(),
+        ..Default::default()
+    };
+    last.response_metadata
+        .insert("finish_reason".into(), json!(done.turn.finish_reason));
+    last.usage_metadata = usage(done);
+    last
+}
+
+fn usage(done: &Completion) -> Option<UsageMetadata> {
+    done.usage.map(|u| UsageMetadata {
+        input_tokens: u.prompt_tokens,
+        output_tokens: u.completion_tokens,
+        total_tokens: u.total_tokens,
+    })
+}
+
+/// A model's complete answer as the AI message `id`: tool calls whose arguments are not a
+/// JSON object are kept apart as invalid (the model is told), reasoning and refusals go to
+/// `additional_kwargs`.
+pub fn ai_message(done: &Completion, id: &str) -> AiMessage {
+    let turn = &done.turn;
+    let mut tool_calls = Vec::new();
+    let mut invalid = Vec::new();
+    for call in &turn.tool_calls {
+        let id = if call.id.is_empty() {
+            new_id()
+        } else {
+            call.id.clone()
+        };
+        let raw = if call.arguments.trim().is_empty() {
+            "{}"
+        } else {
+            &call.arguments
+        };
+        match serde_json::from_str::<Value>(raw) {
+            Ok(args @ Value::Object(_)) => tool_calls.push(ToolCall {
+                name: call.name.clone(),
+                args,
+                id,
+                kind: "tool_call".into(),
+            }),
+            Ok(other) => invalid.push(InvalidToolCall {
+                name: call.name.clone(),
+                args: call.arguments.clone(),
+                id,
+                error: format!("arguments must be a JSON object, not {other}"),
+                kind: "invalid_tool_call".into(),
+            }),
+            Err(e) => invalid.push(InvalidToolCall {
+                name: call.name.clone(),
+                args: call.arguments.clone(),
+                id,
+                error: format!("invalid JSON: {e}"),
+                kind: "invalid_tool_call".into(),
+            }),
+        }
+    }
+    let mut kwargs = Map::new();
+    if !turn.reasoning.is_empty() {
+        kwargs.insert("reasoning_content".into(), json!(turn.reasoning));
+    }
+    if !turn.refusal.is_empty() {
+        kwargs.insert("refusal".into(), json!(turn.refusal));
+    }
+    let mut meta = Map::new();
+    meta.insert("finish_reason".into(), json!(turn.finish_reason));
+    if let Some(m) = &done.model {
+        meta.insert("model_name".into(), json!(m));
+    }
+    let content = if turn.content.is_empty() && !turn.refusal.is_empty() {
+        turn.refusal.clone()
+    } else {
+        turn.content.clone()
+    };
+    AiMessage {
+        id: id.to_string(),
+        content,
+        tool_calls,
+        invalid_tool_calls: invalid,
+        additional_kwargs: kwargs,
+        response_metadata: meta,
+        usage_metadata: usage(done),
+    }
+}
+
+/// A tool's result as the tool message answering `call_id`.
+pub fn tool_message(call_id: &str, name: &str, out: &ToolOutput) -> ToolMessage {
+    ToolMessage {
+        id: new_id(),
+        content: out.content.clone(),
+        tool_call_id: call_id.to_string(),
+        name: Some(name.to_string()),
+        status: if out.is_error { "error" } else { "success" }.into(),
+        artifact: out.artifact.clone(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use antler_protocol::messages::ToolCall;
-
     use super::*;
 
     fn ai_with_calls(ids: &[&str]) -> Message {

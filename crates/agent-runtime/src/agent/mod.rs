@@ -1,0 +1,253 @@
+//! The agent loop: system prompt with the skills section → stream the model → run the tool
+//! calls (concurrently, results in call order) → repeat, until a reply without tool calls,
+//! the model-call limit, a hook stopping the run, a fatal tool error, or cancellation. Every
+//! step is streamed to the run's event log and saved as a checkpoint.
+
+mod model_call;
+mod state;
+mod tools;
+
+pub use state::AgentState;
+
+use antler_protocol::messages::Message;
+use antler_protocol::runs::{RunStatus, StopReason};
+use antler_protocol::stream::{MessageMetadata, Node, StreamEvent, StreamMode};
+use antler_protocol::threads::ThreadStatus;
+use antler_skills::Snapshot;
+use antler_store::Store;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::AgentConfig;
+use crate::hooks::{Flow, Hook, Services};
+use crate::langchain::{repair_dangling_tool_calls, to_openai};
+use crate::model::{ModelClient, ModelError};
+use crate::prompt::system_prompt;
+use crate::runs::log::EventLog;
+use crate::tools::{SandboxHandle, ToolRegistry};
+
+/// Everything one run needs.
+pub struct AgentRun<'a> {
+    /// The run.
+    pub run_id: &'a str,
+    /// Its thread.
+    pub thread_id: &'a str,
+    /// Persistence.
+    pub store: &'a Store,
+    /// Where events go.
+    pub log: &'a EventLog,
+    /// Cancellation (Stop, disconnect, timeout).
+    pub cancel: &'a CancellationToken,
+    /// The model; `None` fails the run with a clear message.
+    pub model: Option<&'a ModelClient>,
+    /// The thread's sandbox.
+    pub sandbox: &'a SandboxHandle,
+    /// The catalog at run start.
+    pub skills: &'a Snapshot,
+    /// The tools the model may call.
+    pub tools: &'a ToolRegistry,
+    /// Limits.
+    pub cfg: &'a AgentConfig,
+    /// Character budget of the skills section.
+    pub prompt_budget: usize,
+    /// The hook pipeline.
+    pub hooks: &'a [Box<dyn Hook>],
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// `success`, `error` or `interrupted` (the manager turns a deadline into `timeout`).
+    pub status: RunStatus,
+    /// Why.
+    pub stop_reason: StopReason,
+    /// Error message for `error`.
+    pub error: Option<String>,
+}
+
+impl Outcome {
+    /// An ending with `status` for `stop_reason`.
+    pub fn stop(status: RunStatus, stop_reason: StopReason, error: Option<String>) -> Self {
+        Outcome {
+            status,
+            stop_reason,
+            error,
+        }
+    }
+
+    /// Stopped by cancellation.
+    pub fn interrupted() -> Self {
+        Outcome::stop(RunStatus::Interrupted, StopReason::Cancelled, None)
+    }
+
+    /// A failure with a message.
+    pub fn failed(message: String) -> Self {
+        Outcome::stop(RunStatus::Error, StopReason::Error, Some(message))
+    }
+}
+
+impl AgentRun<'_> {
+    fn services(&self) -> Services<'_> {
+        Services {
+            run_id: self.run_id,
+            thread_id: self.thread_id,
+            log: self.log,
+            model: self.model,
+            cfg: self.cfg,
+            cancel: self.cancel,
+        }
+    }
+
+    fn metadata(&self, node: Node, step: u64) -> MessageMetadata {
+        MessageMetadata {
+            run_id: self.run_id.to_string(),
+            thread_id: self.thread_id.to_string(),
+            langgraph_node: node,
+            langgraph_step: step,
+            langgraph_checkpoint_ns: String::new(),
+            ls_model_name: self.model.map(|m| m.config().model.clone()),
+        }
+    }
+
+    fn emit_values(&self, state: &AgentState) {
+        self.log.emit(&StreamEvent::Values(&state.values));
+    }
+
+    async fn save(&self, state: &AgentState) -> Result<(), String> {
+        self.store
+            .state
+            .save(
+                self.thread_id,
+                &state.values.to_value(),
+                ThreadStatus::Busy,
+                Some(self.run_id),
+            )
+            .await
+            .map(|_| ())
+            .map_err(|e| {
+                tracing::error!(run.id = self.run_id, error = %e, "thread state could not be saved");
+                "the thread's state could not be saved".to_string()
+            })
+    }
+
+    /// Saves and streams the state; a failed save ends the run.
+    async fn checkpoint(&self, state: &AgentState) -> Result<(), Outcome> {
+        self.save(state).await.map_err(Outcome::failed)?;
+        self.emit_values(state);
+        Ok(())
+    }
+
+    /// Runs the loop on `state` (which already holds the thread's earlier messages).
+    pub async fn run(&self, state: &mut AgentState, input: Vec<Message>) -> Outcome {
+        state.values.messages.extend(input);
+        if let Err(outcome) = self.checkpoint(state).await {
+            return outcome;
+        }
+        let outcome = self.steps(state).await;
+        let svc = self.services();
+        if outcome.status == RunStatus::Success {
+            for hook in self.hooks {
+                hook.after_run(state, &svc).await;
+            }
+        } else {
+            for hook in self.hooks {
+                hook.after_stop(state, &svc);
+            }
+        }
+        self.emit_values(state);
+        outcome
+    }
+
+    async fn steps(&self, state: &mut AgentState) -> Outcome {
+        let Some(model) = self.model else {
+            return Outcome::failed("No model is configured. Set ANTLER_MODEL_BASE_URL and ANTLER_MODEL (and OPENAI_API_KEY), or add `models` to the configuration.".into());
+        };
+        let system = system_prompt(&self.skills.prompt_section(self.prompt_budget));
+        let tool_defs = self.tools.definitions();
+        let svc = self.services();
+        loop {
+            if self.cancel.is_cancelled() {
+                return Outcome::interrupted();
+            }
+            if state.usage.model_calls >= u64::from(self.cfg.max_model_calls) {
+                return Outcome::stop(
+                    RunStatus::Error,
+                    StopReason::ModelCallLimit,
+                    Some(format!(
+                        "The run reached its limit of {} model calls.",
+                        self.cfg.max_model_calls
+                    )),
+                );
+            }
+            for hook in self.hooks {
+                hook.before_model(state, &svc);
+            }
+            state.step += 1;
+            state.usage.model_calls += 1;
+            let request = to_openai(&system, &state.values.messages);
+            let ai = match self
+                .call_model(model, request, tool_defs.clone(), state)
+                .await
+            {
+                Ok(ai) => ai,
+                Err(ModelError::Cancelled) => return Outcome::interrupted(),
+                // The partial answer is dropped: the history stays valid for the next run.
+                Err(e) => return Outcome::failed(e.to_string()),
+            };
+            let has_calls = !ai.tool_calls.is_empty() || !ai.invalid_tool_calls.is_empty();
+            state.values.messages.push(Message::Ai(ai.clone()));
+            if self.log.wants(StreamMode::Updates) {
+                let last = state.values.messages.len() - 1;
+                self.log.emit(&StreamEvent::Updates(
+                    Node::Agent,
+                    &state.values.messages[last..],
+                ));
+            }
+            if let Err(outcome) = self.checkpoint(state).await {
+                return outcome;
+            }
+            for hook in self.hooks {
+                if let Flow::Stop {
+                    status,
+                    stop_reason,
+                    error,
+                } = hook.after_model(state, &svc)
+                {
+                    // Calls that will not run still need results to keep the history valid.
+                    repair_dangling_tool_calls(&mut state.values.messages);
+                    let _ = self.checkpoint(state).await;
+                    return Outcome::stop(status, stop_reason, error);
+                }
+            }
+            if !has_calls {
+                return Outcome::stop(RunStatus::Success, StopReason::Completed, None);
+            }
+            state.step += 1;
+            let ran = self.run_tools(&ai, state).await;
+            let effects = match ran {
+                Ok(effects) => effects,
+                Err(fatal) => {
+                    let _ = self.checkpoint(state).await;
+                    return Outcome::failed(fatal);
+                }
+            };
+            // One checkpoint per step: saved after the hooks that may add to it.
+            for hook in self.hooks {
+                if let Flow::Stop {
+                    status,
+                    stop_reason,
+                    error,
+                } = hook.after_tools(state, &svc, &effects)
+                {
+                    let _ = self.checkpoint(state).await;
+                    return Outcome::stop(status, stop_reason, error);
+                }
+            }
+            if let Err(outcome) = self.checkpoint(state).await {
+                return outcome;
+            }
+            if self.cancel.is_cancelled() {
+                return Outcome::interrupted();
+            }
+        }
+    }
+}

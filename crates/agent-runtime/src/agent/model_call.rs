@@ -1,0 +1,113 @@
+//! One model call, streamed into `messages` events as it arrives.
+
+use antler_protocol::messages::{AiMessage, Message};
+use antler_protocol::stream::{MessagePart, Node, StreamEvent, StreamMode};
+use serde_json::{Map, Value, json};
+
+use super::{AgentRun, AgentState};
+use crate::langchain::{ai_message, chunk, final_chunk, new_id};
+use crate::model::{Delta, ModelClient, ModelError, ModelEvent, RetryNotice};
+
+/// What a model call streamed before it stopped.
+#[derive(Default)]
+struct Partial {
+    id: String,
+    text: String,
+}
+
+impl AgentRun<'_> {
+    /// Streams one model call; answers the complete AI message (its token counts added to
+    /// the run's). A call stopped by cancellation keeps what streamed in the history.
+    pub(super) async fn call_model(
+        &self,
+        model: &ModelClient,
+        request: Vec<Value>,
+        tool_defs: Vec<Value>,
+        state: &mut AgentState,
+    ) -> Result<AiMessage, ModelError> {
+        let mut partial = Partial::default();
+        match self
+            .stream_model(model, request, tool_defs, state.step, &mut partial)
+            .await
+        {
+            Ok(ai) => {
+                if let Some(u) = ai.usage_metadata {
+                    state.usage.input_tokens += u.input_tokens;
+                    state.usage.output_tokens += u.output_tokens;
+                }
+                Ok(ai)
+            }
+            Err(ModelError::Cancelled) => {
+                self.keep_partial(state, partial).await;
+                Err(ModelError::Cancelled)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn stream_model(
+        &self,
+        model: &ModelClient,
+        request: Vec<Value>,
+        tool_defs: Vec<Value>,
+        step: u64,
+        partial: &mut Partial,
+    ) -> Result<AiMessage, ModelError> {
+        let svc = self.services();
+        let on_retry = |notice: RetryNotice| {
+            for hook in self.hooks {
+                hook.on_model_retry(&svc, &notice);
+            }
+        };
+        let mut rx = model
+            .stream(request, tool_defs, None, self.cancel, &on_retry)
+            .await?;
+        let id = new_id();
+        partial.id.clone_from(&id);
+        let metadata = self.metadata(Node::Agent, step);
+        // Token chunks cost a serialisation each: skipped when no client asked for them.
+        let wants_tokens = self.log.wants(StreamMode::Messages);
+        while let Some(event) = rx.recv().await {
+            match event? {
+                ModelEvent::Delta(delta) => {
+                    if let Delta::Content(text) = &delta {
+                        partial.text.push_str(text);
+                    }
+                    if wants_tokens {
+                        let chunk = chunk(&id, delta);
+                        self.log.emit(&StreamEvent::Messages(
+                            MessagePart::Chunk(&chunk),
+                            &metadata,
+                        ));
+                    }
+                }
+                ModelEvent::Done(done) => {
+                    let last = final_chunk(&id, &done);
+                    self.log
+                        .emit(&StreamEvent::Messages(MessagePart::Chunk(&last), &metadata));
+                    return Ok(ai_message(&done, &id));
+                }
+            }
+        }
+        Err(ModelError::Incomplete(
+            "the model stream ended without an answer".into(),
+        ))
+    }
+
+    /// A stopped answer stays in the history as far as it streamed (the person saw it), as
+    /// text only: half-streamed tool calls never ran.
+    async fn keep_partial(&self, state: &mut AgentState, partial: Partial) {
+        if partial.text.trim().is_empty() {
+            return;
+        }
+        let mut response_metadata = Map::new();
+        response_metadata.insert("finish_reason".into(), json!("cancelled"));
+        state.values.messages.push(Message::Ai(AiMessage {
+            id: partial.id,
+            content: partial.text,
+            response_metadata,
+            ..Default::default()
+        }));
+        let _ = self.checkpoint(state).await;
+    }
+}

@@ -1,0 +1,21 @@
+//! What the agent loop works on during one run.
+
+use std::collections::HashMap;
+
+use antler_protocol::runs::RunUsage;
+use antler_protocol::threads::ThreadValues;
+
+/// The run's view of its thread plus its own counters.
+#[derive(Debug, Default)]
+pub struct AgentState {
+    /// Messages, title, artifacts.
+    pub values: ThreadValues,
+    /// Counters.
+    pub usage: RunUsage,
+    /// Model calls and tool rounds so far.
+    pub step: u64,
+    /// How often each exact set of tool calls was made in this run.
+    pub call_signatures: HashMap<String, u32>,
+    /// The signature of the latest model answer's tool calls.
+    pub last_signature: Option<String>,
+}

@@ -1,0 +1,73 @@
+//! Running the tool calls of one model answer.
+
+use antler_protocol::messages::{AiMessage, Message};
+use antler_protocol::stream::{MessagePart, Node, StreamEvent};
+
+use super::{AgentRun, AgentState};
+use crate::langchain::tool_message;
+use crate::tools::{Effect, ToolContext, ToolError, ToolOutput};
+
+impl AgentRun<'_> {
+    /// Runs every call of `ai` concurrently and appends the results in call order. Answers
+    /// the calls' effects, or the message of a fatal tool error (every call still has its
+    /// result in the history).
+    pub(super) async fn run_tools(
+        &self,
+        ai: &AiMessage,
+        state: &mut AgentState,
+    ) -> Result<Vec<Effect>, String> {
+        let ctx = ToolContext {
+            sandbox: self.sandbox,
+            skills: self.skills,
+            cfg: self.cfg,
+            cancel: self.cancel,
+        };
+        let valid = ai.tool_calls.iter().map(|call| {
+            let ctx = &ctx;
+            async move {
+                let result = self.tools.call(&call.name, call.args.clone(), ctx).await;
+                (call.id.clone(), call.name.clone(), result)
+            }
+        });
+        let mut results = futures::future::join_all(valid).await;
+        results.extend(ai.invalid_tool_calls.iter().map(|call| {
+            let message = format!(
+                "the arguments of this {} call are not valid ({}). Call it again with a JSON object matching its schema.",
+                call.name, call.error
+            );
+            (call.id.clone(), call.name.clone(), Err(ToolError::Model(message)))
+        }));
+        let metadata = self.metadata(Node::Tools, state.step);
+        let mut effects = Vec::new();
+        let mut messages = Vec::new();
+        let mut fatal = None;
+        for (id, name, result) in results {
+            let out = match result {
+                Ok(out) => out,
+                Err(ToolError::Model(message)) => ToolOutput::error(message),
+                Err(ToolError::Fatal(message)) => {
+                    let out = ToolOutput::error(&message);
+                    fatal.get_or_insert(message);
+                    out
+                }
+            };
+            let msg = Message::Tool(tool_message(&id, &name, &out));
+            self.log.emit(&StreamEvent::Messages(
+                MessagePart::Message(&msg),
+                &metadata,
+            ));
+            messages.push(msg.clone());
+            state.values.messages.push(msg);
+            if let Effect::Present(paths) = &out.effect {
+                for p in paths {
+                    if !state.values.artifacts.contains(p) {
+                        state.values.artifacts.push(p.clone());
+                    }
+                }
+            }
+            effects.push(out.effect);
+        }
+        self.log.emit(&StreamEvent::Updates(Node::Tools, &messages));
+        fatal.map_or(Ok(effects), Err)
+    }
+}

@@ -1,0 +1,204 @@
+//! Creating a run: checking the request, applying the multitask strategy, recording it, and
+//! starting it.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use antler_protocol::messages::Message;
+use antler_protocol::runs::{
+    IfNotExists, MultitaskStrategy, OnDisconnect, RunCreate, RunStatus, StopReason,
+};
+use antler_protocol::stream::{RunMetadata, StreamEvent, StreamMode};
+use antler_store::RunRecord;
+use chrono::Utc;
+use serde_json::{Map, Value, json};
+
+use super::active::{ActiveRun, RunError};
+use super::execute::stored_values;
+use super::log::EventLog;
+use super::manager::{RunManager, lock};
+use crate::langchain::parse_input;
+use crate::model::ModelClient;
+
+impl RunManager {
+    /// Creates a run and starts it (it waits for earlier runs of the thread when enqueued).
+    /// Also answers the record as created (`pending`): the stored one may already have moved
+    /// on by the time the caller reads it.
+    pub async fn create(
+        self: &Arc<Self>,
+        owner: &str,
+        thread_id: &str,
+        req: RunCreate,
+    ) -> Result<(Arc<ActiveRun>, RunRecord), RunError> {
+        let store = &self.deps.store;
+        let thread = store.threads.get(owner, thread_id).await?;
+        if thread.is_none() {
+            if req.if_not_exists == Some(IfNotExists::Create) {
+                store.threads.create(owner, thread_id, Map::new()).await?;
+            } else {
+                return Err(RunError::NotFound(format!("no thread '{thread_id}'")));
+            }
+        }
+        if req.assistant_id.trim().is_empty() {
+            return Err(RunError::Invalid("assistant_id is required".into()));
+        }
+        let input = parse_input(req.input.as_ref()).map_err(RunError::Invalid)?;
+        // No input retries the thread's last message when it has no answer (its run failed
+        // or was stopped before the model replied).
+        if input.is_empty() {
+            let unanswered = match &thread {
+                Some(t) => matches!(
+                    stored_values(&t.values)?.messages.last(),
+                    Some(Message::Human(_))
+                ),
+                None => false,
+            };
+            if !unanswered {
+                return Err(RunError::Invalid(
+                    "input.messages must hold at least one user message (a run without input only retries a thread whose last message has no answer)".into(),
+                ));
+            }
+        }
+        let modes: HashSet<StreamMode> = req
+            .stream_mode
+            .as_ref()
+            .map_or_else(|| vec![StreamMode::Values], |m| m.modes())
+            .into_iter()
+            .collect();
+        let strategy = req.multitask_strategy.unwrap_or_default();
+        let model = self.model_for(&req)?;
+
+        let run_id = uuid::Uuid::new_v4().to_string();
+        let (log, writer) = EventLog::new(
+            &run_id,
+            modes,
+            self.deps.cfg.event_log_max_bytes,
+            store.clone(),
+        );
+        let run = Arc::new(ActiveRun::new(
+            &run_id,
+            thread_id,
+            owner,
+            log,
+            req.on_disconnect != Some(OnDisconnect::Continue),
+        ));
+        // Runs of this thread on other replicas count like local ones.
+        let remote = self.remote_active(thread_id).await?;
+        if let Some(current) = remote.first() {
+            match strategy {
+                MultitaskStrategy::Reject => return Err(busy(thread_id, &current.run_id)),
+                MultitaskStrategy::Interrupt => {
+                    for r in &remote {
+                        store
+                            .bus
+                            .publish(antler_store::Topic::RunCancel, &r.run_id)
+                            .await?;
+                    }
+                }
+                MultitaskStrategy::Enqueue => {}
+            }
+        }
+        let queue = self.queue(thread_id);
+        {
+            let mut runs = lock(&queue.runs);
+            if let Some(current) = runs.first() {
+                match strategy {
+                    MultitaskStrategy::Reject => return Err(busy(thread_id, &current.run_id)),
+                    MultitaskStrategy::Interrupt => {
+                        for r in runs.iter() {
+                            r.cancel(StopReason::Interrupted);
+                        }
+                    }
+                    MultitaskStrategy::Enqueue => {}
+                }
+            }
+            runs.push(run.clone());
+        }
+        let record = self.record(&run, &req, strategy);
+        if let Err(e) = store.runs.create(&record).await {
+            lock(&queue.runs).retain(|r| r.run_id != run_id);
+            return Err(e.into());
+        }
+        run.log.emit(&StreamEvent::Metadata(&RunMetadata {
+            run_id: run_id.clone(),
+            thread_id: thread_id.to_string(),
+            attempt: 1,
+        }));
+        lock(&self.active).insert(run_id, run.clone());
+        let this = self.clone();
+        let task_run = run.clone();
+        tokio::spawn(async move {
+            this.execute(task_run, queue, input, model, writer).await;
+        });
+        Ok((run, record))
+    }
+
+    /// The record of a new run.
+    fn record(&self, run: &ActiveRun, req: &RunCreate, strategy: MultitaskStrategy) -> RunRecord {
+        let now = Utc::now();
+        RunRecord {
+            run_id: run.run_id.clone(),
+            thread_id: run.thread_id.clone(),
+            owner: run.owner.clone(),
+            assistant_id: req.assistant_id.clone(),
+            status: RunStatus::Pending,
+            stop_reason: None,
+            error: None,
+            multitask_strategy: strategy,
+            metadata: req.metadata.clone().unwrap_or_default(),
+            kwargs: json!({
+                "input": req.input,
+                "stream_mode": req.stream_mode,
+                "config": req.config,
+                "context": req.context,
+                "on_disconnect": req.on_disconnect,
+            }),
+            instance: self.deps.instance.clone(),
+            input_tokens: 0,
+            output_tokens: 0,
+            model_calls: 0,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    /// The model for a run: `configurable.model_name` (in `config` or `context`), else the
+    /// default.
+    fn model_for(&self, req: &RunCreate) -> Result<Option<ModelClient>, RunError> {
+        let asked = req
+            .config
+            .as_ref()
+            .and_then(|c| c.get("configurable"))
+            .and_then(|c| c.get("model_name"))
+            .or_else(|| req.context.as_ref().and_then(|c| c.get("model_name")))
+            .and_then(Value::as_str);
+        let models = &self.deps.models;
+        match asked {
+            Some(name) => models
+                .iter()
+                .find(|m| m.config().name == name)
+                .cloned()
+                .map(Some)
+                .ok_or_else(|| RunError::Invalid(format!("no model named '{name}' is configured"))),
+            None => Ok(
+                match self
+                    .deps
+                    .cfg
+                    .default_model
+                    .as_deref()
+                    .filter(|n| !n.is_empty())
+                {
+                    Some(name) => models.iter().find(|m| m.config().name == name).cloned(),
+                    None => models.first().cloned(),
+                },
+            ),
+        }
+    }
+}
+
+/// The `reject` strategy's answer when `thread_id` already runs `run_id`.
+fn busy(thread_id: &str, run_id: &str) -> RunError {
+    RunError::Conflict(format!(
+        "thread '{thread_id}' already has a run in progress ({run_id}); use multitask_strategy interrupt or enqueue"
+    ))
+}

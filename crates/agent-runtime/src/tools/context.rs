@@ -1,0 +1,105 @@
+//! What a tool call may use: the thread's sandbox (acquired on first use), the catalog at
+//! run start, the limits, and the run's cancellation.
+
+use std::sync::Arc;
+
+use antler_sandbox::SandboxError;
+use antler_sandbox::api::{Sandbox, SandboxProvider};
+use antler_skills::Snapshot;
+use tokio::sync::OnceCell;
+use tokio_util::sync::CancellationToken;
+
+use super::ToolError;
+use crate::config::AgentConfig;
+
+/// The thread's sandbox, acquired on the first tool call that needs it.
+pub struct SandboxHandle {
+    provider: Arc<dyn SandboxProvider>,
+    thread_id: String,
+    cell: OnceCell<Arc<dyn Sandbox>>,
+}
+
+impl SandboxHandle {
+    /// A handle for `thread_id`.
+    pub fn new(provider: Arc<dyn SandboxProvider>, thread_id: &str) -> Self {
+        SandboxHandle {
+            provider,
+            thread_id: thread_id.to_string(),
+            cell: OnceCell::new(),
+        }
+    }
+
+    async fn get(&self) -> Result<&Arc<dyn Sandbox>, SandboxError> {
+        self.cell
+            .get_or_try_init(|| self.provider.acquire(&self.thread_id))
+            .await
+    }
+
+    /// Marks the sandbox idle when it was used.
+    pub async fn release(&self) {
+        if self.cell.initialized() {
+            self.provider.release(&self.thread_id).await;
+        }
+    }
+}
+
+/// What tools get from the run.
+pub struct ToolContext<'a> {
+    /// The thread's sandbox.
+    pub sandbox: &'a SandboxHandle,
+    /// The catalog at run start (for disabled-skill checks).
+    pub skills: &'a Snapshot,
+    /// Limits.
+    pub cfg: &'a AgentConfig,
+    /// Cancels running commands.
+    pub cancel: &'a CancellationToken,
+}
+
+impl ToolContext<'_> {
+    /// The sandbox, acquired now if this is the run's first call that needs it.
+    pub async fn sandbox(&self) -> Result<&Arc<dyn Sandbox>, ToolError> {
+        self.sandbox.get().await.map_err(|e| sandbox_error(&e))
+    }
+}
+
+/// What the model reads about a sandbox error. Infrastructure details (engine messages that
+/// may quote host paths) go to the server log only.
+pub(crate) fn sandbox_error(e: &SandboxError) -> ToolError {
+    if e.is_model_facing() {
+        return ToolError::Model(e.to_string());
+    }
+    tracing::warn!(error = %e, "sandbox failure during a tool call");
+    ToolError::Model(
+        match e {
+            SandboxError::Unavailable(_) => {
+                "the sandbox is unavailable right now; try again shortly, or answer without tools"
+            }
+            _ => "the sandbox failed to carry out this call (the details are in the server log)",
+        }
+        .to_string(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn infrastructure_errors_never_show_the_model_host_details() {
+        let told = |e: SandboxError| sandbox_error(&e).to_string();
+        let infra = told(SandboxError::Infra(
+            "docker create: bind /var/lib/antler/users/x".into(),
+        ));
+        assert!(!infra.contains("/var/lib"), "{infra}");
+        let down = told(SandboxError::Unavailable("socket /run/docker.sock".into()));
+        assert!(
+            !down.contains("docker.sock") && down.contains("unavailable"),
+            "{down}"
+        );
+        let missing = told(SandboxError::NotFound("/mnt/user-data/a.txt".into()));
+        assert!(
+            missing.contains("/mnt/user-data/a.txt"),
+            "the model can act on this"
+        );
+    }
+}
