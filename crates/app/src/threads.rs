@@ -142,7 +142,7 @@ impl ThreadsService {
     pub async fn delete(&self, caller: &Caller, id: &str) -> Result<(), ThreadError> {
         self.record(caller, id).await?;
         self.runs.cancel_thread(id).await;
-        self.store.runs.delete_for_thread(id).await?;
+        // Its runs, their events and its checkpoints go with it (one statement).
         if !self.store.threads.delete(caller.owner(), id).await? {
             return Err(ThreadError::NotFound(id.to_string()));
         }

@@ -11,6 +11,11 @@ use utoipa::ToSchema;
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
 )]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(
+    feature = "sqlx",
+    derive(sqlx::Type),
+    sqlx(type_name = "text", rename_all = "lowercase")
+)]
 pub enum SkillCategory {
     /// Built in, shipped with the server, read-only.
     Public,

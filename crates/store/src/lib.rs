@@ -1,18 +1,18 @@
-//! Persistence: one trait per repository, one module per database engine.
+//! Persistence: one trait per repository, one SQL implementation for both engines.
 //!
-//! Callers hold a [`Store`] of trait objects and never see SQL. SQLite is the default (a file in
-//! the data dir, nothing to install); a second engine adds a module implementing the same
-//! traits and a branch in [`Store::open`].
+//! Callers hold a [`Store`] of trait objects and never see SQL. SQLite is the default (a file
+//! in the data dir, nothing to install); PostgreSQL serves replicas sharing state. The `sql`
+//! module writes each query once for both.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub mod bus;
 pub mod instances;
-mod postgres;
+mod pg_bus;
 pub mod runs;
 pub mod skill_states;
-mod sqlite;
+mod sql;
 pub mod threads;
 
 pub use bus::{Bus, Notice, Topic};
@@ -126,18 +126,11 @@ impl std::fmt::Debug for Store {
 impl Store {
     /// Opens (creating when missing) the database and applies pending migrations.
     pub async fn open(location: &Location, max_connections: u32) -> Result<Self, StoreError> {
-        match location {
-            Location::Sqlite(path) => {
-                let pool = sqlite::connect(path, max_connections).await?;
-                sqlite::migrate(&pool).await?;
-                Ok(sqlite::store(pool))
-            }
-            Location::Postgres(url) => {
-                let pool = postgres::connect(url, max_connections).await?;
-                postgres::migrate(&pool).await?;
-                postgres::store(pool).await
-            }
-        }
+        let db = match location {
+            Location::Sqlite(path) => sql::Db::sqlite(path, max_connections).await?,
+            Location::Postgres(url) => sql::Db::postgres(url, max_connections).await?,
+        };
+        db.store().await
     }
 }
 

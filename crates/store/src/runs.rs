@@ -123,8 +123,6 @@ pub trait RunRepo: Send + Sync + 'static {
     async fn events_after(&self, run_id: &str, after: u64) -> Result<Vec<StoredEvent>, StoreError>;
     /// The sequence number of a run's last stored event (0 when none).
     async fn last_event_seq(&self, run_id: &str) -> Result<u64, StoreError>;
-    /// Deletes a thread's runs and their events.
-    async fn delete_for_thread(&self, thread_id: &str) -> Result<(), StoreError>;
 }
 
 /// Where a saved checkpoint sits in its thread's history.

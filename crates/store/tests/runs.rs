@@ -140,7 +140,7 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
 #[tokio::test]
 async fn event_logs_replay_after_a_position() {
     let (_tmp, stores) = stores().await;
-    for (_engine, store) in stores {
+    for (engine, store) in stores {
         store
             .threads
             .create("local", "t", Map::new())
@@ -171,9 +171,20 @@ async fn event_logs_replay_after_a_position() {
             "duplicates ignored"
         );
         assert_eq!(store.runs.last_event_seq("r").await.unwrap(), 450);
-        store.runs.delete_for_thread("t").await.unwrap();
+        store
+            .state
+            .save("t", &json!({}), ThreadStatus::Idle, Some("r"))
+            .await
+            .unwrap();
+        // Deleting the thread is one statement: its runs, events and checkpoints go with it.
+        assert!(store.threads.delete("local", "t").await.unwrap());
         assert!(store.runs.events_after("r", 0).await.unwrap().is_empty());
         assert_eq!(store.runs.last_event_seq("r").await.unwrap(), 0);
+        assert!(
+            store.runs.get("t", "r").await.unwrap().is_none(),
+            "{engine}"
+        );
+        assert!(store.state.latest("t").await.unwrap().is_none(), "{engine}");
     }
 }
 

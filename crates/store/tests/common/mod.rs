@@ -48,7 +48,7 @@ impl Engines {
 }
 
 /// Creates an empty database next to the admin URL's and returns its URL.
-async fn fresh_database(admin: &str) -> Result<String, StoreError> {
+pub(crate) async fn fresh_database(admin: &str) -> Result<String, StoreError> {
     let name = format!("antler_test_{}", uuid::Uuid::new_v4().simple());
     let pool = sqlx::PgPool::connect(admin).await?;
     sqlx::query(&format!("CREATE DATABASE {name}"))

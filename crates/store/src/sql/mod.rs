@@ -1,0 +1,153 @@
+//! The one SQL implementation of the repositories, for both engines.
+//!
+//! Each method is written once; [`on`] expands its body for the SQLite and the PostgreSQL
+//! pool, so both are type-checked and any difference is visible where it is. The SQL text
+//! is shared (`$N` placeholders work in both); only what truly differs is per engine: JSON
+//! containment in thread search, row locking, how times are stored (RFC 3339 text in
+//! SQLite, `TIMESTAMPTZ` in PostgreSQL) and how a write transaction starts.
+
+mod instances;
+mod rows;
+mod runs;
+mod skill_states;
+mod state;
+mod threads;
+
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+use crate::threads::timestamp;
+use crate::{Store, StoreError};
+
+/// A connection pool of either engine.
+#[derive(Clone)]
+pub(crate) enum Db {
+    /// A SQLite file.
+    Sqlite(SqlitePool),
+    /// A PostgreSQL database.
+    Postgres(PgPool),
+}
+
+/// Runs `$body` with `$p` bound to the pool of whichever engine `$db` is.
+macro_rules! on {
+    ($db:expr, $p:ident => $body:expr) => {
+        match $db {
+            crate::sql::Db::Sqlite($p) => $body,
+            crate::sql::Db::Postgres($p) => $body,
+        }
+    };
+}
+pub(crate) use on;
+
+/// What differs between the engines' pools, called by method so each arm of [`on`] gets its
+/// own.
+pub(crate) trait Engine {
+    /// The engine.
+    type Database: sqlx::Database;
+    /// How a time is stored.
+    type Time;
+    /// Begins a write transaction.
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, Self::Database>, sqlx::Error>;
+    /// `t` as stored.
+    fn time(&self, t: DateTime<Utc>) -> Self::Time;
+    /// Appended to a `SELECT` that must lock the rows it reads (until commit).
+    fn for_update(&self) -> &'static str;
+}
+
+impl Engine for SqlitePool {
+    type Database = sqlx::Sqlite;
+    type Time = String;
+
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
+        // Take the write lock now rather than fail when a read upgrades to a write.
+        self.begin_with("BEGIN IMMEDIATE").await
+    }
+
+    fn time(&self, t: DateTime<Utc>) -> String {
+        // Text with a fixed format sorts as time (the column is TEXT).
+        timestamp(t)
+    }
+
+    fn for_update(&self) -> &'static str {
+        // A write transaction (`BEGIN IMMEDIATE`) already holds the database.
+        ""
+    }
+}
+
+impl Engine for PgPool {
+    type Database = sqlx::Postgres;
+    type Time = DateTime<Utc>;
+
+    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+        self.begin().await
+    }
+
+    fn time(&self, t: DateTime<Utc>) -> DateTime<Utc> {
+        t
+    }
+
+    fn for_update(&self) -> &'static str {
+        " FOR UPDATE"
+    }
+}
+
+impl Db {
+    /// Opens a SQLite file, creating it and its directory when missing.
+    pub(crate) async fn sqlite(path: &Path, max_connections: u32) -> Result<Db, StoreError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
+        }
+        let options = SqliteConnectOptions::from_str("sqlite:")?
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(5))
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(max_connections.max(1))
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
+        Ok(Db::Sqlite(pool))
+    }
+
+    /// Connects to a PostgreSQL database (a lock in the migrator keeps replicas from racing).
+    pub(crate) async fn postgres(url: &str, max_connections: u32) -> Result<Db, StoreError> {
+        let options: PgConnectOptions = url.parse()?;
+        let pool = PgPoolOptions::new()
+            .max_connections(max_connections.max(2))
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await?;
+        sqlx::migrate!("../../migrations/postgres")
+            .run(&pool)
+            .await?;
+        Ok(Db::Postgres(pool))
+    }
+
+    /// The repositories over this database.
+    pub(crate) async fn store(self) -> Result<Store, StoreError> {
+        let bus: Arc<dyn crate::Bus> = match &self {
+            Db::Sqlite(_) => Arc::new(crate::bus::LocalBus::default()),
+            Db::Postgres(pool) => Arc::new(crate::pg_bus::PgBus::start(pool.clone()).await?),
+        };
+        Ok(Store {
+            skill_states: Arc::new(skill_states::SqlSkillStates(self.clone())),
+            threads: Arc::new(threads::SqlThreads(self.clone())),
+            runs: Arc::new(runs::SqlRuns(self.clone())),
+            state: Arc::new(state::SqlState(self.clone())),
+            instances: Arc::new(instances::SqlInstances(self)),
+            bus,
+        })
+    }
+}

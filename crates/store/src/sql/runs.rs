@@ -1,0 +1,190 @@
+//! Runs and their event logs.
+
+use antler_protocol::runs::{RunStatus, StopReason};
+use async_trait::async_trait;
+use chrono::Utc;
+use sqlx::types::Json;
+
+use super::rows::{EventRow, RUN_COLUMNS, RunRow, stored};
+use super::{Db, Engine, on};
+use crate::StoreError;
+use crate::bus::Topic;
+use crate::runs::{RunRecord, RunRepo, RunUpdate, StoredEvent};
+
+pub(crate) struct SqlRuns(pub(crate) Db);
+
+/// Rows per multi-row insert of events (both engines' parameter limits allow it).
+const EVENT_BATCH: usize = 200;
+
+#[async_trait]
+impl RunRepo for SqlRuns {
+    async fn create(&self, r: &RunRecord) -> Result<(), StoreError> {
+        let sql = format!(
+            "INSERT INTO runs ({RUN_COLUMNS}) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+        );
+        on!(&self.0, p => {
+            sqlx::query(&sql)
+                .bind(&r.run_id)
+                .bind(&r.thread_id)
+                .bind(&r.owner)
+                .bind(&r.assistant_id)
+                .bind(r.status)
+                .bind(r.stop_reason)
+                .bind(&r.error)
+                .bind(r.multitask_strategy)
+                .bind(Json(&r.metadata))
+                .bind(Json(&r.kwargs))
+                .bind(&r.instance)
+                .bind(stored(r.input_tokens))
+                .bind(stored(r.output_tokens))
+                .bind(stored(r.model_calls))
+                .bind(p.time(r.created_at))
+                .bind(p.time(r.updated_at))
+                .execute(p)
+                .await?;
+        });
+        Ok(())
+    }
+
+    async fn get(&self, thread_id: &str, run_id: &str) -> Result<Option<RunRecord>, StoreError> {
+        let sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE thread_id = $1 AND run_id = $2");
+        let row: Option<RunRow> = on!(&self.0, p => sqlx::query_as(&sql)
+            .bind(thread_id)
+            .bind(run_id)
+            .fetch_optional(p)
+            .await?);
+        Ok(row.map(Into::into))
+    }
+
+    async fn list(
+        &self,
+        thread_id: &str,
+        status: Option<RunStatus>,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<RunRecord>, StoreError> {
+        let sql = format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE thread_id = $1 \
+             AND (CAST($2 AS TEXT) IS NULL OR status = $2) \
+             ORDER BY created_at DESC, run_id DESC LIMIT $3 OFFSET $4"
+        );
+        let rows: Vec<RunRow> = on!(&self.0, p => sqlx::query_as(&sql)
+            .bind(thread_id)
+            .bind(status)
+            .bind(i64::from(limit))
+            .bind(i64::from(offset))
+            .fetch_all(p)
+            .await?);
+        Ok(rows.into_iter().map(Into::into).collect())
+    }
+
+    async fn update(&self, run_id: &str, u: &RunUpdate) -> Result<(), StoreError> {
+        on!(&self.0, p => {
+            sqlx::query(
+                "UPDATE runs SET status = $1, stop_reason = $2, error = $3, input_tokens = $4, \
+                 output_tokens = $5, model_calls = $6, updated_at = $7 WHERE run_id = $8",
+            )
+            .bind(u.status)
+            .bind(u.stop_reason)
+            .bind(&u.error)
+            .bind(stored(u.input_tokens))
+            .bind(stored(u.output_tokens))
+            .bind(stored(u.model_calls))
+            .bind(p.time(Utc::now()))
+            .bind(run_id)
+            .execute(p)
+            .await?;
+        });
+        Ok(())
+    }
+
+    async fn interrupt_active(
+        &self,
+        instance: Option<&str>,
+        stop_reason: StopReason,
+    ) -> Result<Vec<RunRecord>, StoreError> {
+        let active =
+            "status IN ('pending', 'running') AND (CAST($1 AS TEXT) IS NULL OR instance = $1)";
+        let rows: Vec<RunRow> = on!(&self.0, p => {
+            let now = Utc::now();
+            let mut tx = p.begin_write().await?;
+            // Threads first: the runs are still active while their threads are found.
+            sqlx::query(&format!(
+                "UPDATE threads SET status = 'interrupted', updated_at = $2 WHERE status = 'busy' \
+                 AND thread_id IN (SELECT thread_id FROM runs WHERE {active})"
+            ))
+            .bind(instance)
+            .bind(p.time(now))
+            .execute(&mut *tx)
+            .await?;
+            // Answered as they are after the update.
+            let rows = sqlx::query_as(&format!(
+                "UPDATE runs SET status = 'interrupted', stop_reason = $2, updated_at = $3 \
+                 WHERE {active} RETURNING {RUN_COLUMNS}"
+            ))
+            .bind(instance)
+            .bind(stop_reason)
+            .bind(p.time(now))
+            .fetch_all(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            rows
+        });
+        Ok(rows.into_iter().map(Into::into).collect())
+    }
+
+    async fn append_events(&self, run_id: &str, events: &[StoredEvent]) -> Result<(), StoreError> {
+        let Some(last) = events.iter().map(|e| e.seq).max() else {
+            return Ok(());
+        };
+        on!(&self.0, p => {
+            let mut tx = p.begin_write().await?;
+            // Multi-row inserts keep a long stream to a few statements; a sequence number
+            // already stored (a second writer's `end`) is kept, not replaced.
+            for batch in events.chunks(EVENT_BATCH) {
+                let mut q =
+                    sqlx::QueryBuilder::new("INSERT INTO run_events (run_id, seq, event, data) ");
+                q.push_values(batch, |mut b, e| {
+                    b.push_bind(run_id)
+                        .push_bind(stored(e.seq))
+                        .push_bind(&e.event)
+                        .push_bind(&e.data);
+                });
+                q.push(" ON CONFLICT DO NOTHING");
+                q.build().execute(&mut *tx).await?;
+            }
+            if let Db::Postgres(_) = &self.0 {
+                // Delivered on commit: readers on other replicas wake up and read the rows.
+                sqlx::query("SELECT pg_notify($1, $2)")
+                    .bind(Topic::RunEvents.channel())
+                    .bind(format!("{run_id}:{last}"))
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+
+    async fn events_after(&self, run_id: &str, after: u64) -> Result<Vec<StoredEvent>, StoreError> {
+        let rows: Vec<EventRow> = on!(&self.0, p => sqlx::query_as(
+            "SELECT seq, event, data FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq",
+        )
+        .bind(run_id)
+        .bind(stored(after))
+        .fetch_all(p)
+        .await?);
+        Ok(rows.into_iter().map(Into::into).collect())
+    }
+
+    async fn last_event_seq(&self, run_id: &str) -> Result<u64, StoreError> {
+        let last: i64 = on!(&self.0, p => sqlx::query_scalar(
+            "SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = $1",
+        )
+        .bind(run_id)
+        .fetch_one(p)
+        .await?);
+        Ok(super::rows::count(last))
+    }
+}

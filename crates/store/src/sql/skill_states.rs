@@ -1,0 +1,63 @@
+//! Enabled state of skills.
+
+use antler_protocol::skills::SkillCategory;
+use async_trait::async_trait;
+use chrono::Utc;
+
+use super::{Db, Engine, on};
+use crate::StoreError;
+use crate::skill_states::{SkillState, SkillStateRepo};
+
+pub(crate) struct SqlSkillStates(pub(crate) Db);
+
+#[async_trait]
+impl SkillStateRepo for SqlSkillStates {
+    async fn list(&self) -> Result<Vec<SkillState>, StoreError> {
+        let rows: Vec<(SkillCategory, String, bool)> = on!(&self.0, p => sqlx::query_as(
+            "SELECT category, name, enabled FROM skill_states",
+        )
+        .fetch_all(p)
+        .await?);
+        Ok(rows
+            .into_iter()
+            .map(|(category, name, enabled)| SkillState {
+                category,
+                name,
+                enabled,
+            })
+            .collect())
+    }
+
+    async fn set(
+        &self,
+        category: SkillCategory,
+        name: &str,
+        enabled: bool,
+    ) -> Result<(), StoreError> {
+        on!(&self.0, p => {
+            sqlx::query(
+                "INSERT INTO skill_states (category, name, enabled, updated_at) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (category, name) DO UPDATE SET enabled = excluded.enabled, \
+                 updated_at = excluded.updated_at",
+            )
+            .bind(category)
+            .bind(name)
+            .bind(enabled)
+            .bind(p.time(Utc::now()))
+            .execute(p)
+            .await?;
+        });
+        Ok(())
+    }
+
+    async fn remove(&self, category: SkillCategory, name: &str) -> Result<(), StoreError> {
+        on!(&self.0, p => {
+            sqlx::query("DELETE FROM skill_states WHERE category = $1 AND name = $2")
+                .bind(category)
+                .bind(name)
+                .execute(p)
+                .await?;
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,158 @@
+//! Threads.
+
+use async_trait::async_trait;
+use chrono::Utc;
+use serde_json::{Map, Value};
+use sqlx::types::Json;
+
+use super::rows::{THREAD_COLUMNS, ThreadRow};
+use super::{Db, Engine, on};
+use crate::StoreError;
+use crate::threads::{Created, ThreadQuery, ThreadRecord, ThreadRepo, merge};
+
+pub(crate) struct SqlThreads(pub(crate) Db);
+
+#[async_trait]
+impl ThreadRepo for SqlThreads {
+    async fn create(
+        &self,
+        owner: &str,
+        thread_id: &str,
+        metadata: Map<String, Value>,
+    ) -> Result<Created, StoreError> {
+        let now = Utc::now();
+        let inserted = on!(&self.0, p => sqlx::query(
+            "INSERT INTO threads (thread_id, owner, created_at, updated_at, metadata) \
+             VALUES ($1, $2, $3, $3, $4) ON CONFLICT (thread_id) DO NOTHING",
+        )
+        .bind(thread_id)
+        .bind(owner)
+        .bind(p.time(now))
+        .bind(Json(&metadata))
+        .execute(p)
+        .await?
+        .rows_affected());
+        let thread = self.get(owner, thread_id).await?.ok_or_else(|| {
+            StoreError::Conflict(format!("thread '{thread_id}' belongs to another owner"))
+        })?;
+        Ok(Created {
+            thread,
+            created: inserted == 1,
+        })
+    }
+
+    async fn get(&self, owner: &str, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError> {
+        let sql =
+            format!("SELECT {THREAD_COLUMNS} FROM threads WHERE owner = $1 AND thread_id = $2");
+        let row: Option<ThreadRow> = on!(&self.0, p => sqlx::query_as(&sql)
+            .bind(owner)
+            .bind(thread_id)
+            .fetch_optional(p)
+            .await?);
+        Ok(row.map(Into::into))
+    }
+
+    async fn merge_metadata(
+        &self,
+        owner: &str,
+        thread_id: &str,
+        patch: Map<String, Value>,
+    ) -> Result<Option<ThreadRecord>, StoreError> {
+        on!(&self.0, p => {
+            let mut tx = p.begin_write().await?;
+            let sql = format!(
+                "SELECT {THREAD_COLUMNS} FROM threads WHERE owner = $1 AND thread_id = $2{}",
+                p.for_update()
+            );
+            let row: Option<ThreadRow> = sqlx::query_as(&sql)
+                .bind(owner)
+                .bind(thread_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let mut thread = ThreadRecord::from(row);
+            merge(&mut thread.metadata, patch);
+            thread.updated_at = Utc::now();
+            sqlx::query("UPDATE threads SET metadata = $1, updated_at = $2 WHERE thread_id = $3")
+                .bind(Json(&thread.metadata))
+                .bind(p.time(thread.updated_at))
+                .bind(thread_id)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(Some(thread))
+        })
+    }
+
+    async fn delete(&self, owner: &str, thread_id: &str) -> Result<bool, StoreError> {
+        // Its runs, their events and its checkpoints go with it (foreign keys cascade).
+        let deleted = on!(&self.0, p => sqlx::query("DELETE FROM threads WHERE owner = $1 AND thread_id = $2")
+            .bind(owner)
+            .bind(thread_id)
+            .execute(p)
+            .await?
+            .rows_affected());
+        Ok(deleted > 0)
+    }
+
+    async fn search(
+        &self,
+        owner: &str,
+        query: &ThreadQuery,
+    ) -> Result<Vec<ThreadRecord>, StoreError> {
+        // The wire names are the column names.
+        let column = query.sort.as_str();
+        let direction = if query.ascending { "ASC" } else { "DESC" };
+        let order = format!(" ORDER BY {column} {direction}, thread_id {direction}");
+        let rows: Vec<ThreadRow> = match &self.0 {
+            Db::Sqlite(p) => {
+                let mut sql = format!("SELECT {THREAD_COLUMNS} FROM threads WHERE owner = $1");
+                // json_extract yields SQL scalars for scalars and JSON text for objects and
+                // arrays, the same for both sides, so equality is value equality.
+                let mut n = 1;
+                for _ in &query.metadata {
+                    sql.push_str(&format!(
+                        " AND json_extract(metadata, ${}) IS json_extract(${}, '$')",
+                        n + 1,
+                        n + 2
+                    ));
+                    n += 2;
+                }
+                sql.push_str(&format!(
+                    " AND (CAST(${} AS TEXT) IS NULL OR status = ${}){order} LIMIT ${} OFFSET ${}",
+                    n + 1,
+                    n + 1,
+                    n + 2,
+                    n + 3
+                ));
+                let mut q = sqlx::query_as(&sql).bind(owner);
+                for (key, value) in &query.metadata {
+                    let path = format!("$.\"{}\"", key.replace('\\', "\\\\").replace('"', "\\\""));
+                    q = q.bind(path).bind(Json(value));
+                }
+                q.bind(query.status)
+                    .bind(i64::from(query.limit))
+                    .bind(i64::from(query.offset))
+                    .fetch_all(p)
+                    .await?
+            }
+            Db::Postgres(p) => {
+                let sql = format!(
+                    "SELECT {THREAD_COLUMNS} FROM threads WHERE owner = $1 AND metadata @> $2 \
+                     AND (CAST($3 AS TEXT) IS NULL OR status = $3){order} LIMIT $4 OFFSET $5"
+                );
+                sqlx::query_as(&sql)
+                    .bind(owner)
+                    .bind(Json(&query.metadata))
+                    .bind(query.status)
+                    .bind(i64::from(query.limit))
+                    .bind(i64::from(query.offset))
+                    .fetch_all(p)
+                    .await?
+            }
+        };
+        Ok(rows.into_iter().map(Into::into).collect())
+    }
+}
