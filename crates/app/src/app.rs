@@ -14,6 +14,7 @@ use antler_skills::watch::WatchGuard;
 use antler_store::Store;
 
 use crate::config::Config;
+use crate::files::FilesService;
 use crate::runs::RunsService;
 use crate::skills::{SkillsService, load_states};
 use crate::threads::ThreadsService;
@@ -30,6 +31,8 @@ pub struct App {
     pub skills: Arc<SkillsService>,
     /// Conversation threads and their directories.
     pub threads: ThreadsService,
+    /// A thread's uploads.
+    pub files: FilesService,
     /// Agent runs, their event streams and the threads' state.
     pub runs: RunsService,
     /// Runs the agent's tools: Docker containers per thread, or host directories.
@@ -122,6 +125,24 @@ impl App {
             let view_root = config.data_dir.join("tmp").join(format!("view-{instance}"));
             (instance, None, view_root)
         };
+        if serving {
+            let (data, skills, me) = (
+                config.data_dir.clone(),
+                config.skills_dir.clone(),
+                instance.clone(),
+            );
+            let removed =
+                tokio::task::spawn_blocking(move || crate::leftovers::sweep(&data, &skills, &me))
+                    .await?;
+            if removed > 0 {
+                tracing::warn!(removed, "leftovers of stopped processes were removed");
+            }
+        }
+        // Uploads arriving (servers only: a one-shot command receives none).
+        let scratch = config.data_dir.join("tmp").join(&instance);
+        if serving {
+            std::fs::create_dir_all(&scratch)?;
+        }
         let view =
             Arc::new(tokio::task::spawn_blocking(move || SkillsView::open(&view_root)).await??);
         let (synced_tx, synced) = tokio::sync::watch::channel(0);
@@ -167,7 +188,8 @@ impl App {
         let skills = Arc::new(SkillsService::new(
             store.clone(),
             catalog,
-            Installer::new(&config.skills_dir, config.skills.install.limits()),
+            Installer::new(&config.skills_dir, config.skills.install.limits())
+                .with_owner(&instance),
             view,
             serving.then_some(synced),
             instance.clone(),
@@ -184,6 +206,7 @@ impl App {
             tasks.push(AbortOnDrop(skills.follow_other_replicas()));
         }
         Ok(App {
+            files: FilesService::new(scratch, sandbox.file_access()),
             threads: ThreadsService::new(
                 store.clone(),
                 config.data_dir.clone(),
@@ -201,11 +224,6 @@ impl App {
             _tasks: tasks,
             _claim: claim,
         })
-    }
-
-    /// Scratch space for uploads in flight (same filesystem as the data dir).
-    pub fn tmp_dir(&self) -> std::path::PathBuf {
-        self.config.data_dir.join("tmp")
     }
 
     /// Stops the sandboxes (bounded).

@@ -9,7 +9,9 @@
 
 mod app;
 pub mod config;
+pub mod files;
 mod identity;
+mod leftovers;
 pub mod runs;
 mod sandbox;
 pub mod skills;
@@ -17,6 +19,7 @@ pub mod threads;
 
 pub use app::App;
 pub use config::Config;
+pub use files::{FileError, FilesService};
 pub use identity::Caller;
 pub use runs::{RunOpError, RunsService};
 pub use skills::{SkillOpError, SkillsService};

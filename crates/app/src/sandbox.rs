@@ -23,7 +23,8 @@ pub(crate) async fn start_provider(
     let local = || -> Arc<dyn SandboxProvider> {
         Arc::new(
             LocalProvider::new(data_dir, view, cfg.allow_host_bash, cfg.max_output_bytes)
-                .with_command_timeout(std::time::Duration::from_secs(cfg.command_timeout_secs)),
+                .with_command_timeout(std::time::Duration::from_secs(cfg.command_timeout_secs))
+                .with_process_records(antler_sandbox::host_procs::records_dir(data_dir, instance)),
         )
     };
     let docker = || async {

@@ -211,7 +211,13 @@ impl ThreadsService {
     async fn create_dirs(&self, caller: &Caller, id: &str) -> Result<ThreadDirs, ThreadError> {
         let dirs = self.dirs(caller, id);
         let create = dirs.clone();
-        tokio::task::spawn_blocking(move || create.create()).await??;
+        let access = self.sandbox.file_access();
+        tokio::task::spawn_blocking(move || {
+            create.create()?;
+            // The agent reads and writes all three, as the sandbox user.
+            antler_sandbox::storage::give_dirs(create.user_data(), access)
+        })
+        .await??;
         Ok(dirs)
     }
 }

@@ -3,7 +3,7 @@
 //! internal error text stays in the logs.
 
 use antler_agent_runtime::runs::RunError;
-use antler_app::{RunOpError, SkillOpError, ThreadError};
+use antler_app::{FileError, RunOpError, SkillOpError, ThreadError};
 use antler_protocol::error::{ErrorBody, ErrorEnvelope};
 use antler_protocol::skills::InstallFinding;
 use antler_skills::install::InstallError;
@@ -133,6 +133,19 @@ impl From<ThreadError> for AppError {
             ),
             ThreadError::Store(e) => e.into(),
             ThreadError::Io(e) => AppError::internal(e),
+        }
+    }
+}
+
+impl From<FileError> for AppError {
+    fn from(e: FileError) -> Self {
+        match e {
+            FileError::Thread(e) => e.into(),
+            e @ (FileError::BadName(_) | FileError::Directory(_)) => {
+                AppError::bad_request(e.to_string())
+            }
+            e @ FileError::NotFound(_) => AppError::not_found(e.to_string()),
+            FileError::Io(e) => AppError::internal(e),
         }
     }
 }

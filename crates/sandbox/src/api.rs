@@ -169,4 +169,9 @@ pub trait SandboxProvider: Send + Sync {
     async fn list(&self) -> Vec<SandboxInfo>;
     /// Removes everything, within a bounded time.
     async fn shutdown(&self);
+    /// How files the server writes into a thread's user-data (uploads, its directories) are
+    /// made usable by the user commands run as.
+    fn file_access(&self) -> crate::FileAccess {
+        crate::FileAccess::Same
+    }
 }

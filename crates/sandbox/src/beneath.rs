@@ -10,6 +10,7 @@ use std::path::Path;
 
 use std::os::fd::OwnedFd;
 
+use crate::access::FileAccess;
 use rustix::fs::{Mode, OFlags, ResolveFlags, mkdirat, openat2};
 
 /// What went wrong opening a path beneath a root.
@@ -61,12 +62,15 @@ fn ordinary(fd: &OwnedFd) -> Result<(), BeneathError> {
 
 const RESOLVE: ResolveFlags = ResolveFlags::BENEATH.union(ResolveFlags::NO_MAGICLINKS);
 
-/// Who should own files the server creates for the sandbox (its non-root user).
-pub type Owner = Option<(u32, u32)>;
-
 /// Opens `rel` beneath `root` for writing (truncating, or appending), creating missing parent
-/// directories (each also resolved beneath its parent) and the file itself.
-pub fn create(root: &Path, rel: &Path, append: bool, owner: Owner) -> Result<File, BeneathError> {
+/// directories (each also resolved beneath its parent) and the file itself, made usable by
+/// the sandbox user as `access` says.
+pub fn create(
+    root: &Path,
+    rel: &Path,
+    append: bool,
+    access: FileAccess,
+) -> Result<File, BeneathError> {
     let mut dir: OwnedFd = File::open(root).map_err(classify)?.into();
     let mut components: Vec<&std::ffi::OsStr> = rel.iter().collect();
     let name = components.pop().ok_or(BeneathError::NotFound)?;
@@ -85,7 +89,7 @@ pub fn create(root: &Path, rel: &Path, append: bool, owner: Owner) -> Result<Fil
                     .map_err(|e| classify(e.into()))?;
                 let fd = openat2(&dir, component, dir_flags(), Mode::empty(), RESOLVE)
                     .map_err(|e| classify(e.into()))?;
-                chown(&fd, owner)?;
+                access.dir(&fd).map_err(BeneathError::Io)?;
                 fd
             }
             Err(e) => return Err(classify(e.into())),
@@ -106,24 +110,12 @@ pub fn create(root: &Path, rel: &Path, append: bool, owner: Owner) -> Result<Fil
     let fd = openat2(&dir, name, flags, Mode::from_raw_mode(0o644), RESOLVE)
         .map_err(|e| classify(e.into()))?;
     ordinary(&fd)?;
-    chown(&fd, owner)?;
+    access.file(&fd).map_err(BeneathError::Io)?;
     Ok(File::from(fd))
 }
 
 fn dir_flags() -> OFlags {
     OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC
-}
-
-fn chown(fd: &OwnedFd, owner: Owner) -> Result<(), BeneathError> {
-    if let Some((uid, gid)) = owner {
-        rustix::fs::fchown(
-            fd,
-            Some(rustix::fs::Uid::from_raw(uid)),
-            Some(rustix::fs::Gid::from_raw(gid)),
-        )
-        .map_err(|e| BeneathError::Io(e.into()))?;
-    }
-    Ok(())
 }
 
 fn classify(e: io::Error) -> BeneathError {
@@ -160,11 +152,21 @@ mod tests {
             Err(BeneathError::Special)
         ));
         assert!(matches!(
-            create(root.path(), Path::new("pipe"), false, None),
+            create(
+                root.path(),
+                Path::new("pipe"),
+                false,
+                crate::FileAccess::Same
+            ),
             Err(BeneathError::Special)
         ));
         assert!(matches!(
-            create(root.path(), Path::new("pipe"), true, None),
+            create(
+                root.path(),
+                Path::new("pipe"),
+                true,
+                crate::FileAccess::Same
+            ),
             Err(BeneathError::Special)
         ));
     }
@@ -207,9 +209,21 @@ mod tests {
         use std::io::Write;
         let outside = tempfile::tempdir().unwrap();
         let root = tempfile::tempdir().unwrap();
-        let mut f = create(root.path(), Path::new("a/b/c.txt"), false, None).unwrap();
+        let mut f = create(
+            root.path(),
+            Path::new("a/b/c.txt"),
+            false,
+            crate::FileAccess::Same,
+        )
+        .unwrap();
         f.write_all(b"one").unwrap();
-        let mut f = create(root.path(), Path::new("a/b/c.txt"), true, None).unwrap();
+        let mut f = create(
+            root.path(),
+            Path::new("a/b/c.txt"),
+            true,
+            crate::FileAccess::Same,
+        )
+        .unwrap();
         f.write_all(b"two").unwrap();
         assert_eq!(
             std::fs::read_to_string(root.path().join("a/b/c.txt")).unwrap(),
@@ -220,7 +234,12 @@ mod tests {
         for escape in ["out/x.txt", "dangling", "../x.txt"] {
             assert!(
                 matches!(
-                    create(root.path(), Path::new(escape), false, None),
+                    create(
+                        root.path(),
+                        Path::new(escape),
+                        false,
+                        crate::FileAccess::Same
+                    ),
                     Err(BeneathError::Escapes)
                 ),
                 "{escape}"

@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobMatcher};
 use regex::RegexBuilder;
 
+use crate::access::FileAccess;
 use crate::api::{DirEntry, GlobResult, GrepMatch, GrepRequest, GrepResult, Listing};
-use crate::beneath::{self, BeneathError, Owner};
+use crate::beneath::{self, BeneathError};
 use crate::error::SandboxError;
 use crate::paths::{SKILLS_ROOT, USER_DATA_ROOT};
 use crate::walk::walk;
@@ -36,7 +37,7 @@ const MAX_DEPTH: usize = 32;
 pub struct HostFs {
     user_data: PathBuf,
     skills: PathBuf,
-    owner: Owner,
+    access: FileAccess,
 }
 
 /// A resolved container path.
@@ -50,12 +51,12 @@ struct Resolved {
 
 impl HostFs {
     /// File access for one thread: its user-data dir and the skills view. Files created are
-    /// given to `owner` (the sandbox user) when set.
-    pub fn new(user_data: PathBuf, skills: PathBuf, owner: Owner) -> Self {
+    /// made usable by the sandbox user as `access` says.
+    pub fn new(user_data: PathBuf, skills: PathBuf, access: FileAccess) -> Self {
         HostFs {
             user_data,
             skills,
-            owner,
+            access,
         }
     }
 
@@ -205,7 +206,7 @@ impl HostFs {
                 why: "write inside /mnt/user-data/workspace, uploads or outputs".into(),
             });
         }
-        let mut file = beneath::create(&r.root, &r.rel, append, self.owner)
+        let mut file = beneath::create(&r.root, &r.rel, append, self.access)
             .map_err(|e| beneath_error(&r.display, e))?;
         std::io::Write::write_all(&mut file, content.as_bytes())
             .map_err(|e| SandboxError::io(&r.display, &e))

@@ -55,6 +55,10 @@ impl SandboxProvider for ViewGate {
     async fn shutdown(&self) {
         self.inner.shutdown().await;
     }
+
+    fn file_access(&self) -> crate::FileAccess {
+        self.inner.file_access()
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! [`files`] implements the file tools on the host side. Commands run in a Docker container
 //! per thread ([`docker`]) or, when allowed, on the host ([`local`]).
 
+pub mod access;
 pub mod api;
 pub mod beneath;
 pub mod config;
@@ -14,6 +15,7 @@ pub mod docker;
 pub mod error;
 pub mod files;
 pub mod gate;
+pub mod host_procs;
 pub mod instance;
 pub mod local;
 pub mod output;
@@ -22,6 +24,7 @@ pub mod storage;
 pub mod view;
 pub mod walk;
 
+pub use access::FileAccess;
 pub use api::{ExecOutput, ExecRequest, Sandbox, SandboxProvider};
 pub use error::SandboxError;
 pub use paths::{PathError, ThreadDirs, UserDataDir, VirtualPath};

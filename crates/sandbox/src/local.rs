@@ -34,6 +34,8 @@ pub struct LocalProvider {
     allow_bash: bool,
     max_output: usize,
     max_timeout: Duration,
+    /// Where running host commands are recorded (see [`crate::host_procs`]).
+    records: Option<PathBuf>,
     sandboxes: Mutex<HashMap<String, Arc<LocalSandbox>>>,
 }
 
@@ -56,6 +58,7 @@ impl LocalProvider {
             max_timeout: Duration::from_secs(
                 crate::config::SandboxConfig::default().command_timeout_secs,
             ),
+            records: None,
             sandboxes: Mutex::new(HashMap::new()),
         }
     }
@@ -63,6 +66,12 @@ impl LocalProvider {
     /// Caps every command's timeout (`sandbox.command_timeout_secs`), as Docker sandboxes do.
     pub fn with_command_timeout(mut self, max: Duration) -> Self {
         self.max_timeout = max;
+        self
+    }
+
+    /// Records running commands in `dir` so a restart can kill what a crash left running.
+    pub fn with_process_records(mut self, dir: PathBuf) -> Self {
+        self.records = Some(dir);
         self
     }
 }
@@ -86,11 +95,12 @@ impl SandboxProvider for LocalProvider {
             fs: HostFs::new(
                 dirs.user_data().to_path_buf(),
                 self.skills_view.clone(),
-                None,
+                crate::FileAccess::Same,
             ),
             allow_bash: self.allow_bash,
             max_output: self.max_output,
             max_timeout: self.max_timeout,
+            records: self.records.clone(),
             busy: AtomicUsize::new(0),
             last_used: std::sync::Mutex::new(Instant::now()),
         });
@@ -131,6 +141,7 @@ pub struct LocalSandbox {
     allow_bash: bool,
     max_output: usize,
     max_timeout: Duration,
+    records: Option<PathBuf>,
     busy: AtomicUsize,
     last_used: std::sync::Mutex<Instant>,
 }
@@ -200,6 +211,7 @@ impl Sandbox for LocalSandbox {
             &self.fs.user_data().join("workspace"),
             &request,
             self.max_output,
+            self.records.as_deref(),
         )
         .await;
         self.busy.fetch_sub(1, Ordering::Relaxed);
@@ -255,6 +267,7 @@ async fn run_on_host(
     cwd: &Path,
     request: &ExecRequest,
     max_output: usize,
+    records: Option<&Path>,
 ) -> Result<ExecOutput, SandboxError> {
     let mut cmd = tokio::process::Command::new("bash");
     cmd.arg("-c")
@@ -278,6 +291,11 @@ async fn run_on_host(
     let pgid = child
         .id()
         .and_then(|id| rustix::process::Pid::from_raw(id as i32));
+    // Removed when this function returns, after the group was killed below.
+    let _record = match (records, child.id()) {
+        (Some(dir), Some(id)) => Some(crate::host_procs::record(dir, id)),
+        _ => None,
+    };
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let collect = async {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::{CWD, RenameFlags, renameat_with};
 
-use crate::beneath::Owner;
+use crate::access::FileAccess;
 use crate::paths::{ThreadDirs, UserDataDir};
 
 /// `<data>/sandbox/slots`: every instance's slots.
@@ -24,22 +24,20 @@ pub fn slots_root(data_dir: &Path, instance: &str) -> PathBuf {
     slots_base(data_dir).join(instance)
 }
 
-/// Creates an empty slot with the three directories, owned by the sandbox user.
-pub fn new_slot(slots: &Path, owner: Owner) -> io::Result<PathBuf> {
+/// Creates an empty slot with the three directories, usable by the sandbox user.
+pub fn new_slot(slots: &Path, access: FileAccess) -> io::Result<PathBuf> {
     let slot = slots.join(uuid::Uuid::new_v4().to_string());
     for d in UserDataDir::ALL {
         std::fs::create_dir_all(slot.join(d.as_str()))?;
     }
-    chown_dirs(&slot, owner)?;
+    give_dirs(&slot, access)?;
     Ok(slot)
 }
 
-/// Gives the three directories under `user_data` to the sandbox user.
-pub fn chown_dirs(user_data: &Path, owner: Owner) -> io::Result<()> {
-    if let Some((uid, gid)) = owner {
-        for d in UserDataDir::ALL {
-            std::os::unix::fs::chown(user_data.join(d.as_str()), Some(uid), Some(gid))?;
-        }
+/// Makes the three directories under `user_data` the sandbox user's to read and write.
+pub fn give_dirs(user_data: &Path, access: FileAccess) -> io::Result<()> {
+    for d in UserDataDir::ALL {
+        access.dir_at(&user_data.join(d.as_str()))?;
     }
     Ok(())
 }
@@ -159,7 +157,7 @@ mod tests {
         dirs.create().unwrap();
         std::fs::write(dirs.dir(UserDataDir::Uploads).join("in.csv"), "a,b").unwrap();
         std::fs::create_dir(dirs.dir(UserDataDir::Workspace).join("proj")).unwrap();
-        let slot = new_slot(&slots_root(data, "i1"), None).unwrap();
+        let slot = new_slot(&slots_root(data, "i1"), crate::FileAccess::Same).unwrap();
         bind_into_slot(&dirs, &slot).unwrap();
         assert!(is_slotted(&dirs));
         assert_eq!(
@@ -177,8 +175,8 @@ mod tests {
         let leftovers: Vec<_> = std::fs::read_dir(dirs.thread_root()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "only the user-data link remains");
 
-        let orphan = new_slot(&slots_root(data, "i1"), None).unwrap();
-        let other = new_slot(&slots_root(data, "i2"), None).unwrap();
+        let orphan = new_slot(&slots_root(data, "i1"), crate::FileAccess::Same).unwrap();
+        let other = new_slot(&slots_root(data, "i2"), crate::FileAccess::Same).unwrap();
         assert_eq!(collect_garbage(data, "i1").unwrap(), 1);
         assert!(!orphan.exists() && slot.exists());
         assert!(
@@ -193,7 +191,7 @@ mod tests {
     fn a_thread_without_files_binds_directly() {
         let tmp = tempfile::tempdir().unwrap();
         let dirs = ThreadDirs::new(tmp.path(), LOCAL_OWNER, "fresh");
-        let slot = new_slot(&slots_root(tmp.path(), "i1"), None).unwrap();
+        let slot = new_slot(&slots_root(tmp.path(), "i1"), crate::FileAccess::Same).unwrap();
         bind_into_slot(&dirs, &slot).unwrap();
         assert!(dirs.dir(UserDataDir::Outputs).is_dir());
     }

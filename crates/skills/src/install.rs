@@ -67,7 +67,13 @@ pub struct Installer {
     custom_dir: PathBuf,
     limits: ArchiveLimits,
     busy: Mutex<HashSet<String>>,
+    /// Prefix of this process's staging directories in `custom/`: `.staging-<owner>-`, so
+    /// a sweep can tell whose leftovers they are.
+    staging_prefix: String,
 }
+
+/// The start of every staging directory's name in `custom/`.
+pub const STAGING_PREFIX: &str = ".staging-";
 
 /// Releases a name when the operation ends.
 struct NameGuard<'a> {
@@ -91,7 +97,15 @@ impl Installer {
             custom_dir: skills_dir.join("custom"),
             limits,
             busy: Mutex::new(HashSet::new()),
+            staging_prefix: STAGING_PREFIX.to_string(),
         }
+    }
+
+    /// Names this installer's staging directories after `owner` (an instance id), so the
+    /// leftovers of a crash can be told from a live replica's work in progress.
+    pub fn with_owner(mut self, owner: &str) -> Self {
+        self.staging_prefix = format!("{STAGING_PREFIX}{owner}-");
+        self
     }
 
     /// Inspects an archive file without installing it.
@@ -119,7 +133,7 @@ impl Installer {
         }
         std::fs::create_dir_all(&self.custom_dir)?;
         let staging = tempfile::Builder::new()
-            .prefix(".staging-")
+            .prefix(&self.staging_prefix)
             .tempdir_in(&self.custom_dir)?;
         let fresh = staging.path().join("skill");
         std::fs::create_dir(&fresh)?;

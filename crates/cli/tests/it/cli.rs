@@ -220,5 +220,9 @@ fn skill_commands_next_to_a_running_server_leave_it_alone() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(scratch.is_empty(), "nothing left behind: {scratch:?}");
+    assert_eq!(
+        scratch,
+        ["replica-1"],
+        "only the server's own scratch; the command left nothing behind"
+    );
 }

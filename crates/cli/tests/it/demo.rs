@@ -77,7 +77,24 @@ async fn every_demo_conversation_runs_to_its_files() {
     assert_eq!(installed["skill"]["name"], "action-items");
     assert_eq!(installed["skill"]["enabled"], true);
 
+    // The person uploads a CSV; the sandbox user reads it (uploads used to be 0600 root).
     server.create_thread("csv").await;
+    let csv = "date,region,product,units,revenue\n2025-01-06,North,Widget,12,240.00\n\
+               2025-01-06,South,Gadget,5,175.50\n2025-01-13,North,Gadget,8,280.80\n\
+               2025-01-13,West,Widget,,0\n2025-01-20,South,Widget,20,400.00\n\
+               2025-01-20,West,Gizmo,3,89.97\n2025-01-27,North,Gizmo,7,209.93\n";
+    let form = reqwest::multipart::Form::new().part(
+        "files",
+        reqwest::multipart::Part::bytes(csv.as_bytes().to_vec()).file_name("sales.csv"),
+    );
+    let uploaded = server
+        .http
+        .post(server.url("/api/threads/csv/uploads"))
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(uploaded.status().as_u16(), 200);
     let values = ask(
         &server,
         "csv",
@@ -88,9 +105,22 @@ async fn every_demo_conversation_runs_to_its_files() {
         values["artifacts"].to_string().contains("sales-profile.md"),
         "{values}"
     );
+    assert!(
+        values
+            .to_string()
+            .contains("profiling /mnt/user-data/uploads/sales.csv"),
+        "the uploaded file was profiled: {values}"
+    );
+    assert!(
+        !env.user_data("csv").join("outputs/sales.csv").exists(),
+        "no sample was needed"
+    );
     let profile =
         std::fs::read_to_string(env.user_data("csv").join("outputs/sales-profile.md")).unwrap();
-    assert!(profile.contains("units"), "{profile}");
+    assert!(
+        profile.contains("units") && profile.contains("region"),
+        "{profile}"
+    );
 
     server.create_thread("report").await;
     ask(&server, "report", "Help me write a short report").await;

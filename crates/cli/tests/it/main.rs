@@ -15,6 +15,7 @@ mod common;
 mod demo;
 mod history;
 mod install;
+mod leftovers;
 mod limits;
 mod replicas;
 mod runs;

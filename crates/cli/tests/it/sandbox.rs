@@ -6,7 +6,7 @@ use antler_sandbox::config::SandboxConfig;
 use antler_sandbox::docker::{admin, connect};
 use serde_json::json;
 
-use crate::common::{Env, Server, wait_for};
+use crate::common::{Env, Server, mock_llm, run_body, wait_for};
 
 /// Server and CLI settings for a Docker-backed installation with its own instance label.
 fn docker_env(env: &Env, instance: &str) -> Vec<(String, String)> {
@@ -269,4 +269,77 @@ async fn a_relative_data_dir_works_with_docker() {
     assert_eq!((code, out.trim()), (0, "made"), "{err}");
     assert!(env.user_data("rel").join("outputs/r.txt").is_file());
     server.stop();
+}
+
+#[tokio::test]
+async fn an_uploaded_file_is_readable_and_writable_work_lands_in_outputs_in_docker() {
+    let env = Env::new();
+    let instance = format!("it-{}", uuid_like());
+    let script = r#"
+scenarios:
+  - match: "profile"
+    turns:
+      - tool_calls:
+          - {name: bash, arguments: {command: "id -u; cat /mnt/user-data/uploads/hello.txt && wc -l < /mnt/user-data/uploads/hello.txt > /mnt/user-data/outputs/lines.txt && cat /mnt/user-data/outputs/lines.txt"}}
+      - content: "done"
+  - match: ""
+    turns: [{content: "ok"}]
+"#;
+    let model = mock_llm(script).await;
+    let vars = docker_env(&env, &instance);
+    let mut all: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    all.push(("ANTLER_AGENT_GENERATE_TITLES", "false"));
+    let server = env.start_agent(&model, &all);
+    server.create_thread("t").await;
+    let form = reqwest::multipart::Form::new().part(
+        "files",
+        reqwest::multipart::Part::bytes(b"hello from the person\nsecond line\n".to_vec())
+            .file_name("hello.txt"),
+    );
+    let response = server
+        .http
+        .post(server.url("/api/threads/t/uploads"))
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let (status, values) = server
+        .post_json(
+            "/api/threads/t/runs/wait",
+            run_body("please profile it", &["values"]),
+        )
+        .await;
+    assert_eq!(status, 200, "{values}");
+    let tool = values["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["type"] == "tool")
+        .unwrap_or_else(|| panic!("no tool result: {values}"));
+    let out = tool["content"].as_str().unwrap();
+    assert!(
+        out.contains("hello from the person") && out.contains("[exit code: 0]"),
+        "the container user reads the upload and writes outputs: {out}"
+    );
+    if rustix::process::getuid().is_root() {
+        assert!(
+            out.starts_with("1000\n"),
+            "commands run as the sandbox user: {out}"
+        );
+    }
+    let lines = std::fs::read_to_string(env.user_data("t").join("outputs/lines.txt")).unwrap();
+    assert_eq!(lines.trim(), "2");
+    // Nothing of the upload was staged where the agent looks.
+    let hidden: Vec<_> = std::fs::read_dir(env.user_data("t").join("uploads"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
+    drop(server);
+    wait_for("the containers to go", async || {
+        containers(&instance).await.is_empty()
+    })
+    .await;
 }

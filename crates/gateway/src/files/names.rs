@@ -86,13 +86,6 @@ pub fn content_disposition(attachment: bool, name: &str) -> String {
     )
 }
 
-/// Segment set for building URLs from file names.
-pub const PATH_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
-
 #[cfg(test)]
 mod tests {
     use super::*;

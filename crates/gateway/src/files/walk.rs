@@ -6,10 +6,9 @@ use antler_protocol::files::Artifact;
 use antler_sandbox::ThreadDirs;
 use antler_sandbox::paths::USER_DATA_ROOT;
 use antler_sandbox::walk::{Entry, walk};
-use percent_encoding::utf8_percent_encode;
 
-use super::names::PATH_SEGMENT;
 use super::serve::content_type;
+use antler_app::files::artifact_url;
 
 /// Most files listed; the listing says when it stopped.
 pub const MAX_LISTED: usize = 10_000;
@@ -66,14 +65,4 @@ fn sample(entry: &Entry<'_>) -> Vec<u8> {
         .unwrap_or(0);
     buf.truncate(n);
     buf
-}
-
-/// `/api/threads/<id>/artifacts/mnt/user-data/...` with each segment percent-encoded.
-pub fn artifact_url(thread_id: &str, virtual_path: &str) -> String {
-    let mut url = format!("/api/threads/{thread_id}/artifacts");
-    for segment in virtual_path.split('/').filter(|s| !s.is_empty()) {
-        url.push('/');
-        url.extend(utf8_percent_encode(segment, PATH_SEGMENT));
-    }
-    url
 }

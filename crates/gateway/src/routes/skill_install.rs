@@ -161,8 +161,8 @@ async fn read_archive_form(
             "file" => {
                 let (temp, _) = field_to_temp(
                     &mut field,
-                    &app.tmp_dir(),
-                    ".skill-upload-",
+                    app.files.scratch(),
+                    "skill-upload-",
                     "file",
                     limit,
                     |size, chunk| {

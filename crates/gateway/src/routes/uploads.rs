@@ -1,16 +1,15 @@
 //! `/api/threads/{thread_id}/uploads`: files people add to a conversation.
 //!
-//! Every file of a request is streamed to a hidden temporary file in the uploads directory
-//! and counted against the limits; only when the whole request is accepted are they renamed
-//! into place (a rename replaces a symlink at the destination instead of following it). A
-//! refused request leaves nothing behind.
+//! Every file of a request is streamed to a temporary file in the instance's scratch
+//! directory (outside the thread's files: the agent never sees half an upload) and counted
+//! against the limits; only when the whole request is accepted are they moved into place by
+//! the files service. A refused request leaves nothing behind.
 
 use std::collections::HashSet;
 
+use antler_app::files::Staged;
 use antler_protocol::error::ErrorEnvelope;
-use antler_protocol::files::{UploadLimits, UploadList, UploadedFile};
-use antler_sandbox::UserDataDir;
-use antler_sandbox::paths::USER_DATA_ROOT;
+use antler_protocol::files::{UploadLimits, UploadList};
 use axum::Json;
 use axum::extract::State;
 use axum::extract::multipart::{Multipart, MultipartRejection};
@@ -21,7 +20,6 @@ use crate::error::{ApiResult, AppError};
 use crate::extract::ApiPath;
 use crate::files::multipart::{field_to_temp, multipart_error};
 use crate::files::names::{dedupe, safe_file_name};
-use crate::files::walk::artifact_url;
 use crate::params::ThreadId;
 use crate::state::{AppState, Identity};
 
@@ -60,13 +58,13 @@ pub async fn upload_files(
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<Json<UploadList>> {
     let mut multipart = multipart?;
-    let dirs = app.threads.files(&caller, &id).await?;
-    let uploads = dirs.dir(UserDataDir::Uploads);
+    // Checked before reading the body: a missing thread is refused at once.
+    app.threads.record(&caller, &id).await?;
     let limits = &app.config.uploads;
     let too_large =
         |m: String| AppError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", m);
 
-    let mut staged: Vec<(tempfile::NamedTempFile, String, u64)> = Vec::new();
+    let mut staged: Vec<Staged> = Vec::new();
     let mut names = HashSet::new();
     let mut total: u64 = 0;
     while let Some(mut field) = multipart
@@ -98,8 +96,8 @@ pub async fn upload_files(
         let before = total;
         let (temp, size) = field_to_temp(
             &mut field,
-            &uploads,
-            ".upload-",
+            app.files.scratch(),
+            "upload-",
             &name,
             limits.max_request_bytes,
             |size, chunk| {
@@ -123,23 +121,23 @@ pub async fn upload_files(
         )
         .await?;
         total += size;
-        staged.push((temp, name, size));
+        staged.push(Staged {
+            file: temp,
+            name,
+            size,
+        });
     }
     if staged.is_empty() {
         return Err(AppError::bad_request(
             "no files: send them in the multipart field 'files'",
         ));
     }
-    let mut files = Vec::with_capacity(staged.len());
-    for (temp, name, size) in staged {
-        let dest = uploads.join(&name);
-        let file = temp
-            .persist(&dest)
-            .map_err(|e| AppError::internal(e.error))?;
-        files.push(describe(&id, &name, size, file.metadata().ok()));
-    }
-    tracing::info!(thread.id = %id, files = files.len(), bytes = total, "files uploaded");
-    Ok(Json(UploadList { files }))
+    let list = app
+        .files
+        .store_uploads(&app.threads, &caller, &id, staged)
+        .await?;
+    tracing::info!(thread.id = %id, files = list.files.len(), bytes = total, "files uploaded");
+    Ok(Json(list))
 }
 
 /// Lists the thread's uploads.
@@ -159,30 +157,9 @@ pub async fn list_uploads(
     Identity(caller): Identity,
     ThreadId(id): ThreadId,
 ) -> ApiResult<Json<UploadList>> {
-    let dirs = app.threads.existing_dirs(&caller, &id).await?;
-    let uploads = dirs.dir(UserDataDir::Uploads);
-    let files = tokio::task::spawn_blocking(move || {
-        let mut files = Vec::new();
-        let read = match std::fs::read_dir(&uploads) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
-            other => other?,
-        };
-        for entry in read.filter_map(Result::ok) {
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                continue;
-            };
-            let meta = entry.metadata()?;
-            if name.starts_with('.') || !entry.file_type()?.is_file() {
-                continue;
-            }
-            files.push(describe(&id, &name, meta.len(), Some(meta)));
-        }
-        files.sort_by(|a, b| a.filename.cmp(&b.filename));
-        std::io::Result::Ok(files)
-    })
-    .await?
-    .map_err(AppError::internal)?;
-    Ok(Json(UploadList { files }))
+    Ok(Json(
+        app.files.list_uploads(&app.threads, &caller, &id).await?,
+    ))
 }
 
 /// The upload limits in force.
@@ -235,43 +212,9 @@ pub async fn delete_upload(
     ApiPath(params): ApiPath<(String, String)>,
 ) -> ApiResult<StatusCode> {
     let filename = params.1;
-    if safe_file_name(&filename).as_deref() != Some(filename.as_str()) {
-        return Err(AppError::bad_request(format!(
-            "{filename:?} is not a plain file name"
-        )));
-    }
-    let dirs = app.threads.existing_dirs(&caller, &id).await?;
-    let path = dirs.dir(UserDataDir::Uploads).join(&filename);
-    let meta = tokio::fs::symlink_metadata(&path)
-        .await
-        .map_err(|_| AppError::not_found(format!("no uploaded file '{filename}'")))?;
-    if meta.is_dir() {
-        return Err(AppError::bad_request(format!(
-            "'{filename}' is a directory"
-        )));
-    }
-    // Removes a symlink itself, never its target.
-    tokio::fs::remove_file(&path)
-        .await
-        .map_err(AppError::internal)?;
+    let plain = safe_file_name(&filename).as_deref() == Some(filename.as_str());
+    app.files
+        .delete_upload(&app.threads, &caller, &id, &filename, plain)
+        .await?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-fn describe(
-    thread_id: &str,
-    name: &str,
-    size: u64,
-    meta: Option<std::fs::Metadata>,
-) -> UploadedFile {
-    let virtual_path = format!("{USER_DATA_ROOT}/uploads/{name}");
-    UploadedFile {
-        filename: name.to_string(),
-        size,
-        artifact_url: artifact_url(thread_id, &virtual_path),
-        virtual_path,
-        modified_at: meta
-            .and_then(|m| m.modified().ok())
-            .map(|t| antler_store::threads::timestamp(t.into()))
-            .unwrap_or_default(),
-    }
 }

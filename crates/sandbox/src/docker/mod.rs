@@ -23,8 +23,8 @@ use tokio::sync::{Mutex, Notify, OwnedSemaphorePermit, Semaphore};
 pub use sandbox::DockerSandbox;
 use spec::{Binds, container_body};
 
+use crate::access::FileAccess;
 use crate::api::{Sandbox, SandboxInfo, SandboxProvider};
-use crate::beneath::Owner;
 use crate::config::{SandboxConfig, parse_user};
 use crate::error::SandboxError;
 use crate::files::HostFs;
@@ -45,8 +45,8 @@ struct Inner {
     skills_view: PathBuf,
     instance: String,
     user: (u32, u32),
-    /// Set when the server runs as root: files it creates are given to the sandbox user.
-    owner: Owner,
+    /// How files the server writes for a thread are made usable by the sandbox user.
+    access: FileAccess,
     permits: Arc<Semaphore>,
     bound: Mutex<HashMap<String, Arc<DockerSandbox>>>,
     warm: Mutex<Vec<Warm>>,
@@ -148,7 +148,7 @@ impl DockerProvider {
             skills_view: skills_view.to_path_buf(),
             instance: instance.to_string(),
             user,
-            owner: root.then_some(user),
+            access: FileAccess::for_sandbox_user(user.0, user.1),
             bound: Mutex::new(HashMap::new()),
             warm: Mutex::new(Vec::new()),
             locks: std::sync::Mutex::new(HashMap::new()),
@@ -316,7 +316,7 @@ impl Inner {
             fs: HostFs::new(
                 dirs.user_data().to_path_buf(),
                 self.skills_view.clone(),
-                self.owner,
+                self.access,
             ),
             max_output: self.cfg.max_output_bytes,
             max_timeout: Duration::from_secs(self.cfg.command_timeout_secs),
@@ -378,12 +378,12 @@ impl Inner {
                 SandboxError::Unavailable("the sandbox provider is shutting down".into())
             })?;
         let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread);
-        let owner = self.owner;
+        let access = self.access;
         let prepare = dirs.clone();
         let user_data = tokio::task::spawn_blocking(move || {
             prepare.create()?;
             let storage = storage::storage_of(&prepare);
-            storage::chown_dirs(&storage, owner)?;
+            storage::give_dirs(&storage, access)?;
             std::io::Result::Ok(storage)
         })
         .await
@@ -399,8 +399,8 @@ impl Inner {
             return Ok(false);
         };
         let slots = storage::slots_root(&self.data_dir, &self.instance);
-        let owner = self.owner;
-        let slot = tokio::task::spawn_blocking(move || storage::new_slot(&slots, owner))
+        let access = self.access;
+        let slot = tokio::task::spawn_blocking(move || storage::new_slot(&slots, access))
             .await
             .map_err(|e| SandboxError::Infra(e.to_string()))?
             .map_err(|e| SandboxError::Infra(format!("cannot create a slot: {e}")))?;
@@ -605,5 +605,9 @@ impl SandboxProvider for DockerProvider {
         } else {
             tracing::info!(count, "sandbox containers removed");
         }
+    }
+
+    fn file_access(&self) -> crate::FileAccess {
+        self.inner.access
     }
 }

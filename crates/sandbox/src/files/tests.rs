@@ -15,7 +15,7 @@ fn fs() -> (tempfile::TempDir, HostFs) {
         "---\nname: pdf\n---\nline2\nline3\n",
     )
     .unwrap();
-    (tmp, HostFs::new(ud, skills, None))
+    (tmp, HostFs::new(ud, skills, crate::FileAccess::Same))
 }
 
 #[test]
