@@ -1,5 +1,5 @@
 # Antler. `make run` starts the server with embedded defaults; `make test` runs every test.
-.PHONY: run test bench lint fmt snapshots fuzz-archive sandbox-image frontend demo e2e compose-test
+.PHONY: run test bench lint fmt snapshots fuzz sandbox-image frontend demo e2e compose-test
 
 run: frontend
 	cargo run --release -p antler-cli --bin antler -- serve
@@ -25,9 +25,9 @@ lint:
 fmt:
 	cargo fmt --all
 
-# Fuzz the .skill archive inspector for FUZZ_SECONDS (default 60).
-fuzz-archive:
-	scripts/fuzz-archive.sh
+# Fuzz the .skill archive inspector and the SKILL.md parser for FUZZ_SECONDS each (default 60).
+fuzz:
+	scripts/fuzz.sh
 
 # Accept a deliberate API change into the OpenAPI snapshot (review the diff afterwards).
 snapshots:

@@ -42,7 +42,7 @@ ensure_debian_base() {
   command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
   local root
   root=$(mktemp -d /tmp/antler-debootstrap.XXXXXX)
-  debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian >/tmp/antler-debootstrap.log 2>&1 \
+  debootstrap --variant=minbase bookworm "$root" >/tmp/antler-debootstrap.log 2>&1 \
     || { tail -20 /tmp/antler-debootstrap.log >&2; return 1; }
   # Slim it like the official image: no apt lists, docs or caches.
   rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin "$root"/usr/share/doc/* "$root"/usr/share/man/*

@@ -6,9 +6,11 @@ cd "$(dirname "$0")/.."
 # The sandbox tests need a Docker engine and the sandbox image (built offline if need be).
 scripts/sandbox-image.sh
 
-# Repository and replica tests run against PostgreSQL too (started here when none answers).
+# Repository and replica tests run against PostgreSQL too: ANTLER_TEST_POSTGRES_URL, or a
+# private instance started here (its own directory and port) and stopped at the end.
 source scripts/postgres.sh
 ensure_postgres
+trap stop_postgres EXIT
 drop_test_databases
 export ANTLER_REQUIRE_POSTGRES=1
 

@@ -11,6 +11,10 @@ mod commands;
 #[derive(Debug, Parser)]
 #[command(name = "antler", version, about)]
 struct Cli {
+    /// Log at the configured level (`log.level`); one-shot commands log only warnings
+    /// otherwise, so their own output stays readable.
+    #[arg(short, long, global = true)]
+    verbose: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -112,6 +116,7 @@ enum SkillCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    commands::set_verbose(cli.verbose);
     match cli.command {
         Command::Serve { config, bind } => commands::serve::run(config, bind),
         Command::Migrate { config } => commands::migrate::run(config),

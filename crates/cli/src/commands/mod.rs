@@ -22,13 +22,27 @@ pub(crate) fn load_config(file: Option<&Path>) -> Result<Config, ExitCode> {
     })
 }
 
-/// Logs go to stderr so stdout stays machine-readable.
-pub(crate) fn init_logging(config: &Config) {
-    // notify reports routine inotify bookkeeping at info level; keep it out unless asked for.
-    let level = if config.log.level.contains("notify") {
-        config.log.level.clone()
+/// `-v` was given.
+static VERBOSE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Records the global `-v` flag.
+pub(crate) fn set_verbose(verbose: bool) {
+    VERBOSE.store(verbose, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Logs go to stderr so stdout stays machine-readable. A server logs at `log.level`; a
+/// one-shot command only warns unless `-v` asks for more (its stderr is the command's own).
+pub(crate) fn init_logging(config: &Config, one_shot: bool) {
+    let configured = if one_shot && !VERBOSE.load(std::sync::atomic::Ordering::Relaxed) {
+        "warn"
     } else {
-        format!("{},notify=warn", config.log.level)
+        config.log.level.as_str()
+    };
+    // notify reports routine inotify bookkeeping at info level; keep it out unless asked for.
+    let level = if configured.contains("notify") {
+        configured.to_string()
+    } else {
+        format!("{configured},notify=warn")
     };
     let filter = tracing_subscriber::EnvFilter::try_new(&level)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -55,7 +69,7 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, ExitCode> {
 /// The start of every one-shot command: the configuration, logging, and a runtime to block on.
 pub(crate) fn setup(file: Option<&Path>) -> Result<(Config, tokio::runtime::Runtime), ExitCode> {
     let config = load_config(file)?;
-    init_logging(&config);
+    init_logging(&config, true);
     Ok((config, runtime()?))
 }
 

@@ -20,7 +20,7 @@ pub(crate) fn run(config: Option<PathBuf>, bind: Option<String>) -> ExitCode {
             return ExitCode::from(EXIT_CONFIG);
         }
     }
-    init_logging(&config);
+    init_logging(&config, false);
     let rt = match runtime() {
         Ok(rt) => rt,
         Err(code) => return code,

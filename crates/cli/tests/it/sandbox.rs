@@ -93,6 +93,21 @@ async fn files_from_the_sandbox_are_artifacts_and_toggles_reach_running_sandboxe
     assert!(out.contains("A demo skill."));
     let (code, _, err) = sandbox_exec(&env, &vars, "t", "exit 3");
     assert_eq!(code, 3, "the command's exit code: {err}");
+    // A one-shot command's stderr is the command's own, even with the server's log level;
+    // `-v` brings the log lines back.
+    let mut info = vars.clone();
+    info.push(("ANTLER_LOG_LEVEL".into(), "info".into()));
+    let (code, _, err) = sandbox_exec(&env, &info, "t", "echo to-stderr >&2");
+    assert_eq!((code, err.as_str()), (0, "to-stderr\n"), "only the command's stderr");
+    let out = env
+        .command(&["-v", "sandbox", "exec", "--thread", "t", "--", "true"])
+        .envs(info.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("INFO"),
+        "-v logs at the configured level"
+    );
     server.stop();
     assert!(
         containers(&instance).await.is_empty(),

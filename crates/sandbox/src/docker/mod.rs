@@ -4,32 +4,27 @@
 
 pub mod admin;
 mod exec;
+mod lifecycle;
+mod pool;
 mod sandbox;
 pub mod spec;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use bollard::Docker;
-use bollard::query_parameters::{
-    CreateContainerOptionsBuilder, RemoveContainerOptionsBuilder, RenameContainerOptionsBuilder,
-};
 use tokio::sync::{Mutex, Notify, OwnedSemaphorePermit, Semaphore};
 
 pub use sandbox::DockerSandbox;
-use spec::{Binds, container_body};
 
 use crate::access::FileAccess;
 use crate::api::{Sandbox, SandboxInfo, SandboxProvider};
 use crate::config::{SandboxConfig, parse_user};
 use crate::error::SandboxError;
-use crate::files::HostFs;
-use crate::paths::{LOCAL_OWNER, ThreadDirs};
-use crate::storage;
 
 /// A started container not yet given to a thread.
 struct Warm {
@@ -161,8 +156,10 @@ impl DockerProvider {
             inner.reconcile().await?;
         }
         let provider = DockerProvider {
-            replenisher: std::sync::Mutex::new(Some(tokio::spawn(replenisher(inner.clone())))),
-            reaper: std::sync::Mutex::new(Some(tokio::spawn(reaper(inner.clone())))),
+            replenisher: std::sync::Mutex::new(Some(tokio::spawn(pool::replenisher(
+                inner.clone(),
+            )))),
+            reaper: std::sync::Mutex::new(Some(tokio::spawn(lifecycle::reaper(inner.clone())))),
             inner,
         };
         Ok(provider)
@@ -200,282 +197,6 @@ impl Inner {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if locks.get(thread).is_some_and(|l| Arc::strong_count(l) == 1) {
             locks.remove(thread);
-        }
-    }
-
-    /// Removes every container labelled with this instance (left by a crash) and slots that
-    /// no thread uses.
-    async fn reconcile(&self) -> Result<(), SandboxError> {
-        self.reconcile_containers().await?;
-        let data = self.data_dir.clone();
-        let instance = self.instance.clone();
-        let removed =
-            tokio::task::spawn_blocking(move || storage::collect_garbage(&data, &instance))
-                .await
-                .map_err(|e| SandboxError::Infra(e.to_string()))?
-                .map_err(|e| SandboxError::Infra(format!("cannot clean sandbox slots: {e}")))?;
-        if removed > 0 {
-            tracing::info!(removed, "removed unused sandbox slots");
-        }
-        Ok(())
-    }
-
-    /// Removes every container labelled with this instance.
-    async fn reconcile_containers(&self) -> Result<(), SandboxError> {
-        let stale = admin::list(&self.docker, Some(&self.instance)).await?;
-        let ids: Vec<String> = stale
-            .into_iter()
-            .map(|c| c.id)
-            .filter(|id| !id.is_empty())
-            .collect();
-        if !ids.is_empty() {
-            tracing::warn!(count = ids.len(), instance = %self.instance, "removing sandbox containers left by a previous run");
-        }
-        futures::future::join_all(ids.iter().map(|id| self.remove(id))).await;
-        Ok(())
-    }
-
-    async fn remove(&self, id: &str) {
-        let options = RemoveContainerOptionsBuilder::new()
-            .force(true)
-            .v(true)
-            .build();
-        match self.docker.remove_container(id, Some(options)).await {
-            Ok(())
-            | Err(bollard::errors::Error::DockerResponseServerError {
-                status_code: 404 | 409,
-                ..
-            }) => {}
-            Err(e) => {
-                tracing::warn!(container = id, error = %e, "could not remove sandbox container")
-            }
-        }
-    }
-
-    /// Creates and starts a container whose user-data mounts come from `user_data`.
-    async fn create(
-        &self,
-        name: &str,
-        user_data: &Path,
-        thread: Option<&str>,
-    ) -> Result<String, SandboxError> {
-        let body = container_body(
-            &self.cfg,
-            &Binds {
-                user_data,
-                skills_view: &self.skills_view,
-            },
-            self.user,
-            &self.instance,
-            thread,
-        );
-        let options = CreateContainerOptionsBuilder::new().name(name).build();
-        let created = match self
-            .docker
-            .create_container(Some(options.clone()), body.clone())
-            .await
-        {
-            Ok(c) => c,
-            Err(bollard::errors::Error::DockerResponseServerError {
-                status_code: 409, ..
-            }) => {
-                // A container of that name survived an earlier failure: replace it.
-                self.remove(name).await;
-                self.docker
-                    .create_container(Some(options), body)
-                    .await
-                    .map_err(|e| SandboxError::Infra(format!("docker create: {e}")))?
-            }
-            Err(e) => return Err(SandboxError::Infra(format!("docker create: {e}"))),
-        };
-        if let Err(e) = self
-            .docker
-            .start_container(
-                &created.id,
-                None::<bollard::query_parameters::StartContainerOptions>,
-            )
-            .await
-        {
-            self.remove(&created.id).await;
-            return Err(SandboxError::Infra(format!("docker start: {e}")));
-        }
-        Ok(created.id)
-    }
-
-    fn sandbox(
-        &self,
-        thread: &str,
-        container_id: String,
-        permit: OwnedSemaphorePermit,
-    ) -> Arc<DockerSandbox> {
-        let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread);
-        Arc::new(DockerSandbox {
-            thread_id: thread.to_string(),
-            container_id,
-            docker: self.docker.clone(),
-            fs: HostFs::new(
-                dirs.user_data().to_path_buf(),
-                self.skills_view.clone(),
-                self.access,
-            ),
-            max_output: self.cfg.max_output_bytes,
-            max_timeout: Duration::from_secs(self.cfg.command_timeout_secs),
-            busy: AtomicUsize::new(0),
-            broken: AtomicBool::new(false),
-            last_used: std::sync::Mutex::new(Instant::now()),
-            permit: std::sync::Mutex::new(Some(permit)),
-        })
-    }
-
-    /// Gives a warm container to `thread` when one is ready and the thread can move in.
-    async fn take_warm(&self, thread: &str) -> Option<Arc<DockerSandbox>> {
-        let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread);
-        if storage::is_slotted(&dirs) {
-            return None;
-        }
-        let warm = self.warm.lock().await.pop()?;
-        self.replenish.notify_one();
-        let slot = warm.slot.clone();
-        let bind_dirs = dirs.clone();
-        let bound =
-            tokio::task::spawn_blocking(move || storage::bind_into_slot(&bind_dirs, &slot)).await;
-        if !matches!(bound, Ok(Ok(()))) {
-            tracing::warn!(
-                thread,
-                "could not move thread files into a warm sandbox; starting a fresh one"
-            );
-            self.remove(&warm.container_id).await;
-            return None;
-        }
-        let docker = self.docker.clone();
-        let (id, name) = (
-            warm.container_id.clone(),
-            format!("antler-{}-{thread}", self.short_instance()),
-        );
-        tokio::spawn(async move {
-            let _ = docker
-                .rename_container(
-                    &id,
-                    RenameContainerOptionsBuilder::new().name(&name).build(),
-                )
-                .await;
-        });
-        Some(self.sandbox(thread, warm.container_id, warm.permit))
-    }
-
-    async fn cold(&self, thread: &str) -> Result<Arc<DockerSandbox>, SandboxError> {
-        let wait = Duration::from_secs(self.cfg.docker.acquire_timeout_secs);
-        let permit = tokio::time::timeout(wait, self.permits.clone().acquire_owned())
-            .await
-            .map_err(|_| {
-                SandboxError::Unavailable(format!(
-                    "all {} sandboxes are in use; waited {}s",
-                    self.cfg.docker.max_containers,
-                    wait.as_secs()
-                ))
-            })?
-            .map_err(|_| {
-                SandboxError::Unavailable("the sandbox provider is shutting down".into())
-            })?;
-        let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread);
-        let access = self.access;
-        let prepare = dirs.clone();
-        let user_data = tokio::task::spawn_blocking(move || {
-            prepare.create()?;
-            let storage = storage::storage_of(&prepare);
-            storage::give_dirs(&storage, access)?;
-            std::io::Result::Ok(storage)
-        })
-        .await
-        .map_err(|e| SandboxError::Infra(e.to_string()))?
-        .map_err(|e| SandboxError::Infra(format!("cannot prepare thread directories: {e}")))?;
-        let name = format!("antler-{}-{thread}", self.short_instance());
-        let id = self.create(&name, &user_data, Some(thread)).await?;
-        Ok(self.sandbox(thread, id, permit))
-    }
-
-    async fn make_warm(&self) -> Result<bool, SandboxError> {
-        let Ok(permit) = self.permits.clone().try_acquire_owned() else {
-            return Ok(false);
-        };
-        let slots = storage::slots_root(&self.data_dir, &self.instance);
-        let access = self.access;
-        let slot = tokio::task::spawn_blocking(move || storage::new_slot(&slots, access))
-            .await
-            .map_err(|e| SandboxError::Infra(e.to_string()))?
-            .map_err(|e| SandboxError::Infra(format!("cannot create a slot: {e}")))?;
-        let name = format!(
-            "antler-{}-warm-{}",
-            self.short_instance(),
-            &uuid::Uuid::new_v4().simple().to_string()[..12]
-        );
-        match self.create(&name, &slot, None).await {
-            Ok(container_id) => {
-                self.warm.lock().await.push(Warm {
-                    container_id,
-                    slot,
-                    permit,
-                });
-                Ok(true)
-            }
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&slot);
-                Err(e)
-            }
-        }
-    }
-}
-
-/// Keeps `warm_pool` containers ready; ends (after any creation in progress) at shutdown.
-async fn replenisher(inner: Arc<Inner>) {
-    let mut failures = 0u32;
-    while !inner.shutting_down.load(Ordering::SeqCst) {
-        while !inner.shutting_down.load(Ordering::SeqCst)
-            && inner.warm.lock().await.len() < inner.cfg.docker.warm_pool
-        {
-            match inner.make_warm().await {
-                Ok(true) => failures = 0,
-                Ok(false) => break,
-                Err(e) => {
-                    failures += 1;
-                    tracing::warn!(error = %e, "could not start a warm sandbox");
-                    tokio::time::sleep(Duration::from_secs(u64::from(failures.min(6)) * 5)).await;
-                    break;
-                }
-            }
-        }
-        tokio::select! {
-            () = inner.replenish.notified() => {}
-            () = tokio::time::sleep(Duration::from_secs(5)) => {}
-        }
-    }
-}
-
-/// Removes containers idle past the timeout that nobody holds and that run no command.
-async fn reaper(inner: Arc<Inner>) {
-    let every = Duration::from_secs(inner.cfg.docker.reap_interval_secs.max(1));
-    let idle_limit = Duration::from_secs(inner.cfg.docker.idle_timeout_secs);
-    loop {
-        tokio::time::sleep(every).await;
-        let victims: Vec<Arc<DockerSandbox>> = {
-            let mut bound = inner.bound.lock().await;
-            let idle: Vec<String> = bound
-                .iter()
-                .filter(|(_, sb)| {
-                    Arc::strong_count(sb) == 1
-                        && sb.busy.load(Ordering::SeqCst) == 0
-                        && sb.idle() >= idle_limit
-                })
-                .map(|(t, _)| t.clone())
-                .collect();
-            idle.iter().filter_map(|t| bound.remove(t)).collect()
-        };
-        for sb in victims {
-            tracing::info!(thread.id = %sb.thread_id, idle_secs = sb.idle().as_secs(), "reaping idle sandbox");
-            inner.remove(&sb.container_id).await;
-            sb.release_permit();
-            inner.forget_lock(&sb.thread_id);
-            inner.replenish.notify_one();
         }
     }
 }

@@ -1,0 +1,204 @@
+//! Containers: creating one for a thread, removing them, reconciling after a crash, and
+//! reaping idle ones.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use bollard::query_parameters::{CreateContainerOptionsBuilder, RemoveContainerOptionsBuilder};
+use tokio::sync::OwnedSemaphorePermit;
+
+use super::admin;
+use super::spec::{Binds, container_body};
+use super::{DockerSandbox, Inner};
+use crate::error::SandboxError;
+use crate::files::HostFs;
+use crate::paths::{LOCAL_OWNER, ThreadDirs};
+use crate::storage;
+
+impl Inner {
+    /// Removes every container labelled with this instance (left by a crash) and slots that
+    /// no thread uses.
+    pub(super) async fn reconcile(&self) -> Result<(), SandboxError> {
+        self.reconcile_containers().await?;
+        let data = self.data_dir.clone();
+        let instance = self.instance.clone();
+        let removed =
+            tokio::task::spawn_blocking(move || storage::collect_garbage(&data, &instance))
+                .await
+                .map_err(|e| SandboxError::Infra(e.to_string()))?
+                .map_err(|e| SandboxError::Infra(format!("cannot clean sandbox slots: {e}")))?;
+        if removed > 0 {
+            tracing::info!(removed, "removed unused sandbox slots");
+        }
+        Ok(())
+    }
+
+    /// Removes every container labelled with this instance.
+    pub(super) async fn reconcile_containers(&self) -> Result<(), SandboxError> {
+        let stale = admin::list(&self.docker, Some(&self.instance)).await?;
+        let ids: Vec<String> = stale
+            .into_iter()
+            .map(|c| c.id)
+            .filter(|id| !id.is_empty())
+            .collect();
+        if !ids.is_empty() {
+            tracing::warn!(count = ids.len(), instance = %self.instance, "removing sandbox containers left by a previous run");
+        }
+        futures::future::join_all(ids.iter().map(|id| self.remove(id))).await;
+        Ok(())
+    }
+
+    pub(super) async fn remove(&self, id: &str) {
+        let options = RemoveContainerOptionsBuilder::new()
+            .force(true)
+            .v(true)
+            .build();
+        match self.docker.remove_container(id, Some(options)).await {
+            Ok(())
+            | Err(bollard::errors::Error::DockerResponseServerError {
+                status_code: 404 | 409,
+                ..
+            }) => {}
+            Err(e) => {
+                tracing::warn!(container = id, error = %e, "could not remove sandbox container")
+            }
+        }
+    }
+
+    /// Creates and starts a container whose user-data mounts come from `user_data`.
+    pub(super) async fn create(
+        &self,
+        name: &str,
+        user_data: &Path,
+        thread: Option<&str>,
+    ) -> Result<String, SandboxError> {
+        let body = container_body(
+            &self.cfg,
+            &Binds {
+                user_data,
+                skills_view: &self.skills_view,
+            },
+            self.user,
+            &self.instance,
+            thread,
+        );
+        let options = CreateContainerOptionsBuilder::new().name(name).build();
+        let created = match self
+            .docker
+            .create_container(Some(options.clone()), body.clone())
+            .await
+        {
+            Ok(c) => c,
+            Err(bollard::errors::Error::DockerResponseServerError {
+                status_code: 409, ..
+            }) => {
+                // A container of that name survived an earlier failure: replace it.
+                self.remove(name).await;
+                self.docker
+                    .create_container(Some(options), body)
+                    .await
+                    .map_err(|e| SandboxError::Infra(format!("docker create: {e}")))?
+            }
+            Err(e) => return Err(SandboxError::Infra(format!("docker create: {e}"))),
+        };
+        if let Err(e) = self
+            .docker
+            .start_container(
+                &created.id,
+                None::<bollard::query_parameters::StartContainerOptions>,
+            )
+            .await
+        {
+            self.remove(&created.id).await;
+            return Err(SandboxError::Infra(format!("docker start: {e}")));
+        }
+        Ok(created.id)
+    }
+
+    pub(super) fn sandbox(
+        &self,
+        thread: &str,
+        container_id: String,
+        permit: OwnedSemaphorePermit,
+    ) -> Arc<DockerSandbox> {
+        let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread);
+        Arc::new(DockerSandbox {
+            thread_id: thread.to_string(),
+            container_id,
+            docker: self.docker.clone(),
+            fs: HostFs::new(
+                dirs.user_data().to_path_buf(),
+                self.skills_view.clone(),
+                self.access,
+            ),
+            max_output: self.cfg.max_output_bytes,
+            max_timeout: Duration::from_secs(self.cfg.command_timeout_secs),
+            busy: AtomicUsize::new(0),
+            broken: AtomicBool::new(false),
+            last_used: std::sync::Mutex::new(Instant::now()),
+            permit: std::sync::Mutex::new(Some(permit)),
+        })
+    }
+
+    pub(super) async fn cold(&self, thread: &str) -> Result<Arc<DockerSandbox>, SandboxError> {
+        let wait = Duration::from_secs(self.cfg.docker.acquire_timeout_secs);
+        let permit = tokio::time::timeout(wait, self.permits.clone().acquire_owned())
+            .await
+            .map_err(|_| {
+                SandboxError::Unavailable(format!(
+                    "all {} sandboxes are in use; waited {}s",
+                    self.cfg.docker.max_containers,
+                    wait.as_secs()
+                ))
+            })?
+            .map_err(|_| {
+                SandboxError::Unavailable("the sandbox provider is shutting down".into())
+            })?;
+        let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread);
+        let access = self.access;
+        let prepare = dirs.clone();
+        let user_data = tokio::task::spawn_blocking(move || {
+            prepare.create()?;
+            let storage = storage::storage_of(&prepare);
+            storage::give_dirs(&storage, access)?;
+            std::io::Result::Ok(storage)
+        })
+        .await
+        .map_err(|e| SandboxError::Infra(e.to_string()))?
+        .map_err(|e| SandboxError::Infra(format!("cannot prepare thread directories: {e}")))?;
+        let name = format!("antler-{}-{thread}", self.short_instance());
+        let id = self.create(&name, &user_data, Some(thread)).await?;
+        Ok(self.sandbox(thread, id, permit))
+    }
+}
+
+/// Removes containers idle past the timeout that nobody holds and that run no command.
+pub(super) async fn reaper(inner: Arc<Inner>) {
+    let every = Duration::from_secs(inner.cfg.docker.reap_interval_secs.max(1));
+    let idle_limit = Duration::from_secs(inner.cfg.docker.idle_timeout_secs);
+    loop {
+        tokio::time::sleep(every).await;
+        let victims: Vec<Arc<DockerSandbox>> = {
+            let mut bound = inner.bound.lock().await;
+            let idle: Vec<String> = bound
+                .iter()
+                .filter(|(_, sb)| {
+                    Arc::strong_count(sb) == 1
+                        && sb.busy.load(Ordering::SeqCst) == 0
+                        && sb.idle() >= idle_limit
+                })
+                .map(|(t, _)| t.clone())
+                .collect();
+            idle.iter().filter_map(|t| bound.remove(t)).collect()
+        };
+        for sb in victims {
+            tracing::info!(thread.id = %sb.thread_id, idle_secs = sb.idle().as_secs(), "reaping idle sandbox");
+            inner.remove(&sb.container_id).await;
+            sb.release_permit();
+            inner.forget_lock(&sb.thread_id);
+            inner.replenish.notify_one();
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! Feeds arbitrary text to the SKILL.md frontmatter parser and validator, in both modes.
+//! They must never panic, and a file that validates must have a name and a description that
+//! pass the rules they were validated against.
+
+#![no_main]
+
+use antler_skills::frontmatter::parse;
+use antler_skills::validate::{Mode, inspect};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let _ = parse(text);
+    for mode in [Mode::Strict, Mode::Lenient] {
+        let inspection = inspect(text, Some("fuzz-skill"), mode);
+        if inspection.is_valid() {
+            let parsed = inspection.parsed.as_ref().expect("a valid file was parsed");
+            let name = parsed.frontmatter.name.as_deref().unwrap_or_default();
+            assert!(!name.is_empty(), "valid without a name: {text:?}");
+            if mode == Mode::Strict {
+                assert!(
+                    antler_skills::name::check_name(name).is_ok(),
+                    "strict accepted the name {name:?}"
+                );
+            }
+        }
+        let _ = inspection.error_summary();
+        let _ = inspection.warnings();
+    }
+});
