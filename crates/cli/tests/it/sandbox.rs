@@ -98,7 +98,11 @@ async fn files_from_the_sandbox_are_artifacts_and_toggles_reach_running_sandboxe
     let mut info = vars.clone();
     info.push(("ANTLER_LOG_LEVEL".into(), "info".into()));
     let (code, _, err) = sandbox_exec(&env, &info, "t", "echo to-stderr >&2");
-    assert_eq!((code, err.as_str()), (0, "to-stderr\n"), "only the command's stderr");
+    assert_eq!(
+        (code, err.as_str()),
+        (0, "to-stderr\n"),
+        "only the command's stderr"
+    );
     let out = env
         .command(&["-v", "sandbox", "exec", "--thread", "t", "--", "true"])
         .envs(info.iter().map(|(k, v)| (k.as_str(), v.as_str())))
