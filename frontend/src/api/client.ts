@@ -1,85 +1,137 @@
-// Typed calls to the Antler API. Request and response types come from the OpenAPI document.
-import { request } from "./http";
-import type {
-  ArchivePreview,
-  ArtifactList,
-  Health,
-  InstallFromThread,
-  InstallResult,
-  ModelList,
-  Run,
-  SearchThreads,
-  SetSkillEnabled,
-  SkillCategory,
-  SkillDetail,
-  SkillList,
-  Thread,
-  ThreadState,
-  UploadList,
-} from "./types";
+// Typed calls to the Antler API through openapi-fetch: every path, parameter, body and
+// response type comes from the generated OpenAPI `paths`, so a server change shows up as a
+// type error here. Failures become an `ApiError` carrying the server's error envelope.
+import createClient from "openapi-fetch";
+import { ApiError, apiErrorOf, request } from "./http";
+import type { paths } from "./schema";
+import type { ArchivePreview, InstallFromThread, RunStatus, SearchThreads, SetSkillEnabled, SkillCategory } from "./types";
 
-const enc = encodeURIComponent;
+const client = createClient<paths>({
+  // A `Request` needs an absolute URL outside a page (unit tests); in the browser, the page's origin.
+  baseUrl: globalThis.location?.origin ?? "http://localhost",
+  // Looked up on each call, so the `fetch` in force then is used (tests replace it).
+  fetch: (request: Request) => globalThis.fetch(request),
+});
+
+/** Multipart bodies go as they are (the browser sets the boundary). */
+const asForm = { bodySerializer: (body: unknown) => body as FormData };
+
+interface Result<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The data of a successful call; an `ApiError` (the envelope, or the status) otherwise. */
+async function call<T>(pending: Promise<Result<T>>): Promise<T> {
+  let result: Result<T>;
+  try {
+    result = await pending;
+  } catch (e) {
+    if (e instanceof DOMException && e.name === "AbortError") throw e;
+    throw new ApiError(0, "network_error", "Cannot reach the server. Check that it is running.");
+  }
+  if (!result.response.ok) throw apiErrorOf(result.response, result.error);
+  return result.data as T;
+}
+
+function form(files: Record<string, File | File[] | string>): FormData {
+  const body = new FormData();
+  for (const [name, value] of Object.entries(files)) {
+    for (const v of Array.isArray(value) ? value : [value]) {
+      if (typeof v === "string") body.append(name, v);
+      else body.append(name, v, v.name);
+    }
+  }
+  return body;
+}
 
 export const api = {
-  health: () => request<Health>("/health"),
-  models: () => request<ModelList>("/api/models"),
+  health: () => call(client.GET("/health")),
+  models: () => call(client.GET("/api/models")),
 
-  searchThreads: (body: SearchThreads) =>
-    request<Thread[]>("/api/threads/search", { json: body }),
+  searchThreads: (body: SearchThreads) => call(client.POST("/api/threads/search", { body })),
   createThread: (threadId?: string, metadata?: Record<string, unknown>) =>
-    request<Thread>("/api/threads", { json: { thread_id: threadId, metadata } }),
+    call(client.POST("/api/threads", { body: { thread_id: threadId ?? null, metadata: metadata ?? null } })),
   renameThread: (id: string, title: string) =>
-    request<Thread>(`/api/threads/${enc(id)}`, { method: "PATCH", json: { metadata: { title } } }),
+    call(
+      client.PATCH("/api/threads/{thread_id}", {
+        params: { path: { thread_id: id } },
+        body: { metadata: { title } },
+      }),
+    ),
   deleteThread: (id: string) =>
-    request<void>(`/api/threads/${enc(id)}`, { method: "DELETE" }),
-  threadState: (id: string) => request<ThreadState>(`/api/threads/${enc(id)}/state`),
-  runs: (id: string, status?: string) =>
-    request<Run[]>(
-      `/api/threads/${enc(id)}/runs${status ? `?status=${enc(status)}` : ""}`,
+    call(client.DELETE("/api/threads/{thread_id}", { params: { path: { thread_id: id } } })),
+  threadState: (id: string) =>
+    call(client.GET("/api/threads/{thread_id}/state", { params: { path: { thread_id: id } } })),
+  runs: (id: string, status?: RunStatus) =>
+    call(
+      client.GET("/api/threads/{thread_id}/runs", {
+        params: { path: { thread_id: id }, query: status ? { status } : {} },
+      }),
     ),
   /** Stops a run and answers once it has stopped. */
   cancelRun: (threadId: string, runId: string) =>
-    request<Run>(
-      `/api/threads/${enc(threadId)}/runs/${enc(runId)}/cancel?wait=1&action=interrupt`,
-      { method: "POST" },
+    call(
+      client.POST("/api/threads/{thread_id}/runs/{run_id}/cancel", {
+        params: { path: { thread_id: threadId, run_id: runId }, query: { wait: true, action: "interrupt" } },
+      }),
     ),
 
-  uploadFiles: (threadId: string, files: File[]) => {
-    const form = new FormData();
-    for (const f of files) form.append("files", f, f.name);
-    return request<UploadList>(`/api/threads/${enc(threadId)}/uploads`, { body: form });
-  },
+  uploadFiles: (threadId: string, files: File[]) =>
+    call(
+      client.POST("/api/threads/{thread_id}/uploads", {
+        params: { path: { thread_id: threadId } },
+        // The generated type says `string[]` for binary parts; the form carries the files.
+        body: form({ files }) as unknown as { files: string[] },
+        ...asForm,
+      }),
+    ),
 
-  artifacts: (threadId: string) =>
-    request<ArtifactList>(`/api/threads/${enc(threadId)}/artifacts`),
-  /** The member list and validation result of a `.skill` artifact. */
-  archivePreview: (artifactUrl: string) =>
-    request<ArchivePreview>(`${artifactUrl.replace(/\/$/, "")}/`),
+  artifacts: (threadId: string, signal?: AbortSignal) =>
+    call(
+      client.GET("/api/threads/{thread_id}/artifacts", {
+        params: { path: { thread_id: threadId } },
+        signal,
+      }),
+    ),
+  /** The member list and validation result of a `.skill` artifact (the URL the server gave). */
+  archivePreview: (artifactUrl: string, signal?: AbortSignal) =>
+    request<ArchivePreview>(`${artifactUrl.replace(/\/$/, "")}/`, { signal }),
 
-  skills: () => request<SkillList>("/api/skills"),
-  skill: (name: string, category?: SkillCategory) =>
-    request<SkillDetail>(
-      `/api/skills/${enc(name)}${category ? `?category=${enc(category)}` : ""}`,
+  skills: () => call(client.GET("/api/skills")),
+  skill: (name: string, category?: SkillCategory, signal?: AbortSignal) =>
+    call(
+      client.GET("/api/skills/{name}", {
+        params: { path: { name }, query: category ? { category } : {} },
+        signal,
+      }),
     ),
   setSkillEnabled: (name: string, body: SetSkillEnabled) =>
-    request<SkillDetail>(`/api/skills/${enc(name)}`, { method: "PUT", json: body }),
-  reloadSkills: () => request<SkillList>("/api/skills/reload", { method: "POST" }),
+    call(client.PUT("/api/skills/{name}", { params: { path: { name } }, body })),
+  reloadSkills: () => call(client.POST("/api/skills/reload")),
   deleteSkill: (name: string) =>
-    request<void>(`/api/skills/${enc(name)}`, { method: "DELETE" }),
-  previewSkillFile: (file: File) => {
-    const form = new FormData();
-    form.append("file", file, file.name);
-    return request<ArchivePreview>("/api/skills/preview", { body: form });
-  },
-  uploadSkill: (file: File, options: { overwrite?: boolean; enable?: boolean } = {}) => {
-    const form = new FormData();
-    form.append("file", file, file.name);
-    form.append("overwrite", options.overwrite ? "true" : "false");
-    form.append("enable", options.enable === false ? "false" : "true");
-    return request<InstallResult>("/api/skills/upload", { body: form });
-  },
+    call(client.DELETE("/api/skills/{name}", { params: { path: { name } } })),
+  previewSkillFile: (file: File) =>
+    call(
+      client.POST("/api/skills/preview", {
+        body: form({ file }) as unknown as { file: string },
+        ...asForm,
+      }),
+    ),
+  uploadSkill: (file: File, options: { overwrite?: boolean; enable?: boolean } = {}) =>
+    call(
+      client.POST("/api/skills/upload", {
+        body: form({
+          file,
+          overwrite: options.overwrite ? "true" : "false",
+          enable: options.enable === false ? "false" : "true",
+        }) as unknown as { file: string },
+        ...asForm,
+      }),
+    ),
   installFromThread: (body: InstallFromThread) =>
-    request<InstallResult>("/api/skills/install", { json: body }),
+    call(client.POST("/api/skills/install", { body })),
 };
 
 export function downloadUrl(url: string): string {

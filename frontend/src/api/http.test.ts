@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { api, downloadUrl } from "./client";
+import { pathOf, requestOf } from "../test/fetch";
 import { ApiError, errorFrom, errorMessage, request } from "./http";
 
 function respond(status: number, body: string, contentType = "application/json") {
@@ -40,11 +41,11 @@ describe("API errors", () => {
       status: 409,
       code: "skill_exists",
     });
-    const [url, init] = fetchMock.mock.calls[0] as unknown as [string, RequestInit];
-    expect(url).toBe("/api/skills/install");
-    expect(init.method).toBe("POST");
-    expect(JSON.parse(init.body as string)).toEqual({ thread_id: "t", path: "/mnt/user-data/outputs/a.skill" });
-    expect((init.headers as Record<string, string>)["content-type"]).toBe("application/json");
+    const sent = requestOf(...(fetchMock.mock.calls[0] as unknown as [RequestInfo, RequestInit?]));
+    expect(pathOf(sent)).toBe("/api/skills/install");
+    expect(sent.method).toBe("POST");
+    expect(await sent.json()).toEqual({ thread_id: "t", path: "/mnt/user-data/outputs/a.skill" });
+    expect(sent.headers.get("content-type")).toBe("application/json");
   });
 
   it("report a network failure clearly and answer undefined for 204", async () => {
@@ -71,8 +72,7 @@ describe("URLs", () => {
     const fetchMock = respond(200, JSON.stringify({ skill: { name: "x" }, replaced: true, warnings: [] }));
     vi.stubGlobal("fetch", fetchMock);
     await api.uploadSkill(new File(["zip"], "x.skill"), { overwrite: true });
-    const init = (fetchMock.mock.calls[0] as unknown as [string, RequestInit])[1];
-    const form = init.body as FormData;
+    const form = await requestOf(...(fetchMock.mock.calls[0] as unknown as [RequestInfo, RequestInit?])).formData();
     expect(form.get("overwrite")).toBe("true");
     expect(form.get("enable")).toBe("true");
     expect((form.get("file") as File).name).toBe("x.skill");

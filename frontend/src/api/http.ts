@@ -44,12 +44,19 @@ function isEnvelope(body: unknown): body is ErrorEnvelope {
 /** Turns a failed response into an `ApiError` (envelope when present, else the status text). */
 export async function errorFrom(response: Response): Promise<ApiError> {
   const text = await response.text().catch(() => "");
-  let body: unknown = null;
+  let body: unknown = text;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {
-    body = null;
+    body = text;
   }
+  return apiErrorOf(response, body);
+}
+
+/** The `ApiError` of a failed response whose body was already read (`body`: parsed JSON or
+ * text). */
+export function apiErrorOf(response: Response, body: unknown): ApiError {
+  const text = typeof body === "string" ? body : "";
   if (isEnvelope(body)) {
     return new ApiError(
       response.status,

@@ -1,6 +1,5 @@
 // Named aliases of the generated OpenAPI types (`npm run gen:api` regenerates schema.d.ts).
 import type { components } from "./schema";
-import type { Message } from "../lib/messages";
 
 type Schemas = components["schemas"];
 
@@ -15,6 +14,7 @@ export type InstallResult = Schemas["InstallResult"];
 export type ModelInfo = Schemas["ModelInfo"];
 export type ModelList = Schemas["ModelList"];
 export type Run = Schemas["Run"];
+export type RunStatus = Schemas["RunStatus"];
 export type SearchThreads = Schemas["SearchThreads"];
 export type SetSkillEnabled = Schemas["SetSkillEnabled"];
 export type Skill = Schemas["Skill"];
@@ -23,16 +23,12 @@ export type SkillDetail = Schemas["SkillDetail"];
 export type SkillList = Schemas["SkillList"];
 export type UploadList = Schemas["UploadList"];
 
-/** The agent's state values (`values` of a thread, a state, or a `values` event). The OpenAPI
- * document types them as a free-form object; this is their documented shape. */
-export interface ThreadValues {
-  messages?: Message[];
-  title?: string | null;
-  artifacts?: string[];
-}
-
-export type Thread = Omit<Schemas["Thread"], "values"> & { values: ThreadValues };
-export type ThreadState = Omit<Schemas["ThreadState"], "values"> & { values: ThreadValues };
+export type ThreadValues = Schemas["ThreadValues"];
+export type Thread = Schemas["Thread"];
+export type ThreadState = Schemas["ThreadState"];
+export type CustomEvent = Schemas["CustomEvent"];
+export type RunFailure = Schemas["RunFailure"];
+export type RunMetadata = Schemas["RunMetadata"];
 
 /** What the sidebar shows for a thread. */
 export function threadTitle(thread: Pick<Thread, "metadata" | "values">): string {

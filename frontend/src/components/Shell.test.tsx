@@ -3,13 +3,14 @@ import { cleanup, render, screen } from "@testing-library/react";
 import { MemoryRouter, Route, Routes } from "react-router-dom";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AppInfoProvider } from "../state/appInfo";
+import { pathOf } from "../test/fetch";
 import { Shell } from "./Shell";
 
 function serve(models: unknown, sandbox = "docker") {
   vi.stubGlobal(
     "fetch",
-    vi.fn(async (url: string) => {
-      const body = url === "/health" ? { status: "ok", version: "0.1.0", sandbox, warnings: [] } : models;
+    vi.fn(async (input: RequestInfo) => {
+      const body = pathOf(input) === "/health" ? { status: "ok", version: "0.1.0", sandbox, warnings: [] } : models;
       return new Response(JSON.stringify(body), { status: 200 });
     }),
   );

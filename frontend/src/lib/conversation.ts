@@ -8,6 +8,7 @@ import {
   type ToolCall,
   type ToolMessage,
   isMessage,
+  reasoningOf,
   textOf,
   tryParseArgs,
 } from "./messages";
@@ -52,9 +53,7 @@ export function addOptimistic(conv: Conversation, message: Message): Conversatio
 
 function mergeChunk(prev: AIMessage | undefined, extra: LiveExtra, chunk: AIMessageChunk): AIMessage {
   const content = textOf(prev?.content) + textOf(chunk.content);
-  const reasoning =
-    (prev?.additional_kwargs?.reasoning_content ?? "") +
-    (chunk.additional_kwargs?.reasoning_content ?? "");
+  const reasoning = reasoningOf(prev?.additional_kwargs) + reasoningOf(chunk.additional_kwargs);
   const calls: ToolCall[] = [...(prev?.tool_calls ?? [])];
   for (const c of chunk.tool_call_chunks ?? []) {
     const index = c.index ?? calls.length;

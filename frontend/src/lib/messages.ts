@@ -1,73 +1,38 @@
-// LangChain message JSON as the server sends it, plus helpers.
+// LangChain message JSON as the server sends it (the generated OpenAPI types), plus helpers.
+import type { components } from "../api/schema";
 
-export type ContentPart = { type: string; text?: string; [key: string]: unknown };
-export type MessageContent = string | ContentPart[];
+type Schemas = components["schemas"];
 
-export interface ToolCall {
-  name: string;
-  args: Record<string, unknown>;
-  id: string;
-  type?: string;
-}
-
-export interface InvalidToolCall {
-  name?: string | null;
-  args?: string | null;
-  id?: string | null;
-  error?: string | null;
-}
-
-export interface HumanMessage {
-  type: "human";
-  id: string;
-  content: MessageContent;
-}
-
-export interface AIMessage {
-  type: "ai";
-  id: string;
-  content: MessageContent;
-  tool_calls?: ToolCall[];
-  invalid_tool_calls?: InvalidToolCall[];
-  additional_kwargs?: { reasoning_content?: string | null; [key: string]: unknown };
-  response_metadata?: Record<string, unknown>;
-}
-
-export interface ToolMessage {
-  type: "tool";
-  id: string;
-  content: MessageContent;
-  tool_call_id: string;
-  name?: string | null;
-  status?: "success" | "error" | null;
-  artifact?: unknown;
-}
-
+export type MessageContent = string;
+export type ToolCall = Schemas["ToolCall"];
+export type InvalidToolCall = Schemas["InvalidToolCall"];
+export type HumanMessage = Schemas["HumanMessage"] & { type: "human" };
+export type AIMessage = Schemas["AiMessage"] & { type: "ai" };
+export type ToolMessage = Schemas["ToolMessage"] & { type: "tool" };
+/** The messages a thread holds (system messages are never stored). */
 export type Message = HumanMessage | AIMessage | ToolMessage;
-
 /** A streamed fragment of an AI message (`messages` events in stream mode messages-tuple). */
-export interface ToolCallChunk {
-  name?: string | null;
-  args?: string | null;
-  id?: string | null;
-  index?: number | null;
+export type AIMessageChunk = Schemas["AiMessageChunk"];
+export type ToolCallChunk = Schemas["ToolCallChunk"];
+
+/** The reasoning the model streamed (`additional_kwargs.reasoning_content`), if any. */
+export function reasoningOf(kwargs: Record<string, unknown> | undefined): string {
+  const reasoning = kwargs?.["reasoning_content"];
+  return typeof reasoning === "string" ? reasoning : "";
 }
 
-export interface AIMessageChunk {
-  type: "AIMessageChunk";
-  id: string;
-  content?: MessageContent;
-  tool_call_chunks?: ToolCallChunk[];
-  additional_kwargs?: { reasoning_content?: string | null; [key: string]: unknown };
-  response_metadata?: { finish_reason?: string | null; [key: string]: unknown };
-}
-
-/** The plain text of message content (string or a list of parts). */
-export function textOf(content: MessageContent | null | undefined): string {
-  if (content == null) return "";
+/**
+ * The plain text of message content: the server stores strings, but a message can arrive as a
+ * list of parts (LangChain clients send those), so any shape is read defensively.
+ */
+export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
   return content
-    .map((part) => (typeof part.text === "string" ? part.text : ""))
+    .map((part: unknown) => {
+      const text = part && typeof part === "object" ? (part as { text?: unknown }).text : undefined;
+      return typeof text === "string" ? text : "";
+    })
     .join("");
 }
 

@@ -1,29 +1,19 @@
 // A skill's details: metadata, the rendered SKILL.md and its files.
-import { Fragment, useEffect, useState } from "react";
+import { Fragment, useCallback } from "react";
 import { api } from "../api/client";
-import { errorMessage } from "../api/http";
 import type { Skill, SkillDetail } from "../api/types";
 import { Dialog } from "../components/Dialog";
 import { Markdown } from "../components/Markdown";
 import { ErrorState, Spinner } from "../components/States";
 import { formatBytes } from "../lib/format";
+import { useResource } from "../lib/useResource";
 
 export function SkillDrawer({ skill, onClose }: { skill: Skill | null; onClose: () => void }) {
-  const [detail, setDetail] = useState<SkillDetail | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (!skill) return;
-    let cancelled = false;
-    setDetail(null);
-    setError(null);
-    api.skill(skill.name, skill.category).then(
-      (d) => !cancelled && setDetail(d),
-      (e: unknown) => !cancelled && setError(errorMessage(e)),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [skill]);
+  const load = useCallback(
+    (signal: AbortSignal) => (skill ? api.skill(skill.name, skill.category, signal) : Promise.reject(new Error("no skill"))),
+    [skill],
+  );
+  const { data: detail, error } = useResource<SkillDetail>(skill ? `${skill.category}/${skill.name}` : null, load);
   return (
     <Dialog open={!!skill} title={skill?.name ?? "Skill"} onClose={onClose} drawer className="skill-drawer">
       {error && <ErrorState message={error} />}

@@ -4,6 +4,7 @@ import { MemoryRouter } from "react-router-dom";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Skill, SkillList } from "../api/types";
 import { ToastProvider } from "../components/Toasts";
+import { methodOf, pathOf, requestOf } from "../test/fetch";
 import { SkillsPage, matchesQuery } from "./SkillsPage";
 
 const skill = (name: string, category: "public" | "custom", extra: Partial<Skill> = {}): Skill => ({
@@ -66,8 +67,8 @@ describe("Settings → Skills", () => {
   });
 
   it("rolls back an optimistic toggle the server refuses and says why", async () => {
-    const fetchMock = vi.fn(async (_url: string, init?: RequestInit) => {
-      if (init?.method === "PUT") {
+    const fetchMock = vi.fn(async (input: RequestInfo, init?: RequestInit) => {
+      if (methodOf(input, init) === "PUT") {
         return new Response(JSON.stringify({ error: { code: "conflict", message: "the skills folder is read-only" } }), { status: 409 });
       }
       return new Response(JSON.stringify(listing), { status: 200 });
@@ -80,9 +81,9 @@ describe("Settings → Skills", () => {
     });
     await waitFor(() => expect(screen.getByText(/the skills folder is read-only/)).toBeTruthy());
     expect(screen.getByRole("switch", { name: "Enable csv-insights" }).getAttribute("aria-checked")).toBe("true");
-    const put = fetchMock.mock.calls.find(([, init]) => init?.method === "PUT");
-    expect(put?.[0]).toBe("/api/skills/csv-insights");
-    expect(JSON.parse(String(put?.[1]?.body))).toEqual({ enabled: false, category: "public" });
+    const put = fetchMock.mock.calls.find(([input, init]) => methodOf(input, init) === "PUT");
+    expect(put && pathOf(put[0])).toBe("/api/skills/csv-insights");
+    expect(put && (await requestOf(put[0], put[1]).json())).toEqual({ enabled: false, category: "public" });
   });
 
   it("searches names and descriptions", () => {

@@ -1,8 +1,9 @@
 // Server facts the whole UI needs: configured models and health.
-import { createContext, useContext, useEffect, useState, type ReactNode } from "react";
+import { createContext, useContext, type ReactNode } from "react";
 import { api } from "../api/client";
 import { errorMessage } from "../api/http";
 import type { Health, ModelInfo } from "../api/types";
+import { useResource } from "../lib/useResource";
 
 export interface AppInfo {
   loaded: boolean;
@@ -12,34 +13,30 @@ export interface AppInfo {
   error?: string;
 }
 
-const AppInfoContext = createContext<AppInfo>({ loaded: false, models: [] });
+const NOT_LOADED: AppInfo = { loaded: false, models: [] };
+const AppInfoContext = createContext<AppInfo>(NOT_LOADED);
 
 export function useAppInfo(): AppInfo {
   return useContext(AppInfoContext);
 }
 
+/** Models and health, each optional: a failing call leaves the rest usable. Never rejects. */
+async function loadAppInfo(): Promise<AppInfo> {
+  const [models, health] = await Promise.allSettled([api.models(), api.health()]);
+  const list = models.status === "fulfilled" ? models.value.models : [];
+  const def =
+    models.status === "fulfilled" ? (list.find((m) => m.name === models.value.default) ?? list[0]) : undefined;
+  return {
+    loaded: true,
+    models: list,
+    ...(def ? { defaultModel: def } : {}),
+    ...(health.status === "fulfilled" ? { health: health.value } : {}),
+    ...(models.status === "rejected" ? { error: errorMessage(models.reason) } : {}),
+  };
+}
+
 export function AppInfoProvider({ children }: { children: ReactNode }) {
-  const [info, setInfo] = useState<AppInfo>({ loaded: false, models: [] });
-  useEffect(() => {
-    let cancelled = false;
-    Promise.allSettled([api.models(), api.health()]).then(([models, health]) => {
-      if (cancelled) return;
-      const list = models.status === "fulfilled" ? models.value.models : [];
-      const def =
-        models.status === "fulfilled"
-          ? (list.find((m) => m.name === models.value.default) ?? list[0])
-          : undefined;
-      setInfo({
-        loaded: true,
-        models: list,
-        ...(def ? { defaultModel: def } : {}),
-        ...(health.status === "fulfilled" ? { health: health.value } : {}),
-        ...(models.status === "rejected" ? { error: errorMessage(models.reason) } : {}),
-      });
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, []);
+  const { data } = useResource("app-info", loadAppInfo);
+  const info = data ?? NOT_LOADED;
   return <AppInfoContext.Provider value={info}>{children}</AppInfoContext.Provider>;
 }

@@ -4,7 +4,7 @@
 import { api } from "../api/client";
 import { ApiError, errorMessage } from "../api/http";
 import { ASSISTANT_ID, STREAM_MODES, langgraph, sdkErrorMessage } from "../api/langgraph";
-import type { ThreadValues } from "../api/types";
+import type { CustomEvent, RunFailure, ThreadValues } from "../api/types";
 import {
   type Conversation,
   addOptimistic,
@@ -244,7 +244,7 @@ export class ThreadSession {
     } else if (event === "error") {
       // The person stopped the run: the server's "cancelled" error is expected.
       if (this.store.get().stopped) return;
-      const d = (data ?? {}) as { message?: unknown; error?: unknown };
+      const d = (data ?? {}) as Partial<RunFailure>;
       const message = typeof d.message === "string" ? d.message : String(d.error ?? "The run failed.");
       this.store.update({ error: message });
     }
@@ -258,14 +258,15 @@ export class ThreadSession {
   }
 
   private custom(data: unknown): void {
-    const d = (data ?? {}) as Record<string, unknown>;
-    switch (d["type"]) {
+    if (!data || typeof data !== "object" || typeof (data as { type?: unknown }).type !== "string") return;
+    const event = data as CustomEvent;
+    switch (event.type) {
       case "title":
-        if (typeof d["title"] === "string") setGeneratedTitle(this.threadId, d["title"]);
+        setGeneratedTitle(this.threadId, event.title);
         break;
       case "llm_retry":
         this.store.update({
-          notice: `The model call failed (${String(d["reason"] ?? "error")}); retrying, attempt ${String(d["attempt"] ?? "?")} of ${String(d["max_retries"] ?? "?")}…`,
+          notice: `The model call failed (${event.reason}); retrying, attempt ${event.attempt} of ${event.max_retries}…`,
         });
         break;
       case "loop_warning":
@@ -274,6 +275,11 @@ export class ThreadSession {
       case "loop_detected":
         this.store.update({ notice: "The agent kept repeating the same tool calls and was stopped." });
         break;
+      default: {
+        // A kind this UI does not know yet (a newer server): nothing to show.
+        const unknown: never = event;
+        void unknown;
+      }
     }
   }
 

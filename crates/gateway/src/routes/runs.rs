@@ -22,6 +22,8 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use tokio::sync::mpsc;
+use tokio_stream::StreamExt as _;
+use tokio_stream::wrappers::ReceiverStream;
 use utoipa::IntoParams;
 
 use crate::error::{ApiResult, AppError};
@@ -49,6 +51,13 @@ struct DisconnectGuard {
     run: Option<Arc<ActiveRun>>,
 }
 
+impl DisconnectGuard {
+    /// The run is over: the client leaving must not cancel anything.
+    fn disarm(&mut self) {
+        self.run = None;
+    }
+}
+
 impl Drop for DisconnectGuard {
     fn drop(&mut self) {
         if let Some(run) = self.run.take() {
@@ -63,20 +72,19 @@ fn sse(
     run_id: String,
     thread_id: &str,
     rx: mpsc::Receiver<Arc<RunEvent>>,
-    guard: DisconnectGuard,
+    mut guard: DisconnectGuard,
 ) -> Response {
     let heartbeat = Duration::from_secs(app.config.agent.heartbeat_secs);
-    let stream = futures::stream::unfold((rx, guard), |(mut rx, mut guard)| async move {
-        let event: Arc<RunEvent> = rx.recv().await?;
+    let stream = ReceiverStream::new(rx).map(move |event: Arc<RunEvent>| {
         if event.is_end() {
-            // The run is over: leaving now must not cancel anything.
-            guard.run = None;
+            guard.disarm();
         }
-        let sse = Event::default()
-            .event(&event.event)
-            .id(event.seq.to_string())
-            .data(&event.data);
-        Some((Ok::<Event, Infallible>(sse), (rx, guard)))
+        Ok::<Event, Infallible>(
+            Event::default()
+                .event(&event.event)
+                .id(event.seq.to_string())
+                .data(&event.data),
+        )
     });
     let mut response = Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(heartbeat).text(""))

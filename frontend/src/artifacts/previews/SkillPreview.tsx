@@ -1,5 +1,5 @@
 // A `.skill` artifact: members, SKILL.md, validation, and one-click install.
-import { useEffect, useState } from "react";
+import { useCallback, useState } from "react";
 import { api } from "../../api/client";
 import { ApiError, errorMessage } from "../../api/http";
 import type { ArchivePreview, InstallFinding } from "../../api/types";
@@ -7,6 +7,7 @@ import { ArchiveSummary, EntryList, Findings } from "../../components/ArchiveDet
 import { Icon } from "../../components/Icon";
 import { ErrorState, Spinner } from "../../components/States";
 import { useToast } from "../../components/Toasts";
+import { useResource } from "../../lib/useResource";
 import { useText } from "../useArtifacts";
 import { MarkdownDoc } from "./TextPreviews";
 
@@ -25,23 +26,13 @@ function skillMdUrl(url: string, preview: ArchivePreview): string | null {
 }
 
 export function SkillPreview({ url, path, threadId }: { url: string; path: string; threadId: string }) {
-  const [preview, setPreview] = useState<ArchivePreview | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [install, setInstall] = useState<InstallState>({ kind: "idle" });
+  const loadPreview = useCallback((signal: AbortSignal) => api.archivePreview(url, signal), [url]);
+  const { data: preview, error } = useResource(url, loadPreview);
+  // Kept with the archive it is about: choosing another archive starts from "idle".
+  const [installOf, setInstallOf] = useState<{ url: string; state: InstallState }>({ url, state: { kind: "idle" } });
+  const install: InstallState = installOf.url === url ? installOf.state : { kind: "idle" };
+  const setInstall = (state: InstallState) => setInstallOf({ url, state });
   const toast = useToast();
-  useEffect(() => {
-    let cancelled = false;
-    setPreview(null);
-    setError(null);
-    setInstall({ kind: "idle" });
-    api.archivePreview(url).then(
-      (p) => !cancelled && setPreview(p),
-      (e: unknown) => !cancelled && setError(errorMessage(e)),
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [url]);
   const mdUrl = preview ? skillMdUrl(url, preview) : null;
   const skillMd = useText(mdUrl, !!mdUrl);
 
