@@ -104,6 +104,9 @@ impl From<antler_store::StoreError> for AppError {
     fn from(e: antler_store::StoreError) -> Self {
         match e {
             antler_store::StoreError::Conflict(m) => AppError::conflict(m),
+            antler_store::StoreError::Unstorable(m) => {
+                AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "unstorable_value", m)
+            }
             other => AppError::internal(other),
         }
     }

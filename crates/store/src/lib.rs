@@ -28,7 +28,11 @@ pub use threads::{ThreadQuery, ThreadRecord, ThreadRepo};
 pub enum StoreError {
     /// The database refused or failed a query.
     #[error("database error: {0}")]
-    Database(#[from] sqlx::Error),
+    Database(sqlx::Error),
+    /// The value is valid JSON the engine cannot hold (PostgreSQL's `jsonb` has no NUL
+    /// character); nothing was written.
+    #[error("{0}")]
+    Unstorable(String),
     /// A migration could not be applied.
     #[error("migration failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
@@ -41,6 +45,18 @@ pub enum StoreError {
     /// The row exists but may not be used this way (for example another owner's id).
     #[error("conflict: {0}")]
     Conflict(String),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        // 22P05 untranslatable_character: a `\u0000` escape in JSON sent to a jsonb column.
+        if e.as_database_error().and_then(|d| d.code()).as_deref() == Some("22P05") {
+            return StoreError::Unstorable(
+                "the database cannot store the NUL character (U+0000) in JSON text".into(),
+            );
+        }
+        StoreError::Database(e)
+    }
 }
 
 /// Where the database is. `Debug` and `Display` never show a password.

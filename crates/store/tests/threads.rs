@@ -173,3 +173,67 @@ async fn search_filters_by_metadata_and_pages_newest_first() {
         assert!(!store.threads.delete("local", "t1").await.unwrap());
     }
 }
+
+#[tokio::test]
+async fn metadata_keys_of_any_text_are_filtered_as_values_never_as_paths() {
+    let (_tmp, stores) = stores().await;
+    for (engine, store) in stores {
+        let odd_keys = json!({"a \"quoted\" key": 1, "dotted.key": 2, "back\\slash": 3, "$[0]": 4});
+        store
+            .threads
+            .create("local", "odd", map(odd_keys.clone()))
+            .await
+            .unwrap();
+        store
+            .threads
+            .create("local", "plain", map(json!({"a": 1})))
+            .await
+            .unwrap();
+        for (key, value) in odd_keys.as_object().unwrap() {
+            let found = store
+                .threads
+                .search(
+                    "local",
+                    &ThreadQuery {
+                        metadata: map(json!({ key: value })),
+                        limit: 10,
+                        ..Default::default()
+                    },
+                )
+                .await
+                .unwrap();
+            let ids: Vec<_> = found.iter().map(|t| t.thread_id.as_str()).collect();
+            assert_eq!(ids, ["odd"], "{engine}: key {key:?}");
+        }
+        // A NUL character: SQLite stores and finds it; PostgreSQL's jsonb cannot hold it, so
+        // both the write and the filter are refused as such, and nothing is written.
+        let nul = map(json!({"\u{0}key": "v\u{0}"}));
+        let created = store.threads.create("local", "nul", nul.clone()).await;
+        let found = store
+            .threads
+            .search(
+                "local",
+                &ThreadQuery {
+                    metadata: nul,
+                    limit: 10,
+                    ..Default::default()
+                },
+            )
+            .await;
+        if engine == "postgres" {
+            assert!(
+                matches!(created, Err(antler_store::StoreError::Unstorable(_))),
+                "{created:?}"
+            );
+            assert!(
+                matches!(found, Err(antler_store::StoreError::Unstorable(_))),
+                "{found:?}"
+            );
+            assert!(store.threads.get("local", "nul").await.unwrap().is_none());
+        } else {
+            created.unwrap();
+            let ids: Vec<_> = found.unwrap().into_iter().map(|t| t.thread_id).collect();
+            assert_eq!(ids, ["nul"], "{engine}");
+        }
+    }
+}

@@ -30,6 +30,9 @@ pub enum RunError {
 
 impl From<antler_store::StoreError> for RunError {
     fn from(e: antler_store::StoreError) -> Self {
+        if let antler_store::StoreError::Unstorable(m) = e {
+            return RunError::Invalid(m);
+        }
         tracing::error!(error = %e, "run storage failed");
         RunError::Internal("the run could not be stored".into())
     }

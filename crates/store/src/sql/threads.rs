@@ -109,12 +109,15 @@ impl ThreadRepo for SqlThreads {
         let rows: Vec<ThreadRow> = match &self.0 {
             Db::Sqlite(p) => {
                 let mut sql = format!("SELECT {THREAD_COLUMNS} FROM threads WHERE owner = $1");
-                // json_extract yields SQL scalars for scalars and JSON text for objects and
-                // arrays, the same for both sides, so equality is value equality.
+                // Keys are compared as values, never spliced into a JSON path (a path cannot
+                // hold every key: quotes, NUL). json_each and json_extract both yield SQL
+                // scalars for scalars and JSON text for objects and arrays, so `IS` is value
+                // equality.
                 let mut n = 1;
                 for _ in &query.metadata {
                     sql.push_str(&format!(
-                        " AND json_extract(metadata, ${}) IS json_extract(${}, '$')",
+                        " AND EXISTS (SELECT 1 FROM json_each(threads.metadata) AS m \
+                         WHERE m.key = ${} AND m.value IS json_extract(${}, '$'))",
                         n + 1,
                         n + 2
                     ));
@@ -129,8 +132,7 @@ impl ThreadRepo for SqlThreads {
                 ));
                 let mut q = sqlx::query_as(&sql).bind(owner);
                 for (key, value) in &query.metadata {
-                    let path = format!("$.\"{}\"", key.replace('\\', "\\\\").replace('"', "\\\""));
-                    q = q.bind(path).bind(Json(value));
+                    q = q.bind(key).bind(Json(value));
                 }
                 q.bind(query.status)
                     .bind(i64::from(query.limit))
