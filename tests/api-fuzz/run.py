@@ -69,7 +69,9 @@ def main():
                 "--continue-on-failure",
                 "--seed", os.environ.get("API_FUZZ_SEED", "1"),
             ]
-            return subprocess.call(cmd)
+            # Schemathesis keeps a cache in its working directory: the temporary one, never
+            # the repository.
+            return subprocess.call(cmd, cwd=tmp)
         finally:
             for proc in (server, mock):
                 proc.terminate()
