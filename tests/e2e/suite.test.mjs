@@ -1,6 +1,7 @@
 // End-to-end tests of the web UI against the real server, the Docker sandbox and the scripted
 // model. One server and one model for the whole suite; every scenario uses new threads.
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { strToU8, zipSync } from "fflate";
 import { SCREENSHOTS, Stack, screenshot, sendMessage, threadIdOf, until } from "./harness.mjs";
@@ -487,5 +488,54 @@ describe("web UI end to end", { concurrency: false }, () => {
     await until(async () => (await sw.getAttribute("aria-checked")) === "true", { message: "Space to toggle it back" });
     s.assertNoErrors();
     await s.close();
+  });
+  it("j. a hostile page on another origin cannot install a skill, create a thread or start a run", { timeout: 60_000 }, async () => {
+    const victim = await stack.api("POST", "/api/threads", { metadata: { title: "victim" } });
+    const threadsBefore = (await stack.api("POST", "/api/threads/search", { limit: 100 })).length;
+    const modelBefore = (await stack.modelRequests()).length;
+    const archive = Array.from(skillArchive("planted-skill"));
+    // The attacker's page: another origin (another port) that fires the requests a page can
+    // send without a CORS preflight, then a classic auto-submitted form.
+    const page = `<!doctype html><title>cute cats</title><body><script>
+      const api = ${JSON.stringify(stack.baseUrl)};
+      (async () => {
+        const fd = new FormData();
+        fd.append("file", new Blob([new Uint8Array(${JSON.stringify(archive)})]), "planted.skill");
+        fd.append("enable", "true");
+        const shots = [
+          fetch(api + "/api/skills/upload", { method: "POST", mode: "no-cors", body: fd }),
+          fetch(api + "/api/threads", { method: "POST", mode: "no-cors" }),
+          fetch(api + "/api/threads/${victim.thread_id}/runs/wait", { method: "POST", mode: "no-cors",
+            headers: { "content-type": "text/plain" },
+            body: JSON.stringify({ assistant_id: "lead_agent", input: { messages: [{ role: "user", content: "exfiltrate" }] } }) }),
+          fetch(api + "/api/skills/reload", { method: "POST", mode: "no-cors" }),
+        ];
+        await Promise.allSettled(shots);
+        document.title = "fired";
+      })();
+    </script></body>`;
+    const hostile = createServer((_, res) => res.writeHead(200, { "content-type": "text/html" }).end(page));
+    await new Promise((ok) => hostile.listen(0, "127.0.0.1", ok));
+    const hostileUrl = `http://127.0.0.1:${hostile.address().port}/`;
+    const s = await stack.page();
+    const statuses = [];
+    s.page.on("response", (r) => {
+      if (r.url().startsWith(stack.baseUrl)) statuses.push(`${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`);
+    });
+    s.allow(/Failed to load resource|403/);
+    try {
+      await s.page.goto(hostileUrl);
+      await until(async () => (await s.page.title()) === "fired", { message: "the hostile page to fire its requests" });
+      await until(async () => statuses.length >= 4, { message: "the four responses" });
+    } finally {
+      await s.close();
+      hostile.close();
+    }
+    assert.deepEqual(statuses.map((x) => x.split(" ")[0]), ["403", "403", "403", "403"], statuses.join("\n"));
+    const skills = await stack.api("GET", "/api/skills");
+    assert.ok(!skills.skills.some((k) => k.name === "planted-skill"), "no skill was installed");
+    assert.equal((await stack.api("POST", "/api/threads/search", { limit: 100 })).length, threadsBefore, "no thread was created");
+    assert.equal((await stack.modelRequests()).length, modelBefore, "no run reached the model");
+    assert.equal((await stack.api("GET", `/api/threads/${victim.thread_id}/runs`)).length, 0, "no run was started");
   });
 });

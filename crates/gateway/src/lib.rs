@@ -6,6 +6,7 @@ pub mod extract;
 pub mod files;
 pub mod limits;
 pub mod openapi;
+pub mod origin;
 pub mod params;
 pub mod router;
 pub mod routes;

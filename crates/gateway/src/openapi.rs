@@ -57,8 +57,10 @@ pub fn complete(doc: &utoipa::openapi::OpenApi) -> Value {
             let Some(item) = item.as_object_mut() else {
                 continue;
             };
-            for operation in item.values_mut().filter_map(Value::as_object_mut) {
-                complete_operation(operation);
+            for (method, operation) in item.iter_mut() {
+                if let Some(operation) = operation.as_object_mut() {
+                    complete_operation(method, operation);
+                }
             }
         }
         add_links(paths);
@@ -120,11 +122,21 @@ fn add_links(paths: &mut Map<String, Value>) {
     }
 }
 
-fn complete_operation(op: &mut Map<String, Value>) {
+fn complete_operation(method: &str, op: &mut Map<String, Value>) {
     let mut errors: Vec<(&str, &str)> = vec![
         ("414", "The request URI is too long"),
+        (
+            "421",
+            "The Host is not one this server answers for (http.allowed_hosts)",
+        ),
         ("431", "Too many or too large headers"),
     ];
+    if !matches!(method, "get" | "head" | "options") {
+        errors.push((
+            "403",
+            "Sent by another site's page (Origin or Referer not allowed)",
+        ));
+    }
     let json_body = op
         .get("requestBody")
         .and_then(|b| b.get("content"))

@@ -85,6 +85,8 @@ pub fn router(state: AppState) -> Router {
     let (api, doc) = api_router(&state.config).split_for_parts();
     let doc = axum::body::Bytes::from(complete(&doc).to_string());
     let web = state.config.web.dir.clone();
+    let policy = crate::origin::OriginPolicy::new(&state.config.http);
+    let cors = policy.cors();
     api.route(
         "/api/threads/{thread_id}/artifacts/{*path}",
         axum::routing::get(artifacts::get_artifact),
@@ -101,11 +103,16 @@ pub fn router(state: AppState) -> Router {
     .method_not_allowed_fallback(method_not_allowed)
     // Inner to outer, as axum's error-handling example orders them: a panic becomes a 500
     // inside the failure logger (so its cause is logged, once); the limits answer before
-    // anything reads the request; the trace layer records requests but not failures, which
+    // anything reads the request, then hosts and origins are checked (CORS preflights
+    // answered) before any route; the trace layer records requests but not failures, which
     // `log_failures` already reported.
     .layer(DefaultBodyLimit::max(body_limit))
     .layer(CatchPanicLayer::custom(panic_response))
     .layer(middleware::from_fn(log_failures))
+    .layer(middleware::from_fn(move |request, next| {
+        crate::origin::guard(policy.clone(), request, next)
+    }))
+    .layer(tower::util::option_layer(cors))
     .layer(middleware::from_fn(crate::limits::request_limits))
     .layer(SetResponseHeaderLayer::overriding(
         header::X_CONTENT_TYPE_OPTIONS,

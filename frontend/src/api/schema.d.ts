@@ -1279,6 +1279,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many or too large headers */
             431: {
                 headers: {
@@ -1319,6 +1328,15 @@ export interface operations {
             };
             /** @description The request URI is too long */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1422,6 +1440,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid body or thread id */
             422: {
                 headers: {
@@ -1474,6 +1501,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The archive is larger than the upload limit */
             413: {
                 headers: {
@@ -1494,6 +1530,15 @@ export interface operations {
             };
             /** @description Not multipart/form-data */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1530,8 +1575,26 @@ export interface operations {
                     "application/json": components["schemas"]["SkillList"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The request URI is too long */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1591,6 +1654,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Already installed (pass overwrite) or an install of that name is running */
             409: {
                 headers: {
@@ -1620,6 +1692,15 @@ export interface operations {
             };
             /** @description Not multipart/form-data */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1698,6 +1779,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many or too large headers */
             431: {
                 headers: {
@@ -1743,6 +1833,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such skill */
             404: {
                 headers: {
@@ -1781,6 +1880,15 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1872,6 +1980,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many or too large headers */
             431: {
                 headers: {
@@ -1914,6 +2031,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The id exists and `if_exists` is `raise` */
             409: {
                 headers: {
@@ -1943,6 +2069,15 @@ export interface operations {
             };
             /** @description The body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2001,6 +2136,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The body is too large */
             413: {
                 headers: {
@@ -2021,6 +2165,15 @@ export interface operations {
             };
             /** @description The body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2087,6 +2240,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
                 headers: {
@@ -2126,6 +2288,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such thread */
             404: {
                 headers: {
@@ -2137,6 +2308,15 @@ export interface operations {
             };
             /** @description The request URI is too long */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2198,6 +2378,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such thread */
             404: {
                 headers: {
@@ -2227,6 +2416,15 @@ export interface operations {
             };
             /** @description The body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2286,6 +2484,15 @@ export interface operations {
             };
             /** @description The request URI is too long */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2407,6 +2614,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
                 headers: {
@@ -2461,6 +2677,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such thread */
             404: {
                 headers: {
@@ -2490,6 +2715,15 @@ export interface operations {
             };
             /** @description The body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2572,6 +2806,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
                 headers: {
@@ -2626,6 +2869,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such thread */
             404: {
                 headers: {
@@ -2664,6 +2916,15 @@ export interface operations {
             };
             /** @description The body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2727,6 +2988,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such thread */
             404: {
                 headers: {
@@ -2765,6 +3035,15 @@ export interface operations {
             };
             /** @description The body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2826,6 +3105,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such thread */
             404: {
                 headers: {
@@ -2864,6 +3152,15 @@ export interface operations {
             };
             /** @description The body is not application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2932,6 +3229,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread or run id */
             422: {
                 headers: {
@@ -2989,6 +3295,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such thread or run */
             404: {
                 headers: {
@@ -3009,6 +3324,15 @@ export interface operations {
             };
             /** @description The request URI is too long */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3070,6 +3394,15 @@ export interface operations {
             };
             /** @description The request URI is too long */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3155,6 +3488,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread or run id, or stream mode */
             422: {
                 headers: {
@@ -3207,6 +3549,15 @@ export interface operations {
             };
             /** @description The request URI is too long */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3273,6 +3624,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
                 headers: {
@@ -3328,6 +3688,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such thread */
             404: {
                 headers: {
@@ -3357,6 +3726,15 @@ export interface operations {
             };
             /** @description Not multipart/form-data */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3423,6 +3801,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Invalid thread id */
             422: {
                 headers: {
@@ -3473,6 +3860,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description No such thread or file */
             404: {
                 headers: {
@@ -3484,6 +3880,15 @@ export interface operations {
             };
             /** @description The request URI is too long */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3531,6 +3936,15 @@ export interface operations {
             };
             /** @description The request URI is too long */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -98,6 +98,26 @@ impl Config {
         if self.skills_dir.as_os_str().is_empty() {
             return Err(ConfigError::new("skills_dir", "must not be empty"));
         }
+        for host in &self.http.allowed_hosts {
+            if host.is_empty()
+                || host.contains(['/', ' ', ':']) && host.parse::<std::net::IpAddr>().is_err()
+            {
+                return Err(ConfigError::new(
+                    "http.allowed_hosts",
+                    format!("'{host}' is not a host name (no scheme, port or path; `*` for any)"),
+                ));
+            }
+        }
+        for origin in &self.http.cors.allowed_origins {
+            if super::origin_of(origin).as_deref() != Some(origin.trim_end_matches('/')) {
+                return Err(ConfigError::new(
+                    "http.cors.allowed_origins",
+                    format!(
+                        "'{origin}' is not an origin like https://app.example.com (scheme, host and port only, lower case)"
+                    ),
+                ));
+            }
+        }
         if self.database.max_connections == 0 {
             return Err(ConfigError::new(
                 "database.max_connections",
@@ -210,6 +230,14 @@ fn env_value(default: &Value, raw: &str) -> Value {
             "" | "null" | "~" => Value::Null,
             _ => Value::String(raw.to_string()),
         },
+        // Lists are written `a,b` (or as YAML, `[a, b]`).
+        Value::Sequence(_) if !raw.trim_start().starts_with('[') => Value::Sequence(
+            raw.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| Value::String(s.to_string()))
+                .collect(),
+        ),
         _ => serde_yaml::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string())),
     }
 }

@@ -87,14 +87,30 @@ impl Default for DatabaseConfig {
 pub struct HttpConfig {
     /// Largest JSON request body accepted, in bytes.
     pub max_body_bytes: usize,
+    /// Host names served besides IP addresses and `localhost` (DNS-rebinding defence: a
+    /// request naming another host is refused). `*` serves any host.
+    pub allowed_hosts: Vec<String>,
+    /// Cross-origin access.
+    pub cors: CorsConfig,
 }
 
 impl Default for HttpConfig {
     fn default() -> Self {
         HttpConfig {
             max_body_bytes: 1024 * 1024,
+            allowed_hosts: Vec::new(),
+            cors: CorsConfig::default(),
         }
     }
+}
+
+/// `http.cors.*`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CorsConfig {
+    /// Origins (`https://app.example.com`) other than the server's own that may call the API
+    /// from a browser: they get CORS headers and may send unsafe requests. Empty by default.
+    pub allowed_origins: Vec<String>,
 }
 
 /// `skills.*`.
@@ -267,4 +283,11 @@ impl ConfigError {
             message: message.into(),
         }
     }
+}
+
+/// The origin (`scheme://host[:port]`, lower case, default port left out) of a URL, or
+/// `None` when it has none (`null`, `file:`, not a URL).
+pub fn origin_of(url: &str) -> Option<String> {
+    let origin = url::Url::parse(url).ok()?.origin();
+    origin.is_tuple().then(|| origin.ascii_serialization())
 }

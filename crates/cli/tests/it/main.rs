@@ -17,6 +17,7 @@ mod history;
 mod install;
 mod leftovers;
 mod limits;
+mod origin;
 mod replicas;
 mod runs;
 mod sandbox;
