@@ -34,7 +34,13 @@ impl OriginPolicy {
                 .iter()
                 .map(|h| h.to_ascii_lowercase())
                 .collect(),
-            origins: http.cors.allowed_origins.clone(),
+            // As browsers send them (`https://ui.example`, no trailing slash).
+            origins: http
+                .cors
+                .allowed_origins
+                .iter()
+                .filter_map(|o| origin_of(o))
+                .collect(),
         })
     }
 
@@ -51,20 +57,16 @@ impl OriginPolicy {
             || self.hosts.contains(&name)
     }
 
-    /// Whether a page of `origin` may send unsafe requests to a server reached as `host`.
+    /// Whether a page of `origin` may send unsafe requests to a server reached as `host`:
+    /// the origin the request itself named (its scheme with the `Host` header, default ports
+    /// normalised by the URL parser), or a configured one.
     fn allows_origin(&self, origin: &str, host: Option<&str>) -> bool {
-        let same_site = host.is_some_and(|host| {
-            origin_of(origin).is_some_and(|o| {
-                // `scheme://authority`: the authority must be the host the request named.
-                o.split_once("://")
-                    .is_some_and(|(_, authority)| same_authority(authority, host))
-            })
-        });
-        same_site
-            || self
-                .origins
-                .iter()
-                .any(|o| Some(o.as_str()) == origin_of(origin).as_deref())
+        let Some(origin) = origin_of(origin) else {
+            return false;
+        };
+        let scheme = origin.split("://").next().unwrap_or_default();
+        let own = host.and_then(|host| origin_of(&format!("{scheme}://{host}")));
+        own.as_deref() == Some(origin.as_str()) || self.origins.contains(&origin)
     }
 
     /// The CORS layer: headers for the configured origins only, credentials included.
@@ -108,18 +110,6 @@ fn host_name(host: &str) -> &str {
     host.rsplit_once(':')
         .filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
         .map_or(host, |(name, _)| name)
-}
-
-/// Whether an origin's authority names the same host and port as a `Host` header (an
-/// origin leaves a default port out; the header may carry it).
-fn same_authority(origin: &str, host: &str) -> bool {
-    let strip = |a: &str| {
-        a.to_ascii_lowercase()
-            .trim_end_matches(":80")
-            .trim_end_matches(":443")
-            .to_string()
-    };
-    strip(origin) == strip(host)
 }
 
 /// Where a browser says the request comes from: `Origin`, else the origin of `Referer`.
@@ -211,11 +201,13 @@ mod tests {
 
     #[test]
     fn only_the_servers_own_and_configured_origins_may_send_unsafe_requests() {
-        let p = policy(&[], &["https://ui.example.com"]);
+        let p = policy(&[], &["https://ui.example.com/"]);
         let host = Some("127.0.0.1:8000");
         assert!(p.allows_origin("http://127.0.0.1:8000", host));
         assert!(p.allows_origin("https://ui.example.com", host));
         assert!(p.allows_origin("http://localhost", Some("localhost:80")));
+        assert!(p.allows_origin("https://[::1]", Some("[::1]:443")));
+        assert!(!p.allows_origin("http://localhost", Some("localhost:443")));
         for origin in [
             "http://127.0.0.1:9000",
             "http://evil.example",

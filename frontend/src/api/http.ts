@@ -44,7 +44,7 @@ function isEnvelope(body: unknown): body is ErrorEnvelope {
 /** Turns a failed response into an `ApiError` (envelope when present, else the status text). */
 export async function errorFrom(response: Response): Promise<ApiError> {
   const text = await response.text().catch(() => "");
-  let body: unknown = text;
+  let body: unknown;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {

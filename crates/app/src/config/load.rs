@@ -230,14 +230,17 @@ fn env_value(default: &Value, raw: &str) -> Value {
             "" | "null" | "~" => Value::Null,
             _ => Value::String(raw.to_string()),
         },
-        // Lists are written `a,b` (or as YAML, `[a, b]`).
-        Value::Sequence(_) if !raw.trim_start().starts_with('[') => Value::Sequence(
-            raw.split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(|s| Value::String(s.to_string()))
-                .collect(),
-        ),
+        // A list is YAML (`[a, b]`, a block list) or, for lists of names, `a,b`.
+        Value::Sequence(_) => match serde_yaml::from_str(raw) {
+            Ok(list @ Value::Sequence(_)) => list,
+            _ => Value::Sequence(
+                raw.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(|s| Value::String(s.to_string()))
+                    .collect(),
+            ),
+        },
         _ => serde_yaml::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string())),
     }
 }
@@ -316,6 +319,63 @@ mod tests {
         assert_eq!(c.database.max_connections, 8);
         assert!(!c.skills.watch);
         assert_eq!(c.skills.watch_debounce_ms, 50);
+    }
+
+    #[test]
+    fn list_variables_take_commas_flow_lists_and_block_lists() {
+        for (raw, hosts) in [
+            ("a.example, b.example", vec!["a.example", "b.example"]),
+            ("a.example", vec!["a.example"]),
+            ("[a.example, b.example]", vec!["a.example", "b.example"]),
+            ("- a.example\n- b.example\n", vec!["a.example", "b.example"]),
+            ("", vec![]),
+        ] {
+            let c =
+                Config::from_sources(None, &env(&[("ANTLER_HTTP_ALLOWED_HOSTS", raw)])).unwrap();
+            assert_eq!(c.http.allowed_hosts, hosts, "{raw:?}");
+        }
+        for (var, raw, key) in [
+            (
+                "ANTLER_HTTP_ALLOWED_HOSTS",
+                "https://a.example",
+                "http.allowed_hosts",
+            ),
+            (
+                "ANTLER_HTTP_ALLOWED_HOSTS",
+                "a.example:8000",
+                "http.allowed_hosts",
+            ),
+            (
+                "ANTLER_HTTP_CORS_ALLOWED_ORIGINS",
+                "ui.example",
+                "http.cors.allowed_origins",
+            ),
+            (
+                "ANTLER_HTTP_CORS_ALLOWED_ORIGINS",
+                "https://ui.example/app",
+                "http.cors.allowed_origins",
+            ),
+            (
+                "ANTLER_HTTP_CORS_ALLOWED_ORIGINS",
+                "HTTPS://UI.example",
+                "http.cors.allowed_origins",
+            ),
+        ] {
+            let err = Config::from_sources(None, &env(&[(var, raw)])).unwrap_err();
+            assert_eq!(err.key, key, "{raw:?}");
+        }
+        let c = Config::from_sources(
+            None,
+            &env(&[(
+                "ANTLER_HTTP_CORS_ALLOWED_ORIGINS",
+                "https://ui.example, http://localhost:3000/",
+            )]),
+        )
+        .unwrap();
+        assert_eq!(
+            c.http.cors.allowed_origins,
+            ["https://ui.example", "http://localhost:3000/"]
+        );
     }
 
     #[test]

@@ -42,6 +42,23 @@ async fn answer(request: reqwest::RequestBuilder) -> (u16, serde_json::Value) {
     (status, r.json().await.unwrap_or_default())
 }
 
+/// A request to `path` of `server` sent with `header: value`.
+async fn with_header(
+    server: &Server,
+    method: reqwest::Method,
+    path: &str,
+    header: reqwest::header::HeaderName,
+    value: &str,
+) -> (u16, serde_json::Value) {
+    answer(
+        server
+            .http
+            .request(method, server.url(path))
+            .header(header, value),
+    )
+    .await
+}
+
 /// The server's own origin, as its pages send it.
 fn own_origin(server: &Server) -> String {
     server.url("")
@@ -53,32 +70,23 @@ async fn a_foreign_host_is_refused_and_addresses_and_localhost_are_served() {
     let server = env.start();
     let port = server.url("").rsplit(':').next().unwrap().to_string();
     for host in ["evil.example", "rebind.attacker.example:80"] {
-        let (status, body) = answer(
-            server
-                .http
-                .get(server.url("/api/skills"))
-                .header(HOST, host),
-        )
-        .await;
+        let (status, body) =
+            with_header(&server, reqwest::Method::GET, "/api/skills", HOST, host).await;
         assert_eq!((status, error_code(&body)), (421, "unknown_host"), "{host}");
     }
     for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}")] {
-        let (status, _) = answer(
-            server
-                .http
-                .get(server.url("/api/skills"))
-                .header(HOST, &host),
-        )
-        .await;
+        let (status, _) =
+            with_header(&server, reqwest::Method::GET, "/api/skills", HOST, &host).await;
         assert_eq!(status, 200, "{host}");
     }
     // A configured name is served.
     let named = env.start_with(&[("ANTLER_HTTP_ALLOWED_HOSTS", "antler.example, other.example")]);
-    let (status, _) = answer(
-        named
-            .http
-            .get(named.url("/api/skills"))
-            .header(HOST, "Antler.Example:8443"),
+    let (status, _) = with_header(
+        &named,
+        reqwest::Method::GET,
+        "/api/skills",
+        HOST,
+        "Antler.Example:8443",
     )
     .await;
     assert_eq!(status, 200);
@@ -104,11 +112,12 @@ async fn a_cross_origin_multipart_upload_is_refused_and_the_same_from_the_server
         );
     }
     // Empty-bodied unsafe requests too (no preflight either).
-    let (status, _) = answer(
-        server
-            .http
-            .post(server.url("/api/skills/reload"))
-            .header(ORIGIN, "http://evil.example"),
+    let (status, _) = with_header(
+        &server,
+        reqwest::Method::POST,
+        "/api/skills/reload",
+        ORIGIN,
+        "http://evil.example",
     )
     .await;
     assert_eq!(status, 403);
@@ -125,11 +134,12 @@ async fn a_cross_origin_multipart_upload_is_refused_and_the_same_from_the_server
     assert_eq!(status, 200, "{body}");
     assert!(installed(&server, "from-ui").await && installed(&server, "from-cli").await);
     // Reading is not an unsafe request.
-    let (status, _) = answer(
-        server
-            .http
-            .get(server.url("/api/skills"))
-            .header(ORIGIN, "http://evil.example"),
+    let (status, _) = with_header(
+        &server,
+        reqwest::Method::GET,
+        "/api/skills",
+        ORIGIN,
+        "http://evil.example",
     )
     .await;
     assert_eq!(status, 200);
