@@ -51,8 +51,16 @@ def main():
             "ANTLER_MODEL": "mock",
             "ANTLER_AGENT_GENERATE_TITLES": "false",
             "ANTLER_LOG_LEVEL": "error",
+            "ANTLER_ADMIN_EMAIL": "fuzz-admin@antler.test",
+            "ANTLER_ADMIN_PASSWORD": "fuzz-password-1",
         })
         server, base = start([os.environ["ANTLER_BIN"], "serve", "--bind", "127.0.0.1:0"], env)
+        # The admin's token: with it every operation reaches its logic; Schemathesis also
+        # sends requests without it and checks that protected operations refuse them.
+        token = subprocess.run(
+            [os.environ["ANTLER_BIN"], "token", "create", "--user", "fuzz-admin@antler.test", "--name", "fuzz"],
+            env=env, capture_output=True, text=True, check=True,
+        ).stdout.strip()
         try:
             seconds = os.environ.get("API_FUZZ_SECONDS", "100")
             cmd = [
@@ -60,6 +68,7 @@ def main():
                 "--config-file", str(here / "schemathesis.toml"),
                 "run", f"{base}/api/openapi.json",
                 "--url", base,
+                "--header", f"Authorization: Bearer {token}",
                 "--checks", "all",
                 "--max-time", seconds,
                 # One worker: with threads, CPython 3.11's AST constructor can raise a

@@ -58,8 +58,20 @@ class LangGraphSdkTest(unittest.TestCase):
             "ANTLER_MODEL_BASE_URL": f"{mock_url}/v1",
             "ANTLER_MODEL": "mock",
             "ANTLER_LOG_LEVEL": "warn",
+            "ANTLER_ADMIN_EMAIL": "sdk-admin@antler.test",
+            "ANTLER_ADMIN_PASSWORD": "sdk-password-1",
         })
         cls.server, cls.base = start([os.environ["ANTLER_BIN"], "serve", "--bind", "127.0.0.1:0"], env)
+        # A personal access token from the command line, as an operator makes one; the SDK
+        # sends it as X-Api-Key, given as api_key.
+        cls.token = subprocess.run(
+            [os.environ["ANTLER_BIN"], "token", "create", "--user", "sdk-admin@antler.test", "--name", "sdk"],
+            env=env, capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        assert cls.token.startswith("antler_pat_"), cls.token
+
+    def client(self):
+        return get_client(url=f"{self.base}/api", api_key=self.token)
 
     @classmethod
     def tearDownClass(cls):
@@ -70,7 +82,7 @@ class LangGraphSdkTest(unittest.TestCase):
 
     def test_threads_create_and_runs_stream(self):
         async def scenario():
-            client = get_client(url=f"{self.base}/api")
+            client = self.client()
             thread = await client.threads.create(metadata={"source": "sdk"})
             self.assertEqual(thread["status"], "idle")
             parts = []
@@ -106,7 +118,7 @@ class LangGraphSdkTest(unittest.TestCase):
 
     def test_runs_join_stream_and_state(self):
         async def scenario():
-            client = get_client(url=f"{self.base}/api")
+            client = self.client()
             thread = await client.threads.create()
             run = await client.runs.create(
                 thread["thread_id"],
@@ -133,6 +145,17 @@ class LangGraphSdkTest(unittest.TestCase):
             "a slow answer that takes a little while to stream",
         )
         self.assertGreaterEqual(len(history), 2)
+
+
+    def test_without_a_token_the_server_answers_401(self):
+        async def scenario():
+            client = get_client(url=f"{self.base}/api", api_key=None)
+            with self.assertRaises(Exception) as caught:
+                await client.threads.create()
+            return caught.exception
+
+        error = asyncio.run(scenario())
+        self.assertEqual(getattr(getattr(error, "response", None), "status_code", None), 401, repr(error))
 
 
 if __name__ == "__main__":

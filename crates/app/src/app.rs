@@ -13,6 +13,7 @@ use antler_skills::install::Installer;
 use antler_skills::watch::WatchGuard;
 use antler_store::Store;
 
+use crate::accounts::AccountsService;
 use crate::config::Config;
 use crate::files::FilesService;
 use crate::runs::RunsService;
@@ -24,6 +25,8 @@ use crate::threads::ThreadsService;
 pub struct App {
     /// The loaded configuration.
     pub config: Config,
+    /// Accounts, sign-in and tokens.
+    pub accounts: Arc<AccountsService>,
     /// Database repositories (for health checks and operator commands; use-cases go through
     /// the services).
     pub store: Store,
@@ -205,7 +208,17 @@ impl App {
             tasks.extend(manager.start_background().into_iter().map(AbortOnDrop));
             tasks.push(AbortOnDrop(skills.follow_other_replicas()));
         }
+        let accounts = Arc::new(AccountsService::new(store.clone(), config.auth.clone()));
+        if config.auth.mode == antler_protocol::auth::AuthMode::None {
+            warnings.push(
+                "authentication is off (auth.mode: none): anyone who reaches this server can do everything".into(),
+            );
+        } else if serving {
+            // Data of an earlier single-user (auth.mode: none) period joins the first admin's.
+            accounts.adopt_local_data().await?;
+        }
         Ok(App {
+            accounts,
             files: FilesService::new(scratch, sandbox.file_access()),
             threads: ThreadsService::new(
                 store.clone(),

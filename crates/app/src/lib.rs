@@ -7,6 +7,7 @@
 //! ([`SkillOpError`], [`ThreadError`], [`RunOpError`]) that the gateway maps to HTTP statuses in
 //! one place.
 
+pub mod accounts;
 mod app;
 pub mod config;
 pub mod files;
@@ -17,6 +18,7 @@ mod sandbox;
 pub mod skills;
 pub mod threads;
 
+pub use accounts::{AccountError, AccountsService, Authenticated};
 pub use app::App;
 pub use config::Config;
 pub use files::{FileError, FilesService};

@@ -7,6 +7,7 @@ use antler_agent_runtime::runs::RunManager;
 use antler_protocol::threads::{
     CreateThread, IfExists, SearchThreads, SortOrder, Thread, ThreadValues,
 };
+use antler_sandbox::paths::LOCAL_OWNER;
 use antler_sandbox::{SandboxProvider, ThreadDirs};
 use antler_store::threads::timestamp;
 use antler_store::{Store, StoreError, ThreadQuery, ThreadRecord};
@@ -187,9 +188,12 @@ impl ThreadsService {
         threads.into_iter().map(wire).collect()
     }
 
-    /// Host directories of a thread (not checked, not created).
-    pub fn dirs(&self, caller: &Caller, id: &str) -> ThreadDirs {
-        ThreadDirs::new(&self.data_dir, caller.owner(), id)
+    /// Host directories of a thread (not checked, not created). Thread ids are unique
+    /// across owners and the sandboxes find a thread's files by its id alone, so the files
+    /// live in one place for every owner; who may reach them is decided by the database
+    /// (the caller must own the thread), never by the path.
+    pub fn dirs(&self, _caller: &Caller, id: &str) -> ThreadDirs {
+        ThreadDirs::new(&self.data_dir, LOCAL_OWNER, id)
     }
 
     /// The directories of an existing thread of the caller (for reading: not created).

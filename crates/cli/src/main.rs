@@ -41,6 +41,16 @@ enum Command {
         #[command(subcommand)]
         command: SkillCommand,
     },
+    /// Manage accounts.
+    User {
+        #[command(subcommand)]
+        command: UserCommand,
+    },
+    /// Manage personal access tokens.
+    Token {
+        #[command(subcommand)]
+        command: TokenCommand,
+    },
     /// Operate the sandboxes.
     Sandbox {
         #[command(subcommand)]
@@ -76,6 +86,66 @@ enum SandboxCommand {
         /// Remove every Antler sandbox container on the engine, of any instance.
         #[arg(long)]
         all: bool,
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum UserCommand {
+    /// Create an account; without --password-stdin a password is generated and shown once.
+    Create {
+        /// The account's email address.
+        email: String,
+        /// Make it an admin.
+        #[arg(long)]
+        admin: bool,
+        /// Read the password from the first line of stdin.
+        #[arg(long)]
+        password_stdin: bool,
+        /// Write the generated password to this new file (mode 0600) instead of the terminal.
+        #[arg(long)]
+        password_file: Option<PathBuf>,
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
+    /// Set a new random password (shown once) and end the account's sessions.
+    ResetPassword {
+        /// The account's email address.
+        email: String,
+        /// Write the new password to this new file (mode 0600) instead of the terminal.
+        #[arg(long)]
+        password_file: Option<PathBuf>,
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
+    /// List the accounts.
+    List {
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum TokenCommand {
+    /// Create a personal access token for an account and print it (once).
+    Create {
+        /// The account's email address.
+        #[arg(long)]
+        user: String,
+        /// A name to recognise the token by.
+        #[arg(long)]
+        name: String,
+        /// Days until it stops working (default: never).
+        #[arg(long)]
+        expires_in_days: Option<u32>,
+        /// Write the token to this new file (mode 0600) instead of stdout.
+        #[arg(long)]
+        file: Option<PathBuf>,
         /// Configuration file.
         #[arg(long, short)]
         config: Option<PathBuf>,
@@ -130,6 +200,38 @@ fn main() -> ExitCode {
             SandboxCommand::Ls { config } => commands::sandbox::ls(config.as_deref()),
             SandboxCommand::Prune { all, config } => {
                 commands::sandbox::prune(config.as_deref(), all)
+            }
+        },
+        Command::User { command } => match command {
+            UserCommand::Create {
+                email,
+                admin,
+                password_stdin,
+                password_file,
+                config,
+            } => commands::user::create(
+                config.as_deref(),
+                &email,
+                admin,
+                password_stdin,
+                password_file,
+            ),
+            UserCommand::ResetPassword {
+                email,
+                password_file,
+                config,
+            } => commands::user::reset_password(config.as_deref(), &email, password_file),
+            UserCommand::List { config } => commands::user::list(config.as_deref()),
+        },
+        Command::Token { command } => match command {
+            TokenCommand::Create {
+                user,
+                name,
+                expires_in_days,
+                file,
+                config,
+            } => {
+                commands::user::create_token(config.as_deref(), &user, &name, expires_in_days, file)
             }
         },
         Command::Skill { command } => match command {

@@ -3,7 +3,7 @@
 //! internal error text stays in the logs.
 
 use antler_agent_runtime::runs::RunError;
-use antler_app::{FileError, RunOpError, SkillOpError, ThreadError};
+use antler_app::{AccountError, FileError, RunOpError, SkillOpError, ThreadError};
 use antler_protocol::error::{ErrorBody, ErrorEnvelope};
 use antler_protocol::skills::InstallFinding;
 use antler_skills::install::InstallError;
@@ -115,6 +115,33 @@ impl From<antler_store::StoreError> for AppError {
 impl From<tokio::task::JoinError> for AppError {
     fn from(e: tokio::task::JoinError) -> Self {
         AppError::internal(e)
+    }
+}
+
+impl From<AccountError> for AppError {
+    fn from(e: AccountError) -> Self {
+        let message = e.to_string();
+        match e {
+            AccountError::Invalid(m) => {
+                AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", m)
+            }
+            AccountError::BadCredentials => {
+                AppError::new(StatusCode::UNAUTHORIZED, "bad_credentials", message)
+            }
+            AccountError::Throttled(wait) => {
+                AppError::new(StatusCode::TOO_MANY_REQUESTS, "too_many_attempts", message)
+                    .with_details(json!({"retry_after_secs": wait.as_secs().max(1)}))
+            }
+            AccountError::BadSetupToken => {
+                AppError::new(StatusCode::FORBIDDEN, "bad_setup_token", message)
+            }
+            AccountError::SetupDone => AppError::new(StatusCode::CONFLICT, "setup_done", message),
+            AccountError::EmailTaken => AppError::new(StatusCode::CONFLICT, "email_taken", message),
+            AccountError::NotFound(m) => AppError::not_found(m),
+            AccountError::LastAdmin(m) => AppError::conflict(m),
+            AccountError::Store(e) => e.into(),
+            AccountError::Internal(e) => AppError::internal(e),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Antler's HTTP layer: the axum router with its OpenAPI document, the handlers (thin: they
 //! parse, call a service of [`antler_app::App`] and answer), and the JSON error envelope.
 
+pub mod auth;
 pub mod error;
 pub mod extract;
 pub mod files;

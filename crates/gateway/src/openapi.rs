@@ -20,6 +20,8 @@ use crate::routes::artifacts;
     ),
     tags(
         (name = "system", description = "Health and documentation"),
+        (name = "auth", description = "First-run setup, sign-in, sessions and personal access tokens"),
+        (name = "users", description = "Accounts (admins only)"),
         (name = "skills", description = "List, inspect, enable, disable, install and delete skills"),
         (name = "threads", description = "Conversation threads"),
         (name = "runs", description = "Agent runs (LangGraph Agent Server compatible) and thread state"),
@@ -63,9 +65,52 @@ pub fn complete(doc: &utoipa::openapi::OpenApi) -> Value {
                 }
             }
         }
+        for (path, item) in paths.iter_mut() {
+            if crate::auth::is_public(path) {
+                continue;
+            }
+            for operation in item
+                .as_object_mut()
+                .into_iter()
+                .flat_map(|i| i.values_mut())
+            {
+                if let Some(operation) = operation.as_object_mut() {
+                    require_credentials(operation);
+                }
+            }
+        }
         add_links(paths);
     }
+    if let Some(root) = value.as_object_mut() {
+        let components = root.entry("components").or_insert_with(|| json!({}));
+        if let Some(components) = components.as_object_mut() {
+            components.insert(
+                "securitySchemes".into(),
+                json!({
+                    "bearer": {"type": "http", "scheme": "bearer",
+                               "description": "A personal access token (POST /api/auth/tokens)"},
+                    "apiKey": {"type": "apiKey", "in": "header", "name": "X-Api-Key",
+                               "description": "A personal access token, as the LangGraph SDKs send it"},
+                    "session": {"type": "apiKey", "in": "cookie", "name": crate::auth::SESSION_COOKIE,
+                                "description": "The browser session of POST /api/auth/login; unsafe requests also send X-CSRF-Token"},
+                }),
+            );
+        }
+    }
     value
+}
+
+/// A protected operation: the credentials it accepts, and the 401 without one.
+fn require_credentials(op: &mut Map<String, Value>) {
+    op.insert(
+        "security".into(),
+        json!([{"bearer": []}, {"apiKey": []}, {"session": []}]),
+    );
+    if let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) {
+        responses.entry("401").or_insert_with(|| {
+            error_response("No credential, or one that is unknown, expired or revoked")
+        });
+    }
 }
 
 /// OpenAPI links from the operations that create threads and runs to the operations that
@@ -165,6 +210,10 @@ fn complete_operation(method: &str, op: &mut Map<String, Value>) {
                                "minLength": 1, "maxLength": MAX_THREAD_ID_LEN}),
                     );
                     errors.push(("422", "Invalid thread id"));
+                }
+                ("path", "id") => {
+                    param.insert("schema".into(), json!({"type": "string", "format": "uuid"}));
+                    errors.push(("422", "Invalid id"));
                 }
                 ("path", "run_id") => {
                     param.insert("schema".into(), json!({"type": "string", "format": "uuid"}));

@@ -72,3 +72,33 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ThreadId {
         Ok(ThreadId(id))
     }
 }
+
+/// An account or token id from the path (`{id}`, a UUID); anything else is refused with 422.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordId(pub String);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for RecordId {
+    type Rejection = crate::error::AppError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        let params = axum::extract::RawPathParams::from_request_parts(parts, state)
+            .await
+            .map_err(|e| crate::error::AppError::new(e.status(), "invalid_path", e.body_text()))?;
+        let id = params
+            .iter()
+            .find(|(k, _)| *k == "id")
+            .map(|(_, v)| v.to_string())
+            .unwrap_or_default();
+        match uuid::Uuid::parse_str(&id) {
+            Ok(uuid) => Ok(RecordId(uuid.hyphenated().to_string())),
+            Err(_) => Err(crate::error::AppError::new(
+                axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_id",
+                "the id must be a UUID",
+            )),
+        }
+    }
+}

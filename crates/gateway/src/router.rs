@@ -21,7 +21,9 @@ use utoipa_swagger_ui::SwaggerUi;
 use antler_app::Config;
 
 use crate::error::{AppError, InternalCause};
-use crate::routes::{artifacts, health, models, runs, skill_install, skills, threads, uploads};
+use crate::routes::{
+    artifacts, auth, health, models, runs, skill_install, skills, threads, uploads, users,
+};
 use crate::state::AppState;
 
 /// Every documented route, before state is attached. Routes that take files get their own
@@ -42,6 +44,16 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         ));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::get_health))
+        .routes(routes!(auth::get_auth_status))
+        .routes(routes!(auth::create_first_admin))
+        .routes(routes!(auth::create_session))
+        .routes(routes!(auth::delete_session))
+        .routes(routes!(auth::get_me))
+        .routes(routes!(auth::change_password))
+        .routes(routes!(auth::list_tokens, auth::create_token))
+        .routes(routes!(auth::revoke_token))
+        .routes(routes!(users::list_users, users::create_user))
+        .routes(routes!(users::update_user))
         .routes(routes!(models::list_models))
         .routes(routes!(runs::stream_run))
         .routes(routes!(runs::create_run, runs::list_runs))
@@ -108,6 +120,10 @@ pub fn router(state: AppState) -> Router {
     // `log_failures` already reported.
     .layer(DefaultBodyLimit::max(body_limit))
     .layer(CatchPanicLayer::custom(panic_response))
+    .layer(middleware::from_fn_with_state(
+        state.clone(),
+        crate::auth::authenticate,
+    ))
     .layer(middleware::from_fn(log_failures))
     .layer(middleware::from_fn(move |request, next| {
         crate::origin::guard(policy.clone(), request, next)

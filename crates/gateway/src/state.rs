@@ -5,8 +5,11 @@ use std::sync::Arc;
 
 use antler_app::{App, Caller};
 use axum::extract::FromRequestParts;
+use axum::http::StatusCode;
 use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
 
+use crate::auth::Authed;
 use crate::error::AppError;
 use crate::files::etag::EtagCache;
 
@@ -37,15 +40,41 @@ impl Deref for AppState {
     }
 }
 
-/// The caller of a request, as a typed value the services take. Until accounts exist every
-/// request is the single local user's.
+/// The caller of a request, as a typed value the services take, resolved by
+/// [`crate::auth::authenticate`] (a request that reaches a handler without one is refused).
 #[derive(Debug, Clone)]
 pub struct Identity(pub Caller);
 
 impl<S: Send + Sync> FromRequestParts<S> for Identity {
-    type Rejection = AppError;
+    type Rejection = Response;
 
-    async fn from_request_parts(_parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(Identity(Caller::local()))
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Authed>()
+            .map(|a| Identity(a.caller.clone()))
+            .ok_or_else(|| crate::auth::unauthenticated("sign in first"))
+    }
+}
+
+/// An admin caller: anyone else gets 403 `admin_required`.
+#[derive(Debug, Clone)]
+pub struct Admin(pub Caller);
+
+impl<S: Send + Sync> FromRequestParts<S> for Admin {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let Identity(caller) = Identity::from_request_parts(parts, state).await?;
+        if caller.is_admin() {
+            Ok(Admin(caller))
+        } else {
+            Err(AppError::new(
+                StatusCode::FORBIDDEN,
+                "admin_required",
+                "only admins may do this",
+            )
+            .into_response())
+        }
     }
 }

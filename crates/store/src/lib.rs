@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub mod accounts;
 pub mod bus;
 pub mod instances;
 mod pg_bus;
@@ -15,6 +16,7 @@ pub mod skill_states;
 mod sql;
 pub mod threads;
 
+pub use accounts::{AccountRepo, SessionRecord, SetupOutcome, TokenRecord, UserRecord, UserUpdate};
 pub use bus::{Bus, Notice, Topic};
 pub use instances::InstanceRepo;
 pub use runs::{
@@ -119,6 +121,8 @@ fn redact(url: &str) -> String {
 /// The repositories, shared by every request.
 #[derive(Clone)]
 pub struct Store {
+    /// Accounts, sessions and tokens.
+    pub accounts: Arc<dyn AccountRepo>,
     /// Enabled state of skills.
     pub skill_states: Arc<dyn SkillStateRepo>,
     /// Conversation threads.

@@ -118,6 +118,33 @@ impl Config {
                 ));
             }
         }
+        if self.auth.mode == antler_protocol::auth::AuthMode::None
+            && !self.auth.allow_none_on_public_bind
+            && !self
+                .bind
+                .parse::<SocketAddr>()
+                .is_ok_and(|a| a.ip().is_loopback())
+        {
+            return Err(ConfigError::new(
+                "auth.mode",
+                format!(
+                    "'none' lets anyone who reaches {} do everything; use it on a loopback address only, or set auth.allow_none_on_public_bind: true to accept that",
+                    self.bind
+                ),
+            ));
+        }
+        if self.auth.session_days == 0 || self.auth.session_days > 3650 {
+            return Err(ConfigError::new(
+                "auth.session_days",
+                "must be between 1 and 3650",
+            ));
+        }
+        if self.auth.max_failed_logins == 0 {
+            return Err(ConfigError::new(
+                "auth.max_failed_logins",
+                "must be at least 1",
+            ));
+        }
         if self.database.max_connections == 0 {
             return Err(ConfigError::new(
                 "database.max_connections",

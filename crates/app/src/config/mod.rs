@@ -27,6 +27,8 @@ pub struct Config {
     pub database: DatabaseConfig,
     /// HTTP limits.
     pub http: HttpConfig,
+    /// Accounts and sign-in.
+    pub auth: AuthConfig,
     /// Skills catalog behaviour.
     pub skills: SkillsConfig,
     /// Limits on files uploaded into threads.
@@ -51,6 +53,7 @@ impl Default for Config {
             skills_dir: "./skills".into(),
             database: DatabaseConfig::default(),
             http: HttpConfig::default(),
+            auth: AuthConfig::default(),
             skills: SkillsConfig::default(),
             uploads: UploadsConfig::default(),
             sandbox: antler_sandbox::config::SandboxConfig::default(),
@@ -100,6 +103,44 @@ impl Default for HttpConfig {
             max_body_bytes: 1024 * 1024,
             allowed_hosts: Vec::new(),
             cors: CorsConfig::default(),
+        }
+    }
+}
+
+/// `auth.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AuthConfig {
+    /// `password` (accounts, sessions, tokens; the default) or `none` (every request is the
+    /// single local user's; only on a loopback address unless `allow_none_on_public_bind`).
+    pub mode: antler_protocol::auth::AuthMode,
+    /// Lets `mode: none` serve a non-loopback address: anyone who reaches the port can do
+    /// everything.
+    pub allow_none_on_public_bind: bool,
+    /// Days a browser session lasts.
+    pub session_days: u32,
+    /// Failed sign-ins allowed per account, and (four times as many) per client address,
+    /// in `throttle_window_secs` before further attempts get 429.
+    pub max_failed_logins: u32,
+    /// The window of `max_failed_logins`, in seconds.
+    pub throttle_window_secs: u64,
+    /// Addresses of reverse proxies whose `X-Forwarded-For` / `X-Forwarded-Proto` are
+    /// believed (for throttling by client address and for `Secure` cookies).
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Always mark cookies `Secure` (otherwise only when the request came over HTTPS).
+    pub secure_cookies: bool,
+}
+
+impl Default for AuthConfig {
+    fn default() -> Self {
+        AuthConfig {
+            mode: antler_protocol::auth::AuthMode::Password,
+            allow_none_on_public_bind: false,
+            session_days: 30,
+            max_failed_logins: 5,
+            throttle_window_secs: 900,
+            trusted_proxies: Vec::new(),
+            secure_cookies: false,
         }
     }
 }

@@ -38,6 +38,7 @@ async fn serve(config: antler_app::Config) -> anyhow::Result<()> {
     let interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
     let bind = config.bind.clone();
     let app = App::start(config).await?;
+    admin_from_environment(&app).await?;
     let listener = tokio::net::TcpListener::bind(&bind)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
@@ -47,9 +48,34 @@ async fn serve(config: antler_app::Config) -> anyhow::Result<()> {
     writeln!(stdout, "listening on http://{addr}")?;
     stdout.flush()?;
     tracing::info!(%addr, "server started");
+    if let Some(token) = app.accounts.prepare_setup().await? {
+        // On stdout only (the log may be shipped elsewhere); a closed stdout is not fatal.
+        let _ = writeln!(
+            stdout,
+            "no admin yet: create the first one at http://{addr}/setup?token={token}"
+        );
+        let _ = stdout.flush();
+    }
     antler_gateway::serve(app, listener, shutdown_signal(term, interrupt)).await?;
     tracing::info!("server stopped");
     Ok(())
+}
+
+/// `ANTLER_ADMIN_EMAIL` + `ANTLER_ADMIN_PASSWORD` create that admin (unattended
+/// deployments); an account with the email is left as it is.
+async fn admin_from_environment(app: &App) -> anyhow::Result<()> {
+    let email = std::env::var("ANTLER_ADMIN_EMAIL").unwrap_or_default();
+    let password = std::env::var("ANTLER_ADMIN_PASSWORD").unwrap_or_default();
+    match (email.is_empty(), password.is_empty()) {
+        (true, true) => Ok(()),
+        (false, false) => {
+            if app.accounts.ensure_admin(&email, &password).await? {
+                tracing::info!("admin account created from ANTLER_ADMIN_EMAIL");
+            }
+            Ok(())
+        }
+        _ => anyhow::bail!("set both ANTLER_ADMIN_EMAIL and ANTLER_ADMIN_PASSWORD, or neither"),
+    }
 }
 
 async fn shutdown_signal(

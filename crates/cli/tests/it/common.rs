@@ -59,6 +59,9 @@ impl Env {
             .env("ANTLER_DATA_DIR", self.data_dir())
             .env("ANTLER_SKILLS_DIR", self.skills_dir())
             .env("ANTLER_LOG_LEVEL", "warn")
+            // The first admin; `Server::spawn` signs in as them and works with a token.
+            .env("ANTLER_ADMIN_EMAIL", ADMIN_EMAIL)
+            .env("ANTLER_ADMIN_PASSWORD", ADMIN_PASSWORD)
             // Docker tests opt in; everything else stays fast and independent of the engine.
             .env("ANTLER_SANDBOX_PROVIDER", "local");
         cmd
@@ -88,11 +91,117 @@ pub(crate) fn write_skill_dir(dir: &Path, name: &str, description: &str) {
     .unwrap();
 }
 
+/// The admin every test server is started with.
+pub(crate) const ADMIN_EMAIL: &str = "admin@antler.test";
+/// Their password.
+pub(crate) const ADMIN_PASSWORD: &str = "admin-password-1";
+
 /// A running server; killed when dropped.
 pub(crate) struct Server {
     child: Child,
     pub(crate) base: String,
+    /// Sends the admin's token with every request.
     pub(crate) http: reqwest::Client,
+    /// The admin's personal access token (`None` when the server has no such admin).
+    pub(crate) token: Option<String>,
+    /// The server's stdout after the `listening on` line.
+    pub(crate) stdout: Option<BufReader<std::process::ChildStdout>>,
+}
+
+/// A signed-in browser-like session: its cookie header and CSRF token.
+#[derive(Debug, Clone)]
+pub(crate) struct Session {
+    pub(crate) cookie: String,
+    pub(crate) csrf: String,
+}
+
+/// Signs in with a password: the session, or the status and body of the refusal.
+pub(crate) async fn sign_in(
+    base: &str,
+    email: &str,
+    password: &str,
+) -> Result<Session, (u16, serde_json::Value)> {
+    let r = reqwest::Client::new()
+        .post(format!("{base}/api/auth/login"))
+        .json(&serde_json::json!({"email": email, "password": password}))
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let cookie = r
+        .headers()
+        .get_all(reqwest::header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| v.split(';').next())
+        .collect::<Vec<_>>()
+        .join("; ");
+    let body: serde_json::Value = r.json().await.unwrap_or(serde_json::Value::Null);
+    if status != 200 {
+        return Err((status, body));
+    }
+    Ok(Session {
+        cookie,
+        csrf: body["csrf_token"].as_str().unwrap().to_string(),
+    })
+}
+
+/// Creates a personal access token in a session.
+pub(crate) async fn create_token(base: &str, session: &Session, name: &str) -> String {
+    let r = reqwest::Client::new()
+        .post(format!("{base}/api/auth/tokens"))
+        .header("cookie", &session.cookie)
+        .header("x-csrf-token", &session.csrf)
+        .json(&serde_json::json!({"name": name}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let body: serde_json::Value = r.json().await.unwrap();
+    body["token"].as_str().unwrap().to_string()
+}
+
+/// The test admin's token on the server at `base` (on a thread of its own, since servers
+/// are spawned from async tests).
+fn admin_token(base: &str) -> Option<String> {
+    let base = base.to_string();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let status: serde_json::Value = reqwest::get(format!("{base}/api/auth/status"))
+                .await
+                .ok()?
+                .json()
+                .await
+                .ok()?;
+            if status["mode"] != "password" {
+                return None;
+            }
+            let session = sign_in(&base, ADMIN_EMAIL, ADMIN_PASSWORD).await.ok()?;
+            Some(create_token(&base, &session, "tests").await)
+        })
+    })
+    .join()
+    .unwrap()
+}
+
+/// A client sending `token` with every request.
+pub(crate) fn client_with(token: Option<&str>) -> reqwest::Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Some(token) = token {
+        headers.insert(
+            reqwest::header::AUTHORIZATION,
+            format!("Bearer {token}").parse().unwrap(),
+        );
+    }
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .default_headers(headers)
+        .build()
+        .unwrap()
 }
 
 impl Server {
@@ -102,22 +211,31 @@ impl Server {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("start antler");
-        let stdout = child.stdout.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
         let mut first = String::new();
-        BufReader::new(stdout).read_line(&mut first).unwrap();
+        stdout.read_line(&mut first).unwrap();
         let base = first
             .trim()
             .strip_prefix("listening on ")
             .unwrap_or_else(|| panic!("unexpected first line: {first:?}"))
             .to_string();
+        let token = admin_token(&base);
         Server {
             child,
+            http: client_with(token.as_deref()),
             base,
-            http: reqwest::Client::builder()
-                .timeout(Duration::from_secs(20))
-                .build()
-                .unwrap(),
+            token,
+            stdout: Some(stdout),
         }
+    }
+
+    /// The next line the server printed on stdout.
+    pub(crate) fn stdout_line(&mut self) -> String {
+        let mut line = String::new();
+        if let Some(out) = self.stdout.as_mut() {
+            out.read_line(&mut line).unwrap();
+        }
+        line
     }
 
     pub(crate) fn url(&self, path: &str) -> String {
@@ -298,7 +416,13 @@ impl Server {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let addr = self.base.trim_start_matches("http://");
         let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-        let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        let auth = self
+            .token
+            .as_ref()
+            .map(|t| format!("Authorization: Bearer {t}\r\n"))
+            .unwrap_or_default();
+        let request =
+            format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n");
         stream.write_all(request.as_bytes()).await.unwrap();
         let mut response = Vec::new();
         stream.read_to_end(&mut response).await.unwrap();
@@ -316,10 +440,18 @@ impl Server {
 impl Env {
     /// Host side of a thread's `/mnt/user-data`.
     pub(crate) fn user_data(&self, thread: &str) -> PathBuf {
-        self.data_dir()
-            .join("users/local/threads")
-            .join(thread)
+        self.thread_dir(thread)
+            .unwrap_or_else(|| self.data_dir().join("users/local/threads").join(thread))
             .join("user-data")
+    }
+
+    /// `data/users/<owner>/threads/<thread>`, whoever owns it, if it exists.
+    pub(crate) fn thread_dir(&self, thread: &str) -> Option<PathBuf> {
+        std::fs::read_dir(self.data_dir().join("users"))
+            .ok()?
+            .filter_map(|e| e.ok())
+            .map(|owner| owner.path().join("threads").join(thread))
+            .find(|dir| dir.is_dir())
     }
 
     /// Every path under the installation except the database and scratch files, sorted.

@@ -10,6 +10,7 @@
 
 mod api_skills;
 mod artifacts;
+mod auth;
 mod cli;
 mod common;
 mod demo;

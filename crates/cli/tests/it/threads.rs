@@ -133,7 +133,7 @@ async fn deleting_a_thread_removes_its_files() {
     std::fs::write(env.user_data("gone").join("outputs/a.txt"), "x").unwrap();
     let (status, _) = server.delete("/api/threads/gone").await;
     assert_eq!(status, 204);
-    assert!(!env.data_dir().join("users/local/threads/gone").exists());
+    assert_eq!(env.thread_dir("gone"), None);
     let (status, body) = server.get_json("/api/threads/gone").await;
     assert_eq!(status, 404);
     assert_eq!(error_code(&body), "not_found");

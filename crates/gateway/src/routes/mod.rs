@@ -1,6 +1,7 @@
 //! One module per endpoint group.
 
 pub mod artifacts;
+pub mod auth;
 pub mod health;
 pub mod models;
 pub mod runs;
@@ -8,3 +9,4 @@ pub mod skill_install;
 pub mod skills;
 pub mod threads;
 pub mod uploads;
+pub mod users;

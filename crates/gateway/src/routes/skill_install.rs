@@ -13,7 +13,7 @@ use crate::error::{ApiResult, AppError};
 use crate::extract::{ApiJson, ApiPath};
 use crate::files::multipart::{field_text, field_to_temp, multipart_error};
 use crate::params::{SkillName, check_thread_id};
-use crate::state::{AppState, Identity};
+use crate::state::{Admin, AppState};
 
 /// Installs a `.skill` file that is in a thread (for example one the agent produced).
 #[utoipa::path(
@@ -22,6 +22,7 @@ use crate::state::{AppState, Identity};
     tag = "skills",
     request_body = InstallFromThread,
     responses(
+        (status = 403, description = "The caller is not an admin (shared skills are managed by admins), or another site's page sent the request", body = ErrorEnvelope),
         (status = 200, description = "Installed", body = InstallResult),
         (status = 400, description = "Not a zip, or refused: `details.findings` lists every problem", body = ErrorEnvelope),
         (status = 403, description = "The path resolves outside the thread's files", body = ErrorEnvelope),
@@ -33,7 +34,7 @@ use crate::state::{AppState, Identity};
 )]
 pub async fn install_skill(
     State(app): State<AppState>,
-    Identity(caller): Identity,
+    Admin(caller): Admin,
     ApiJson(body): ApiJson<InstallFromThread>,
 ) -> ApiResult<Json<InstallResult>> {
     check_thread_id(&body.thread_id)?;
@@ -60,6 +61,7 @@ pub async fn install_skill(
     tag = "skills",
     request_body(content = ArchiveForm, content_type = "multipart/form-data", description = "The archive and the install options"),
     responses(
+        (status = 403, description = "The caller is not an admin (shared skills are managed by admins), or another site's page sent the request", body = ErrorEnvelope),
         (status = 200, description = "Installed", body = InstallResult),
         (status = 400, description = "No file, bad option, not a zip, or refused (`details.findings`)", body = ErrorEnvelope),
         (status = 409, description = "Already installed (pass overwrite) or an install of that name is running", body = ErrorEnvelope),
@@ -69,6 +71,7 @@ pub async fn install_skill(
 )]
 pub async fn upload_skill(
     State(app): State<AppState>,
+    Admin(_admin): Admin,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<Json<InstallResult>> {
     let form = read_archive_form(&app, multipart).await?;
@@ -214,6 +217,7 @@ fn flag(name: &str, value: &str) -> Result<bool, AppError> {
     tag = "skills",
     params(("name" = String, Path, description = "Skill name")),
     responses(
+        (status = 403, description = "The caller is not an admin (shared skills are managed by admins), or another site's page sent the request", body = ErrorEnvelope),
         (status = 204, description = "Deleted"),
         (status = 400, description = "Invalid name", body = ErrorEnvelope),
         (status = 403, description = "Public skills cannot be deleted", body = ErrorEnvelope),
@@ -223,6 +227,7 @@ fn flag(name: &str, value: &str) -> Result<bool, AppError> {
 )]
 pub async fn delete_skill(
     State(app): State<AppState>,
+    Admin(_admin): Admin,
     ApiPath(name): ApiPath<SkillName>,
 ) -> ApiResult<StatusCode> {
     app.skills.delete(name.as_str()).await?;

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use crate::error::{ApiResult, AppError};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::params::{CategoryQuery, SkillName};
-use crate::state::AppState;
+use crate::state::{Admin, AppState};
 
 /// Every skill with its state, plus skills that failed to load.
 ///
@@ -99,6 +99,7 @@ pub async fn get_skill(
     params(("name" = String, Path, description = "Skill name")),
     request_body = SetSkillEnabled,
     responses(
+        (status = 403, description = "The caller is not an admin (shared skills are managed by admins), or another site's page sent the request", body = ErrorEnvelope),
         (status = 200, description = "The updated skill", body = Skill),
         (status = 400, description = "Invalid name or malformed JSON", body = ErrorEnvelope),
         (status = 404, description = "No such skill", body = ErrorEnvelope),
@@ -110,6 +111,7 @@ pub async fn get_skill(
 )]
 pub async fn set_skill(
     State(app): State<AppState>,
+    Admin(_admin): Admin,
     ApiPath(name): ApiPath<SkillName>,
     ApiJson(body): ApiJson<SetSkillEnabled>,
 ) -> ApiResult<Json<Skill>> {
@@ -126,11 +128,15 @@ pub async fn set_skill(
     path = "/api/skills/reload",
     tag = "skills",
     responses(
+        (status = 403, description = "The caller is not an admin (shared skills are managed by admins), or another site's page sent the request", body = ErrorEnvelope),
         (status = 200, description = "The fresh listing", body = SkillList),
         (status = 500, description = "The database could not be read", body = ErrorEnvelope),
     )
 )]
-pub async fn reload_skills(State(app): State<AppState>) -> ApiResult<Response> {
+pub async fn reload_skills(
+    State(app): State<AppState>,
+    Admin(_admin): Admin,
+) -> ApiResult<Response> {
     let snapshot = app.skills.reload().await?;
     Ok(listing_response(&snapshot, false))
 }

@@ -6,6 +6,7 @@
 //! containment in thread search, row locking, how times are stored (RFC 3339 text in
 //! SQLite, `TIMESTAMPTZ` in PostgreSQL) and how a write transaction starts.
 
+mod accounts;
 mod instances;
 mod rows;
 mod runs;
@@ -142,6 +143,7 @@ impl Db {
             Db::Postgres(pool) => Arc::new(crate::pg_bus::PgBus::start(pool.clone()).await?),
         };
         Ok(Store {
+            accounts: Arc::new(accounts::SqlAccounts(self.clone())),
             skill_states: Arc::new(skill_states::SqlSkillStates(self.clone())),
             threads: Arc::new(threads::SqlThreads(self.clone())),
             runs: Arc::new(runs::SqlRuns(self.clone())),
