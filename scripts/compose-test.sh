@@ -39,6 +39,8 @@ data=$(mktemp -d /tmp/antler-compose-data.XXXXXX)
 chown 10001:10001 "$data" 2>/dev/null || chmod 0777 "$data"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export ANTLER_DATA="$data" ANTLER_PORT="$port" DOCKER_GID="$(stat -c %g /var/run/docker.sock)"
+# The admin, from the environment as the compose file documents.
+export ANTLER_ADMIN_EMAIL="compose-admin@antler.test" ANTLER_ADMIN_PASSWORD="compose-password-$RANDOM$RANDOM"
 files=(-f docker-compose.yml -f docker-compose.test.yml -p "$project")
 
 cleanup() {

@@ -50,6 +50,9 @@ mock_out="$(mktemp)"
 pids+=($!)
 mock_url="$(first_line "$mock_out")" || { echo "demo: the scripted model did not start" >&2; exit 1; }
 
+# A demo account (an admin), made on first start; the data dir keeps it between demos.
+demo_email="demo@antler.local"
+demo_password="antler-demo"
 server_out="$(mktemp)"
 ANTLER_DATA_DIR="$data" \
   ANTLER_SKILLS_DIR="$data/skills" \
@@ -57,6 +60,8 @@ ANTLER_DATA_DIR="$data" \
   ANTLER_SANDBOX_PROVIDER="$sandbox" \
   ANTLER_SANDBOX_INSTANCE_ID="demo-$$" \
   ANTLER_MODELS="[{name: demo, base_url: \"$mock_url/v1\", model: antler-demo, api_key_env: null, demo: true}]" \
+  ANTLER_ADMIN_EMAIL="$demo_email" \
+  ANTLER_ADMIN_PASSWORD="$demo_password" \
   "$target/debug/antler" serve --bind "$bind" >"$server_out" &
 pids+=($!)
 url="$(first_line "$server_out")" || { echo "demo: the server did not start (is $bind in use? set DEMO_BIND)" >&2; exit 1; }
@@ -65,6 +70,7 @@ rm -f "$mock_out" "$server_out"
 cat <<MSG
 
   Antler demo: $url
+  Sign in as $demo_email with the password $demo_password (a demo account made for you).
   A scripted model answers (no API key needed); the tools really run in the sandbox.
   Try "Create a skill that turns meeting notes into a list of action items".
   Press Ctrl-C to stop.

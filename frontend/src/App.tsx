@@ -4,7 +4,10 @@ import { ChatPage } from "./chat/ChatPage";
 import { Shell } from "./components/Shell";
 import { EmptyState } from "./components/States";
 import { ToastProvider } from "./components/Toasts";
+import { AuthGate } from "./auth/auth";
+import { AccountPage } from "./settings/AccountPage";
 import { SkillsPage } from "./settings/SkillsPage";
+import { UsersPage } from "./settings/UsersPage";
 import { AppInfoProvider } from "./state/appInfo";
 
 function NotFound() {
@@ -19,19 +22,24 @@ function NotFound() {
 
 export function App() {
   return (
-    <AppInfoProvider>
-      <ToastProvider>
-        <Routes>
+    <ToastProvider>
+      <AuthGate>
+        <AppInfoProvider>
+          <Routes>
           <Route element={<Shell />}>
             <Route path="/" element={<ChatPage />} />
             <Route path="/threads/:threadId" element={<ChatPage />} />
             <Route path="/threads/:threadId/artifacts" element={<ArtifactsPage />} />
             <Route path="/settings" element={<Navigate to="/settings/skills" replace />} />
             <Route path="/settings/skills" element={<SkillsPage />} />
+            <Route path="/settings/account" element={<AccountPage />} />
+            <Route path="/settings/users" element={<UsersPage />} />
+            <Route path="/setup" element={<Navigate to="/" replace />} />
             <Route path="*" element={<NotFound />} />
           </Route>
-        </Routes>
-      </ToastProvider>
-    </AppInfoProvider>
+          </Routes>
+        </AppInfoProvider>
+      </AuthGate>
+    </ToastProvider>
   );
 }

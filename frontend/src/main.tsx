@@ -2,6 +2,7 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { BrowserRouter } from "react-router-dom";
 import { App } from "./App";
+import { installFetchHooks } from "./api/csrf";
 import "./styles/base.css";
 import "./styles/layout.css";
 import "./styles/components.css";
@@ -9,6 +10,8 @@ import "./styles/markdown.css";
 import "./styles/chat.css";
 import "./styles/artifacts.css";
 import "./styles/settings.css";
+
+installFetchHooks();
 
 const root = document.getElementById("root");
 if (root) {

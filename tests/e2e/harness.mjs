@@ -57,6 +57,9 @@ async function stopChild(child, ms = 30_000) {
   clearTimeout(timer);
 }
 
+/** The admin the server is started with. */
+export const ADMIN = { email: "admin@antler.test", password: "e2e-admin-password" };
+
 export class Stack {
   async start() {
     const bin = (name) => process.env[`E2E_${name.toUpperCase().replace(/-/g, "_")}_BIN`] ?? join(TARGET, "debug", name);
@@ -81,9 +84,13 @@ export class Stack {
       ANTLER_SANDBOX_INSTANCE_ID: `e2e-${process.pid}`,
       ANTLER_SKILLS_WATCH: "false",
       ANTLER_LOG_LEVEL: process.env.E2E_VERBOSE ? "info" : "warn",
+      ANTLER_ADMIN_EMAIL: ADMIN.email,
+      ANTLER_ADMIN_PASSWORD: ADMIN.password,
     });
     this.server = server;
     this.baseUrl = server.url;
+    // The admin's token for the test's own API calls; pages sign in with the password.
+    this.token = await this.createToken(ADMIN);
     const health = await this.api("GET", "/health");
     if (health.sandbox !== (process.env.E2E_SANDBOX ?? "docker")) {
       throw new Error(`the server runs the ${health.sandbox} sandbox: ${JSON.stringify(health)}`);
@@ -116,11 +123,33 @@ export class Stack {
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
   }
 
-  /** Calls the API; answers the parsed body (throws on an unexpected status). */
-  async api(method, path, body, expectStatus = 200) {
+  /** Signs `account` in over HTTP and makes a personal access token. */
+  async createToken(account) {
+    const login = await fetch(`${this.baseUrl}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(account),
+    });
+    if (login.status !== 200) throw new Error(`sign-in of ${account.email}: ${login.status} ${await login.text()}`);
+    const { csrf_token: csrf } = await login.json();
+    const cookie = login.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const r = await fetch(`${this.baseUrl}/api/auth/tokens`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie, "x-csrf-token": csrf },
+      body: JSON.stringify({ name: "e2e" }),
+    });
+    if (r.status !== 200) throw new Error(`token: ${r.status} ${await r.text()}`);
+    return (await r.json()).token;
+  }
+
+  /** Calls the API as the admin (or with `token`); answers the parsed body (throws on an
+   * unexpected status). */
+  async api(method, path, body, expectStatus = 200, token = this.token) {
+    const headers = body ? { "content-type": "application/json" } : {};
+    if (token) headers.authorization = `Bearer ${token}`;
     const r = await fetch(this.baseUrl + path, {
       method,
-      headers: body ? { "content-type": "application/json" } : {},
+      headers,
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await r.text();
@@ -134,9 +163,15 @@ export class Stack {
     return r.json();
   }
 
-  /** A fresh browser page that records console errors and uncaught exceptions. */
-  async page({ width = 1280, height = 860, colorScheme = "light" } = {}) {
+  /** A fresh browser page that records console errors and uncaught exceptions, signed in as
+   * `account` (the admin by default; `null`: signed out). */
+  async page({ width = 1280, height = 860, colorScheme = "light", account = ADMIN } = {}) {
     const context = await this.browser.newContext({ viewport: { width, height }, colorScheme, baseURL: this.baseUrl });
+    if (account) {
+      // The context's request API shares its cookie jar: the page starts signed in.
+      const r = await context.request.post("/api/auth/login", { data: account });
+      if (r.status() !== 200) throw new Error(`sign-in of ${account.email}: ${r.status()} ${await r.text()}`);
+    }
     const page = await context.newPage();
     const errors = [];
     const allowed = [];

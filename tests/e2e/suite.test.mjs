@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { strToU8, zipSync } from "fflate";
-import { SCREENSHOTS, Stack, screenshot, sendMessage, threadIdOf, until } from "./harness.mjs";
+import { ADMIN, SCREENSHOTS, Stack, screenshot, sendMessage, threadIdOf, until } from "./harness.mjs";
 
 const stack = new Stack();
 const shots = [];
@@ -297,6 +297,8 @@ describe("web UI end to end", { concurrency: false }, () => {
     const s = await stack.page();
     const { page } = s;
     await page.goto("/");
+    // The chat takes drops once the app has loaded (signed in, the model known).
+    await page.getByTestId("model-label").waitFor();
     await dropFile(page, page.locator("main"), "data.csv", strToU8("city,people\nOslo,709000\n\"Bergen, NO\",291000\n"), "text/csv");
     await page.waitForURL(/\/threads\//);
     await page.locator(".attachment-done", { hasText: "data.csv" }).waitFor();
@@ -394,7 +396,11 @@ describe("web UI end to end", { concurrency: false }, () => {
     };
     const form = new FormData();
     for (const [name, [content, type]] of Object.entries(files)) form.append("files", new Blob([content], { type }), name);
-    const uploaded = await fetch(`${stack.baseUrl}/api/threads/${id}/uploads`, { method: "POST", body: form });
+    const uploaded = await fetch(`${stack.baseUrl}/api/threads/${id}/uploads`, {
+      method: "POST",
+      body: form,
+      headers: { authorization: `Bearer ${stack.token}` },
+    });
     assert.equal(uploaded.status, 200, await uploaded.text());
 
     const s = await stack.page();
@@ -409,7 +415,7 @@ describe("web UI end to end", { concurrency: false }, () => {
     await rows.filter({ hasText: "notes.md" }).click();
     await view.locator("h1", { hasText: "Weekly notes" }).waitFor();
     const href = await view.getByRole("link", { name: "Download" }).getAttribute("href");
-    const download = await fetch(new URL(href, stack.baseUrl));
+    const download = await fetch(new URL(href, stack.baseUrl), { headers: { authorization: `Bearer ${stack.token}` } });
     assert.match(download.headers.get("content-disposition") ?? "", /^attachment; filename="notes.md"/);
 
     await rows.filter({ hasText: "script.py" }).click();
@@ -537,5 +543,93 @@ describe("web UI end to end", { concurrency: false }, () => {
     assert.equal((await stack.api("POST", "/api/threads/search", { limit: 100 })).length, threadsBefore, "no thread was created");
     assert.equal((await stack.modelRequests()).length, modelBefore, "no run reached the model");
     assert.equal((await stack.api("GET", `/api/threads/${victim.thread_id}/runs`)).length, 0, "no run was started");
+  });
+
+  it("k. sign-in refuses a wrong password with a message, then signs in; sign-out returns to the form", { timeout: 60_000 }, async () => {
+    const s = await stack.page({ account: null });
+    s.allow(/401/);
+    try {
+      const { page } = s;
+      await page.goto("/");
+      await page.getByRole("heading", { name: "Sign in to Antler" }).waitFor();
+      await page.getByLabel("Email").fill(ADMIN.email);
+      await page.getByLabel("Password").fill("not-the-password");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      const error = page.getByTestId("sign-in-error");
+      await error.waitFor();
+      assert.match(await error.textContent(), /email or password is wrong/);
+      await shot(page, "k-sign-in-failed");
+      await page.getByLabel("Password").fill(ADMIN.password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByTestId("account-menu").waitFor();
+      assert.match(await page.getByTestId("account-menu").textContent(), /admin@antler\.test/);
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await page.getByRole("heading", { name: "Sign in to Antler" }).waitFor();
+      // The session is gone on the server, not only in the page.
+      const me = await page.evaluate(async () => (await fetch("/api/auth/me")).status);
+      assert.equal(me, 401);
+      s.assertNoErrors();
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("l. a second user sees neither the admin's conversations nor one opened by its address", { timeout: 60_000 }, async () => {
+    const mine = await stack.api("POST", "/api/threads", { metadata: { title: "admin only" } });
+    const bob = { email: "bob@antler.test", password: "bob-password-1" };
+    await stack.api("POST", "/api/users", { ...bob, role: "user" });
+    const s = await stack.page({ account: bob });
+    s.allow(/404/);
+    try {
+      const { page } = s;
+      await page.goto("/");
+      await page.getByTestId("account-menu").waitFor();
+      assert.equal(await page.locator(`[data-thread-id="${mine.thread_id}"]`).count(), 0);
+      await page.goto(`/threads/${mine.thread_id}`);
+      await page.getByText("Conversation not found").waitFor();
+      assert.equal(await page.getByText("admin only").count(), 0);
+      await shot(page, "l-other-users-thread");
+      // Bob's own conversation works.
+      const bobs = await stack.api("POST", "/api/threads", { metadata: { title: "bob's" } }, 200, await stack.createToken(bob));
+      await page.goto(`/threads/${bobs.thread_id}`);
+      const box = page.getByRole("textbox", { name: "Message" });
+      await until(async () => await box.isEnabled(), { message: "bob's own conversation to open" });
+      s.assertNoErrors();
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("m. a user sees the shared skills read-only and cannot switch one off", { timeout: 60_000 }, async () => {
+    const carol = { email: "carol@antler.test", password: "carol-password-1" };
+    await stack.api("POST", "/api/users", { ...carol, role: "user" });
+    const s = await stack.page({ account: carol });
+    s.allow(/403/);
+    try {
+      const { page } = s;
+      await page.goto("/settings/skills");
+      await page.getByTestId("skills-read-only").waitFor();
+      const toggle = page.getByRole("switch", { name: "Enable skill-creator" });
+      assert.equal(await toggle.isDisabled(), true);
+      assert.equal(await page.getByRole("button", { name: /Install from file/ }).count(), 0);
+      assert.equal(await page.getByRole("link", { name: "Users" }).count(), 0);
+      // Even a request made by hand is refused, and nothing changes.
+      const status = await page.evaluate(async () => {
+        const csrf = document.cookie.split("; ").find((c) => c.startsWith("antler_csrf="))?.split("=")[1] ?? "";
+        const r = await fetch("/api/skills/skill-creator", {
+          method: "PUT",
+          headers: { "content-type": "application/json", "x-csrf-token": csrf },
+          body: JSON.stringify({ enabled: false }),
+        });
+        return r.status;
+      });
+      assert.equal(status, 403);
+      await shot(page, "m-read-only-skills");
+      const skill = await stack.api("GET", "/api/skills/skill-creator");
+      assert.equal(skill.enabled, true);
+      s.assertNoErrors();
+    } finally {
+      await s.close();
+    }
   });
 });

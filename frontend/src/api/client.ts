@@ -4,7 +4,16 @@
 import createClient from "openapi-fetch";
 import { ApiError, apiErrorOf, request } from "./http";
 import type { paths } from "./schema";
-import type { ArchivePreview, InstallFromThread, RunStatus, SearchThreads, SetSkillEnabled, SkillCategory } from "./types";
+import type {
+  ArchivePreview,
+  InstallFromThread,
+  Role,
+  RunStatus,
+  SearchThreads,
+  SetSkillEnabled,
+  SkillCategory,
+  UserPatch,
+} from "./types";
 
 const client = createClient<paths>({
   // A `Request` needs an absolute URL outside a page (unit tests); in the browser, the page's origin.
@@ -132,6 +141,26 @@ export const api = {
     ),
   installFromThread: (body: InstallFromThread) =>
     call(client.POST("/api/skills/install", { body })),
+
+  authStatus: () => call(client.GET("/api/auth/status")),
+  me: () => call(client.GET("/api/auth/me")),
+  signIn: (email: string, password: string) =>
+    call(client.POST("/api/auth/login", { body: { email, password } })),
+  setup: (token: string, email: string, password: string) =>
+    call(client.POST("/api/auth/setup", { body: { token, email, password } })),
+  signOut: () => call(client.POST("/api/auth/logout")),
+  changePassword: (current: string, next: string) =>
+    call(client.POST("/api/auth/password", { body: { current, new: next } })),
+  tokens: () => call(client.GET("/api/auth/tokens")),
+  createToken: (name: string, expiresInDays?: number) =>
+    call(client.POST("/api/auth/tokens", { body: { name, expires_in_days: expiresInDays ?? null } })),
+  revokeToken: (id: string) =>
+    call(client.DELETE("/api/auth/tokens/{id}", { params: { path: { id } } })),
+  users: () => call(client.GET("/api/users")),
+  createUser: (email: string, password: string, role: Role) =>
+    call(client.POST("/api/users", { body: { email, password, role } })),
+  updateUser: (id: string, body: UserPatch) =>
+    call(client.PATCH("/api/users/{id}", { params: { path: { id } }, body })),
 };
 
 export function downloadUrl(url: string): string {

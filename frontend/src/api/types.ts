@@ -38,3 +38,12 @@ export function threadTitle(thread: Pick<Thread, "metadata" | "values">): string
   if (typeof fromValues === "string" && fromValues.trim()) return fromValues.trim();
   return "New chat";
 }
+
+export type AuthStatus = Schemas["AuthStatus"];
+export type Me = Schemas["Me"];
+export type Role = Schemas["Role"];
+export type SessionInfo = Schemas["SessionInfo"];
+export type TokenInfo = Schemas["TokenInfo"];
+export type CreatedToken = Schemas["CreatedToken"];
+export type UserInfo = Schemas["UserInfo"];
+export type UserPatch = Schemas["UserPatch"];

@@ -27,6 +27,8 @@ const PATHS = {
   brain: "M9 4a3 3 0 00-3 3 3 3 0 00-2 5 3 3 0 002 5 3 3 0 006 1V5a3 3 0 00-3-1zM15 4a3 3 0 013 3 3 3 0 012 5 3 3 0 01-2 5 3 3 0 01-6 1",
   tool: "M14 6a4 4 0 01-5 5l-5 5 3 3 5-5a4 4 0 005-5l-2 2-2-2 2-2-1-1z",
   search: "M11 4a7 7 0 100 14 7 7 0 000-14zM20 20l-4-4",
+  user: "M12 12a4 4 0 100-8 4 4 0 000 8zM4 21a8 8 0 0116 0",
+  logout: "M14 4h5v16h-5M10 8l-4 4 4 4M6 12h11",
 } as const;
 
 export type IconName = keyof typeof PATHS;

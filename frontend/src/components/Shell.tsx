@@ -1,6 +1,8 @@
 // The frame around every page: header (navigation, model, theme) and server banners.
 import { useEffect, useState } from "react";
 import { Link, NavLink, Outlet, useLocation, useOutletContext } from "react-router-dom";
+import { AccountMenu } from "../auth/AccountMenu";
+import { useOptionalAuth } from "../auth/auth";
 import { useAppInfo } from "../state/appInfo";
 import { Icon } from "./Icon";
 import { ThemeToggle } from "./ThemeToggle";
@@ -42,9 +44,15 @@ function ModelLabel() {
 
 function Banners() {
   const { loaded, models, health, error } = useAppInfo();
+  const open = useOptionalAuth()?.open ?? false;
   if (!loaded) return null;
   return (
     <>
+      {open && (
+        <div className="banner banner-warn" role="alert" data-testid="auth-off-banner">
+          <Icon name="alert" /> Sign-in is off (<code>auth.mode: none</code>): anyone who can reach this server can use it.
+        </div>
+      )}
       {error && (
         <div className="banner banner-error" role="alert">
           <Icon name="alert" /> Cannot reach the server: {error}
@@ -81,6 +89,9 @@ export function Shell() {
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
   }, [sidebarOpen]);
+  const auth = useOptionalAuth();
+  const isAdmin = auth?.me.role === "admin";
+  const open = auth?.open ?? false;
   const chatActive = pathname === "/" || (pathname.startsWith("/threads/") && !pathname.endsWith("/artifacts"));
   return (
     <div className="shell">
@@ -108,10 +119,16 @@ export function Shell() {
           <NavLink to="/settings/skills" className={({ isActive }) => (isActive ? "active" : "")}>
             Skills
           </NavLink>
+          {isAdmin && !open && (
+            <NavLink to="/settings/users" className={({ isActive }) => (isActive ? "active" : "")}>
+              Users
+            </NavLink>
+          )}
         </nav>
         <div className="topbar-end">
           <ModelLabel />
           <ThemeToggle />
+          <AccountMenu />
         </div>
       </header>
       <Banners />

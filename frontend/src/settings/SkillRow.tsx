@@ -10,8 +10,11 @@ export function SkillRow({
   onToggle,
   onDetails,
   onDelete,
+  readOnly = false,
 }: {
   skill: Skill;
+  /** The person may not manage shared skills (not an admin): the switch shows the state only. */
+  readOnly?: boolean;
   highlighted: boolean;
   /** A change of this skill is on its way to the server: one at a time. */
   busy: boolean;
@@ -44,12 +47,18 @@ export function SkillRow({
         <button type="button" className="btn btn-ghost btn-sm" onClick={onDetails} aria-label={`Details of ${skill.name}`}>
           Details
         </button>
-        {onDelete && (
+        {onDelete && !readOnly && (
           <button type="button" className="btn btn-ghost btn-icon btn-sm" onClick={onDelete} aria-label={`Delete ${skill.name}`}>
             <Icon name="trash" size={14} />
           </button>
         )}
-        <Switch checked={skill.enabled} onChange={onToggle} label={`Enable ${skill.name}`} busy={busy} />
+        <Switch
+          checked={skill.enabled}
+          onChange={onToggle}
+          label={`Enable ${skill.name}`}
+          busy={busy}
+          disabled={readOnly}
+        />
       </div>
     </li>
   );

@@ -8,6 +8,7 @@ import { ConfirmDialog } from "../components/Dialog";
 import { Icon } from "../components/Icon";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
+import { useOptionalAuth } from "../auth/auth";
 import { useFileDrop } from "../hooks/useFileDrop";
 import { pluralize } from "../lib/format";
 import { InstallDialog } from "./InstallDialog";
@@ -27,6 +28,9 @@ export function matchesQuery(skill: Pick<Skill, "name" | "description">, query: 
 }
 
 export function SkillsPage() {
+  const auth = useOptionalAuth();
+  // Outside the sign-in gate (unit tests) everything is shown.
+  const canManage = auth ? auth.me.role === "admin" : true;
   const toast = useToast();
   const onError = useCallback((message: string) => toast({ kind: "error", message }), [toast]);
   const { data, error, load, toggle, reload, pending, setData } = useSkills(onError);
@@ -64,7 +68,7 @@ export function SkillsPage() {
     if (!f) return;
     setDroppedFile(f);
     setInstallOpen(true);
-  }, !installOpen);
+  }, !installOpen && canManage);
 
   const onTabKey = (e: KeyboardEvent, index: number) => {
     const dir = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
@@ -127,15 +131,22 @@ export function SkillsPage() {
     <main id="main" className="page skills-page" {...drop.handlers}>
       <div className="page-head">
         <h1>Skills</h1>
-        <div className="page-actions">
-          <button type="button" className="btn btn-sm" onClick={() => void doReload()} disabled={reloading}>
-            <Icon name="refresh" size={14} /> {reloading ? "Reloading…" : "Reload"}
-          </button>
-          <button type="button" className="btn btn-primary btn-sm" onClick={() => setInstallOpen(true)}>
-            <Icon name="upload" size={14} /> Install from file
-          </button>
-        </div>
+        {canManage && (
+          <div className="page-actions">
+            <button type="button" className="btn btn-sm" onClick={() => void doReload()} disabled={reloading}>
+              <Icon name="refresh" size={14} /> {reloading ? "Reloading…" : "Reload"}
+            </button>
+            <button type="button" className="btn btn-primary btn-sm" onClick={() => setInstallOpen(true)}>
+              <Icon name="upload" size={14} /> Install from file
+            </button>
+          </div>
+        )}
       </div>
+      {!canManage && (
+        <p className="banner banner-info" role="status" data-testid="skills-read-only">
+          <Icon name="info" /> Shared skills are managed by admins; you can see which ones the agent is offered.
+        </p>
+      )}
       <p className="muted">
         Enabled skills are offered to the agent (name, description and location); it reads a skill’s SKILL.md when a
         request fits. Drop a <code>.skill</code> file anywhere on this page to install it.
@@ -200,6 +211,7 @@ export function SkillsPage() {
                 highlighted={highlighted === s.name}
                 busy={pending.has(skillKey(s))}
                 onToggle={(enabled) => void toggle(s, enabled)}
+                readOnly={!canManage}
                 onDetails={() => setDetails(s)}
                 {...(s.editable ? { onDelete: () => setDeleting(s) } : {})}
               />
