@@ -179,7 +179,7 @@ fn complete_operation(method: &str, op: &mut Map<String, Value>) {
     if !matches!(method, "get" | "head" | "options") {
         errors.push((
             "403",
-            "Sent by another site's page (Origin or Referer not allowed)",
+            "Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token",
         ));
     }
     let json_body = op

@@ -1595,7 +1595,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1694,7 +1694,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1826,7 +1826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2139,7 +2139,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2232,7 +2232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2573,7 +2573,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3157,7 +3157,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3271,7 +3271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3441,7 +3441,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3540,7 +3540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3866,7 +3866,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4076,7 +4076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4204,7 +4204,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4330,7 +4330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4538,7 +4538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4976,7 +4976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5166,7 +5166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Sent by another site's page (Origin or Referer not allowed) */
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
             403: {
                 headers: {
                     [name: string]: unknown;

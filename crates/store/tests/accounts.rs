@@ -1,0 +1,185 @@
+//! Account repository tests against a real SQLite file and a real PostgreSQL database.
+
+#![expect(clippy::unwrap_used, reason = "tests")]
+
+mod common;
+
+use antler_protocol::auth::Role;
+use antler_store::{SetupOutcome, StoreError, TokenRecord, UserRecord, UserUpdate};
+use chrono::{Duration, Utc};
+
+fn user(id: &str, email: &str, role: Role) -> UserRecord {
+    UserRecord {
+        user_id: id.into(),
+        email: email.into(),
+        password_hash: "$argon2id$hash".into(),
+        role,
+        disabled: false,
+        created_at: Utc::now(),
+    }
+}
+
+#[tokio::test]
+async fn one_first_admin_wins_concurrent_setups_and_emails_are_unique() {
+    let tmp = tempfile::tempdir().unwrap();
+    let engines = common::Engines::new(tmp.path()).await.unwrap();
+    for (engine, store) in engines.open().await.unwrap() {
+        let a = &store.accounts;
+        assert!(!a.admin_exists().await.unwrap(), "{engine}");
+        for token in ["t1", "t2", "t3"] {
+            a.add_setup_token(token).await.unwrap();
+        }
+        let attempts = (0..6).map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let token = ["t1", "t2", "t3"][i % 3];
+                let candidate = user(&format!("u{i}"), &format!("u{i}@x.y"), Role::Admin);
+                store.accounts.create_first_admin(token, &candidate).await
+            })
+        });
+        let outcomes: Vec<SetupOutcome> = futures_join(attempts).await;
+        assert_eq!(
+            outcomes
+                .iter()
+                .filter(|o| **o == SetupOutcome::Created)
+                .count(),
+            1,
+            "{engine}: {outcomes:?}"
+        );
+        assert_eq!(a.users().await.unwrap().len(), 1, "{engine}");
+        assert_eq!(
+            a.create_first_admin("t1", &user("late", "late@x.y", Role::Admin))
+                .await
+                .unwrap(),
+            SetupOutcome::AdminExists
+        );
+        let err = a
+            .create_user(&user("dup", &a.users().await.unwrap()[0].email, Role::User))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, StoreError::Conflict(_)), "{engine}: {err}");
+    }
+}
+
+/// Awaits every task (in order).
+async fn futures_join<T: Send + 'static>(
+    tasks: impl Iterator<Item = tokio::task::JoinHandle<Result<T, StoreError>>>,
+) -> Vec<T> {
+    let mut out = Vec::new();
+    for t in tasks {
+        out.push(t.await.unwrap().unwrap());
+    }
+    out
+}
+
+#[tokio::test]
+async fn sessions_tokens_and_updates_round_trip_and_revoke() {
+    let tmp = tempfile::tempdir().unwrap();
+    let engines = common::Engines::new(tmp.path()).await.unwrap();
+    for (engine, store) in engines.open().await.unwrap() {
+        let a = &store.accounts;
+        a.create_user(&user("ann", "ann@x.y", Role::User))
+            .await
+            .unwrap();
+        let expires = Utc::now() + Duration::days(1);
+        for s in ["s1", "s2", "s3"] {
+            a.create_session(s, "ann", &format!("csrf-{s}"), expires)
+                .await
+                .unwrap();
+        }
+        let found = a.session("s2").await.unwrap().unwrap();
+        assert_eq!(
+            (found.user.email.as_str(), found.csrf_token.as_str()),
+            ("ann@x.y", "csrf-s2"),
+            "{engine}"
+        );
+        assert!(
+            (found.expires_at - expires).num_seconds().abs() <= 1,
+            "{engine}"
+        );
+        a.delete_session("s1").await.unwrap();
+        assert!(a.session("s1").await.unwrap().is_none());
+        a.delete_sessions_of("ann", Some("s2")).await.unwrap();
+        assert!(a.session("s2").await.unwrap().is_some(), "{engine}: kept");
+        assert!(a.session("s3").await.unwrap().is_none(), "{engine}: ended");
+
+        let token = TokenRecord {
+            token_id: "tok".into(),
+            user_id: "ann".into(),
+            name: "laptop".into(),
+            created_at: Utc::now(),
+            expires_at: None,
+        };
+        a.create_token(&token, "hash").await.unwrap();
+        let (owner, found) = a.token("hash").await.unwrap().unwrap();
+        assert_eq!(
+            (owner.user_id.as_str(), found.name.as_str()),
+            ("ann", "laptop")
+        );
+        assert_eq!(a.tokens_of("ann").await.unwrap().len(), 1);
+        assert!(
+            !a.delete_token("someone-else", "tok").await.unwrap(),
+            "{engine}"
+        );
+        assert!(a.delete_token("ann", "tok").await.unwrap());
+        assert!(a.token("hash").await.unwrap().is_none());
+
+        let update = UserUpdate {
+            disabled: Some(true),
+            role: Some(Role::Admin),
+            password_hash: Some("new".into()),
+        };
+        assert!(a.update_user("ann", &update).await.unwrap());
+        let ann = a.user("ann").await.unwrap().unwrap();
+        assert_eq!(
+            (ann.disabled, ann.role, ann.password_hash.as_str()),
+            (true, Role::Admin, "new")
+        );
+        // Only what is given changes.
+        a.update_user(
+            "ann",
+            &UserUpdate {
+                disabled: Some(false),
+                ..UserUpdate::default()
+            },
+        )
+        .await
+        .unwrap();
+        let ann = a.user("ann").await.unwrap().unwrap();
+        assert_eq!(
+            (ann.disabled, ann.role, ann.password_hash.as_str()),
+            (false, Role::Admin, "new")
+        );
+        assert!(!a.update_user("nobody", &update).await.unwrap());
+    }
+}
+
+#[tokio::test]
+async fn adopting_moves_threads_and_runs_of_the_local_owner() {
+    let tmp = tempfile::tempdir().unwrap();
+    let engines = common::Engines::new(tmp.path()).await.unwrap();
+    for (engine, store) in engines.open().await.unwrap() {
+        store
+            .threads
+            .create("local", "t1", Default::default())
+            .await
+            .unwrap();
+        store
+            .threads
+            .create("other", "t2", Default::default())
+            .await
+            .unwrap();
+        assert_eq!(
+            store.accounts.adopt("local", "admin").await.unwrap(),
+            1,
+            "{engine}"
+        );
+        assert!(
+            store.threads.get("admin", "t1").await.unwrap().is_some(),
+            "{engine}"
+        );
+        assert!(store.threads.get("local", "t1").await.unwrap().is_none());
+        assert!(store.threads.get("other", "t2").await.unwrap().is_some());
+        assert_eq!(store.accounts.adopt("local", "admin").await.unwrap(), 0);
+    }
+}
