@@ -40,6 +40,20 @@ def pin(cpu):
     return []
 
 
+BENCH_ADMIN = "bench@antler.test"
+# The token sent with every request (urllib and wrk), set by the last server started.
+AUTH = []
+
+
+def use_token(token):
+    """Sends `token` with every later urllib request and wrk run."""
+    AUTH[:] = [f"Authorization: Bearer {token}"]
+    opener = urllib.request.build_opener()
+    opener.addheaders = [("Authorization", f"Bearer {token}")]
+    urllib.request.install_opener(opener)
+    os.environ["ANTLER_TOKEN"] = token
+
+
 class Server:
     """`antler serve` on a free port with its own skills and data dirs."""
 
@@ -51,6 +65,9 @@ class Server:
             "ANTLER_SKILLS_DIR": str(skills_dir),
             "ANTLER_DATA_DIR": self.data,
             "ANTLER_LOG_LEVEL": "warn",
+            # Measured as deployed: accounts on, every request with a token.
+            "ANTLER_ADMIN_EMAIL": BENCH_ADMIN,
+            "ANTLER_ADMIN_PASSWORD": "bench-password-1",
         })
         full_env.update(env or {})
         self.started = time.perf_counter()
@@ -62,6 +79,10 @@ class Server:
             raise RuntimeError(f"server did not start: {line!r}")
         self.base = line[len("listening on "):]
         self.cold_start_ms = self.wait_healthy()
+        self.token = subprocess.run(
+            [str(ANTLER), "token", "create", "--user", BENCH_ADMIN, "--name", "bench"],
+            env=full_env, capture_output=True, text=True, check=True).stdout.strip()
+        use_token(self.token)
 
     def wait_healthy(self):
         while True:
@@ -91,7 +112,7 @@ class Server:
 def wrk(url, connections, seconds, cpu=1, headers=()):
     """Runs wrk and returns (requests/s, p50 ms, p99 ms, transfer MB/s)."""
     cmd = pin(cpu) + ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
-    for h in headers:
+    for h in list(headers) + AUTH:
         cmd += ["-H", h]
     out = subprocess.run(cmd + [url], capture_output=True, text=True, check=True).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))

@@ -58,8 +58,17 @@ async fn main() -> anyhow::Result<()> {
         "usage: runs_bench <antler base> <model base> <concurrent runs> [concurrent-only]"
     );
     let (base, model, n): (&str, &str, usize) = (&args[1], &args[2], args[3].parse()?);
+    // The server's token (scripts/bench sets it): every API call carries it.
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Ok(token) = std::env::var("ANTLER_TOKEN") {
+        headers.insert(
+            reqwest::header::AUTHORIZATION,
+            format!("Bearer {token}").parse()?,
+        );
+    }
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(1024)
+        .default_headers(headers)
         .build()?;
     if args.len() == 5 {
         return concurrent(&http, base, n).await;
