@@ -216,6 +216,7 @@ impl App {
         } else if serving {
             // Data of an earlier single-user (auth.mode: none) period joins the first admin's.
             accounts.adopt_local_data().await?;
+            tasks.push(AbortOnDrop(accounts.follow_revocations()));
         }
         Ok(App {
             accounts,

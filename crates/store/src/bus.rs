@@ -16,11 +16,18 @@ pub enum Topic {
     RunCancel,
     /// Skills were toggled, installed, deleted or reloaded; payload: the sending instance.
     Skills,
+    /// A session or token was revoked, or an account changed; payload: the sending instance.
+    Credentials,
 }
 
 impl Topic {
     /// Every topic.
-    pub const ALL: [Topic; 3] = [Topic::RunEvents, Topic::RunCancel, Topic::Skills];
+    pub const ALL: [Topic; 4] = [
+        Topic::RunEvents,
+        Topic::RunCancel,
+        Topic::Skills,
+        Topic::Credentials,
+    ];
 
     /// The `LISTEN` channel name.
     pub fn channel(self) -> &'static str {
@@ -28,6 +35,7 @@ impl Topic {
             Topic::RunEvents => "antler_run_events",
             Topic::RunCancel => "antler_run_cancel",
             Topic::Skills => "antler_skills",
+            Topic::Credentials => "antler_credentials",
         }
     }
 

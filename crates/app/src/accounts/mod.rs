@@ -1,6 +1,7 @@
 //! Accounts and credentials: the first-run setup, sign-in with throttling, sessions,
 //! personal access tokens, and the admins' management of accounts.
 
+mod cache;
 mod secret;
 mod throttle;
 
@@ -94,6 +95,7 @@ pub struct AccountsService {
     store: Store,
     config: AuthConfig,
     throttle: Throttle,
+    cache: cache::CredentialCache,
 }
 
 /// A password hashed on the blocking pool.
@@ -165,7 +167,46 @@ impl AccountsService {
             store,
             config,
             throttle: Throttle::new(window),
+            cache: cache::CredentialCache::default(),
         }
+    }
+
+    /// Forgets cached credentials here and on every replica (after anything that revokes a
+    /// session or token or changes an account). A failed notice is logged: other replicas
+    /// then catch up when their entries expire.
+    async fn revoked(&self) {
+        self.cache.clear();
+        if let Err(error) = self
+            .store
+            .bus
+            .publish(antler_store::Topic::Credentials, "revoked")
+            .await
+        {
+            tracing::warn!(%error, "could not tell other replicas about a revoked credential");
+        }
+    }
+
+    /// Clears the cache when another process revoked something (or notices were missed).
+    /// The task holds the service weakly and ends with it.
+    pub fn follow_revocations(self: &std::sync::Arc<Self>) -> tokio::task::JoinHandle<()> {
+        use tokio::sync::broadcast::error::RecvError;
+        let mut notices = self.store.bus.subscribe();
+        let service = std::sync::Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                let clear = match notices.recv().await {
+                    Ok(n) => n.topic == antler_store::Topic::Credentials || n.payload.is_empty(),
+                    Err(RecvError::Lagged(_)) => true,
+                    Err(RecvError::Closed) => return,
+                };
+                let Some(service) = service.upgrade() else {
+                    return;
+                };
+                if clear {
+                    service.cache.clear();
+                }
+            }
+        })
     }
 
     /// The authentication mode.
@@ -357,6 +398,11 @@ impl AccountsService {
     /// The caller of a session cookie; `None` when unknown, expired or disabled.
     pub async fn session(&self, secret: &str) -> Result<Option<Authenticated>, AccountError> {
         let session_hash = digest(secret);
+        let key = format!("session:{session_hash}");
+        if let Some(found) = self.cache.get(&key) {
+            return Ok(Some(found));
+        }
+        let generation = self.cache.generation();
         let Some(session) = self.store.accounts.session(&session_hash).await? else {
             return Ok(None);
         };
@@ -367,11 +413,14 @@ impl AccountsService {
         if session.user.disabled {
             return Ok(None);
         }
-        Ok(Some(Authenticated::Session {
+        let found = Authenticated::Session {
             caller: Caller::account(&session.user),
             csrf_token: session.csrf_token,
             session_hash,
-        }))
+        };
+        self.cache
+            .put(generation, key, found.clone(), Some(session.expires_at));
+        Ok(Some(found))
     }
 
     /// The caller of a personal access token; `None` when unknown, expired, revoked or
@@ -380,20 +429,31 @@ impl AccountsService {
         if !secret.starts_with(secret::TOKEN_PREFIX) {
             return Ok(None);
         }
-        let Some((user, token)) = self.store.accounts.token(&digest(secret)).await? else {
+        let token_hash = digest(secret);
+        let key = format!("token:{token_hash}");
+        if let Some(found) = self.cache.get(&key) {
+            return Ok(Some(found));
+        }
+        let generation = self.cache.generation();
+        let Some((user, token)) = self.store.accounts.token(&token_hash).await? else {
             return Ok(None);
         };
         if user.disabled || token.expires_at.is_some_and(|e| e <= Utc::now()) {
             return Ok(None);
         }
-        Ok(Some(Authenticated::Token {
+        let found = Authenticated::Token {
             caller: Caller::account(&user),
-        }))
+        };
+        self.cache
+            .put(generation, key, found.clone(), token.expires_at);
+        Ok(Some(found))
     }
 
     /// Ends a session (by the digest of its cookie).
     pub async fn logout(&self, session_hash: &str) -> Result<(), AccountError> {
-        Ok(self.store.accounts.delete_session(session_hash).await?)
+        self.store.accounts.delete_session(session_hash).await?;
+        self.revoked().await;
+        Ok(())
     }
 
     /// The caller's account (for `me`).
@@ -445,6 +505,7 @@ impl AccountsService {
             .accounts
             .delete_sessions_of(user_id, keep_session)
             .await?;
+        self.revoked().await;
         Ok(())
     }
 
@@ -534,6 +595,7 @@ impl AccountsService {
     /// Revokes one of the caller's tokens.
     pub async fn revoke_token(&self, caller: &Caller, id: &str) -> Result<(), AccountError> {
         if self.store.accounts.delete_token(caller.owner(), id).await? {
+            self.revoked().await;
             Ok(())
         } else {
             Err(AccountError::NotFound(format!(
@@ -592,6 +654,8 @@ impl AccountsService {
         if disabled == Some(true) {
             self.store.accounts.delete_sessions_of(id, None).await?;
         }
+        // A disabled account or a new role must not be served from a cached credential.
+        self.revoked().await;
         let user = self
             .store
             .accounts
