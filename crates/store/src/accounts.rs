@@ -111,6 +111,8 @@ pub trait AccountRepo: Send + Sync + 'static {
     async fn session(&self, session_hash: &str) -> Result<Option<SessionRecord>, StoreError>;
     /// Ends one session.
     async fn delete_session(&self, session_hash: &str) -> Result<(), StoreError>;
+    /// Forgets sessions that ended before `now`.
+    async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<(), StoreError>;
     /// Ends every session of an account except `keep` (a session hash).
     async fn delete_sessions_of(&self, user_id: &str, keep: Option<&str>)
     -> Result<(), StoreError>;

@@ -97,6 +97,12 @@ async fn sessions_tokens_and_updates_round_trip_and_revoke() {
             (found.expires_at - expires).num_seconds().abs() <= 1,
             "{engine}"
         );
+        a.create_session("old", "ann", "c", Utc::now() - Duration::seconds(5))
+            .await
+            .unwrap();
+        a.delete_expired_sessions(Utc::now()).await.unwrap();
+        assert!(a.session("old").await.unwrap().is_none(), "{engine}: swept");
+        assert!(a.session("s1").await.unwrap().is_some(), "{engine}: kept");
         a.delete_session("s1").await.unwrap();
         assert!(a.session("s1").await.unwrap().is_none());
         a.delete_sessions_of("ann", Some("s2")).await.unwrap();

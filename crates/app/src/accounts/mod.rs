@@ -98,13 +98,29 @@ pub struct AccountsService {
     cache: cache::CredentialCache,
 }
 
+/// Runs password hashing or verification on the blocking pool, a few at a time: each
+/// takes tens of MiB and a core for tens of ms, so a burst of sign-ins waits its turn
+/// instead of exhausting memory.
+async fn password_work<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, AccountError> {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    let slots = SLOTS.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        tokio::sync::Semaphore::new(cores.clamp(1, 8))
+    });
+    let _permit = slots
+        .acquire()
+        .await
+        .map_err(|e| anyhow::anyhow!("password work stopped: {e}"))?;
+    Ok(tokio::task::spawn_blocking(work)
+        .await
+        .map_err(anyhow::Error::from)?)
+}
+
 /// A password hashed on the blocking pool.
 async fn hashed(password: String) -> Result<String, AccountError> {
-    Ok(
-        tokio::task::spawn_blocking(move || hash_password(&password))
-            .await
-            .map_err(anyhow::Error::from)??,
-    )
+    Ok(password_work(move || hash_password(&password)).await??)
 }
 
 /// An email address as stored: trimmed, lower case; refused unless it looks like one.
@@ -358,12 +374,11 @@ impl AccountsService {
             user.as_ref().map(|u| u.password_hash.clone()),
             password.to_string(),
         );
-        let matches = tokio::task::spawn_blocking(move || {
+        let matches = password_work(move || {
             let hash = known.unwrap_or_else(dummy_hash);
             verify_password(&password, &hash)
         })
-        .await
-        .map_err(anyhow::Error::from)?;
+        .await?;
         let user = match user {
             Some(user) if matches && !user.disabled => user,
             _ => {
@@ -380,6 +395,11 @@ impl AccountsService {
     }
 
     async fn new_session(&self, user: UserRecord) -> Result<NewSession, AccountError> {
+        // Sessions nobody signed out of would pile up: each sign-in sweeps the expired ones.
+        self.store
+            .accounts
+            .delete_expired_sessions(Utc::now())
+            .await?;
         let secret = random_secret();
         let csrf_token = random_secret();
         let expires_at = Utc::now() + chrono::Duration::days(i64::from(self.config.session_days));
@@ -477,9 +497,7 @@ impl AccountsService {
             .ok_or(AccountError::BadCredentials)?;
         check_password(new)?;
         let (hash, current) = (user.password_hash.clone(), current.to_string());
-        let matches = tokio::task::spawn_blocking(move || verify_password(&current, &hash))
-            .await
-            .map_err(anyhow::Error::from)?;
+        let matches = password_work(move || verify_password(&current, &hash)).await?;
         if !matches {
             return Err(AccountError::Invalid(
                 "the current password is wrong".into(),

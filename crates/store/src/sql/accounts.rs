@@ -283,6 +283,16 @@ impl AccountRepo for SqlAccounts {
         Ok(())
     }
 
+    async fn delete_expired_sessions(&self, now: DateTime<Utc>) -> Result<(), StoreError> {
+        on!(&self.0, p => {
+            sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
+                .bind(p.time(now))
+                .execute(p)
+                .await?;
+        });
+        Ok(())
+    }
+
     async fn delete_sessions_of(
         &self,
         user_id: &str,
