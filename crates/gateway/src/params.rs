@@ -37,6 +37,30 @@ pub struct CategoryQuery {
     pub category: Option<SkillCategory>,
 }
 
+/// The raw value of the path parameter `name` (empty when absent).
+async fn path_param<S: Send + Sync>(
+    parts: &mut axum::http::request::Parts,
+    state: &S,
+    name: &str,
+) -> Result<String, crate::error::AppError> {
+    use axum::extract::FromRequestParts;
+    let params = axum::extract::RawPathParams::from_request_parts(parts, state)
+        .await
+        .map_err(|e| {
+            // Undecodable bytes (`%FF`) are the client's; anything else is ours.
+            if e.status().is_client_error() {
+                crate::error::AppError::new(e.status(), "invalid_path", e.body_text())
+            } else {
+                crate::error::AppError::internal(anyhow::anyhow!(e.body_text()))
+            }
+        })?;
+    Ok(params
+        .iter()
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_string())
+        .unwrap_or_default())
+}
+
 /// A thread id from the path (`^[A-Za-z0-9_-]{1,64}$`); anything else is refused with 422.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThreadId(pub String);
@@ -53,21 +77,7 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ThreadId {
         parts: &mut axum::http::request::Parts,
         state: &S,
     ) -> Result<Self, Self::Rejection> {
-        let params = axum::extract::RawPathParams::from_request_parts(parts, state)
-            .await
-            .map_err(|e| {
-                // Undecodable bytes (`%FF`) are the client's; anything else is ours.
-                if e.status().is_client_error() {
-                    crate::error::AppError::new(e.status(), "invalid_path", e.body_text())
-                } else {
-                    crate::error::AppError::internal(anyhow::anyhow!(e.body_text()))
-                }
-            })?;
-        let id = params
-            .iter()
-            .find(|(k, _)| *k == "thread_id")
-            .map(|(_, v)| v.to_string())
-            .unwrap_or_default();
+        let id = path_param(parts, state, "thread_id").await?;
         check_thread_id(&id)?;
         Ok(ThreadId(id))
     }
@@ -84,14 +94,7 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for RecordId {
         parts: &mut axum::http::request::Parts,
         state: &S,
     ) -> Result<Self, Self::Rejection> {
-        let params = axum::extract::RawPathParams::from_request_parts(parts, state)
-            .await
-            .map_err(|e| crate::error::AppError::new(e.status(), "invalid_path", e.body_text()))?;
-        let id = params
-            .iter()
-            .find(|(k, _)| *k == "id")
-            .map(|(_, v)| v.to_string())
-            .unwrap_or_default();
+        let id = path_param(parts, state, "id").await?;
         match uuid::Uuid::parse_str(&id) {
             Ok(uuid) => Ok(RecordId(uuid.hyphenated().to_string())),
             Err(_) => Err(crate::error::AppError::new(

@@ -527,16 +527,20 @@ impl AccountsService {
         Ok(())
     }
 
-    /// Sets a new random password for `email` (the command line's reset); every session
-    /// of the account ends. Returns the password.
-    pub async fn reset_password(&self, email: &str) -> Result<String, AccountError> {
+    /// The account with `email`, or 404.
+    async fn user_with_email(&self, email: &str) -> Result<UserRecord, AccountError> {
         let email = normalise_email(email)?;
-        let user = self
-            .store
+        self.store
             .accounts
             .user_by_email(&email)
             .await?
-            .ok_or_else(|| AccountError::NotFound(format!("no account has the email {email}")))?;
+            .ok_or_else(|| AccountError::NotFound(format!("no account has the email {email}")))
+    }
+
+    /// Sets a new random password for `email` (the command line's reset); every session
+    /// of the account ends. Returns the password.
+    pub async fn reset_password(&self, email: &str) -> Result<String, AccountError> {
+        let user = self.user_with_email(email).await?;
         let password = secret::generated_password();
         self.set_password(&user.user_id, &password, None).await?;
         Ok(password)
@@ -593,13 +597,7 @@ impl AccountsService {
         name: &str,
         expires_in_days: Option<u32>,
     ) -> Result<CreatedToken, AccountError> {
-        let email = normalise_email(email)?;
-        let user = self
-            .store
-            .accounts
-            .user_by_email(&email)
-            .await?
-            .ok_or_else(|| AccountError::NotFound(format!("no account has the email {email}")))?;
+        let user = self.user_with_email(email).await?;
         self.create_token(&Caller::account(&user), name, expires_in_days)
             .await
     }

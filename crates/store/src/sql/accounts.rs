@@ -87,6 +87,23 @@ fn unique(e: sqlx::Error, message: &str) -> StoreError {
     }
 }
 
+impl SqlAccounts {
+    /// The account whose `column` (a fixed column name, never input) equals `value`.
+    async fn user_where(
+        &self,
+        column: &'static str,
+        value: &str,
+    ) -> Result<Option<UserRecord>, StoreError> {
+        let row: Option<UserRow> = on!(&self.0, p => sqlx::query_as(&format!(
+            "SELECT {USER_COLUMNS} FROM users u WHERE u.{column} = $1"
+        ))
+        .bind(value)
+        .fetch_optional(p)
+        .await?);
+        Ok(row.map(Into::into))
+    }
+}
+
 const INSERT_USER: &str = "INSERT INTO users (user_id, email, password_hash, role, disabled, \
      created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)";
 
@@ -191,23 +208,11 @@ impl AccountRepo for SqlAccounts {
     }
 
     async fn user_by_email(&self, email: &str) -> Result<Option<UserRecord>, StoreError> {
-        let row: Option<UserRow> = on!(&self.0, p => sqlx::query_as(&format!(
-            "SELECT {USER_COLUMNS} FROM users u WHERE u.email = $1"
-        ))
-        .bind(email)
-        .fetch_optional(p)
-        .await?);
-        Ok(row.map(Into::into))
+        self.user_where("email", email).await
     }
 
     async fn user(&self, user_id: &str) -> Result<Option<UserRecord>, StoreError> {
-        let row: Option<UserRow> = on!(&self.0, p => sqlx::query_as(&format!(
-            "SELECT {USER_COLUMNS} FROM users u WHERE u.user_id = $1"
-        ))
-        .bind(user_id)
-        .fetch_optional(p)
-        .await?);
-        Ok(row.map(Into::into))
+        self.user_where("user_id", user_id).await
     }
 
     async fn users(&self) -> Result<Vec<UserRecord>, StoreError> {
