@@ -49,6 +49,8 @@ def main():
             s = wrk(server.base + "/api/skills", 64, seconds, headers=gz)
             s1 = wrk(server.base + "/api/skills", 1, seconds, headers=gz)
             si = wrk(server.base + "/api/skills", 64, seconds)
+            # The cost of authentication alone: the smallest protected answer (cached token).
+            me = wrk(server.base + "/api/auth/me", 64, seconds)
             loaded_rss = server.rss_mb()
         finally:
             server.stop()
@@ -61,6 +63,11 @@ def main():
            ["GET /api/skills (gzip)", 64, f"{s[0]:,.0f}", f"{s[1]:.2f}", f"{s[2]:.2f}", f"{s[3]:.1f}"],
            ["GET /api/skills (gzip)", 1, f"{s1[0]:,.0f}", f"{s1[1]:.2f}", f"{s1[2]:.2f}", f"{s1[3]:.1f}"],
            ["GET /api/skills (identity)", 64, f"{si[0]:,.0f}", f"{si[1]:.2f}", f"{si[2]:.2f}", f"{si[3]:.1f}"]])
+    table("Authentication (token in Authorization, resolved from the cache)",
+          ["what", "conns", "req/s", "p50 ms", "p99 ms"],
+          [["GET /health (public, floor)", 64, f"{h[0]:,.0f}", f"{h[1]:.2f}", f"{h[2]:.2f}"],
+           ["GET /api/auth/me (token)", 64, f"{me[0]:,.0f}", f"{me[1]:.2f}", f"{me[2]:.2f}"]])
+    print(f"\nfloor / authenticated throughput: {h[0] / me[0]:.2f}x")
     ratio = h[0] / s[0]
     print(f"\nfloor / listing throughput: {ratio:.2f}x (target <= 3x); listing p99 "
           f"{s[2]:.2f} ms (target < 10 ms); uncompressed the listing is bound by bytes: "
