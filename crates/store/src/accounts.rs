@@ -77,15 +77,22 @@ pub struct UserUpdate {
 pub trait AccountRepo: Send + Sync + 'static {
     /// Adds an account; `Conflict` when the email is taken.
     async fn create_user(&self, user: &UserRecord) -> Result<(), StoreError>;
-    /// Adds the first admin if the setup token (its hash) is valid and no admin exists, in
-    /// one transaction that at most one concurrent caller wins; uses up every setup token.
+    /// Adds the first admin if the setup token (its hash) was issued after `issued_after`
+    /// and no admin exists, in one transaction that at most one concurrent caller wins; uses
+    /// up every setup token.
     async fn create_first_admin(
         &self,
         setup_token_hash: &str,
+        issued_after: DateTime<Utc>,
         user: &UserRecord,
     ) -> Result<SetupOutcome, StoreError>;
-    /// Records a setup token (its hash) that may create the first admin.
-    async fn add_setup_token(&self, token_hash: &str) -> Result<(), StoreError>;
+    /// Records a setup token (its hash) that may create the first admin, and forgets those
+    /// issued before `forget_before`.
+    async fn add_setup_token(
+        &self,
+        token_hash: &str,
+        forget_before: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
     /// Whether an enabled admin exists.
     async fn admin_exists(&self) -> Result<bool, StoreError>;
     /// The oldest admin, if any.

@@ -26,15 +26,31 @@ async fn one_first_admin_wins_concurrent_setups_and_emails_are_unique() {
     for (engine, store) in engines.open().await.unwrap() {
         let a = &store.accounts;
         assert!(!a.admin_exists().await.unwrap(), "{engine}");
+        let day_ago = Utc::now() - Duration::hours(24);
+        a.add_setup_token("stale", day_ago).await.unwrap();
         for token in ["t1", "t2", "t3"] {
-            a.add_setup_token(token).await.unwrap();
+            a.add_setup_token(token, day_ago).await.unwrap();
         }
+        assert_eq!(
+            a.create_first_admin(
+                "t1",
+                Utc::now() + Duration::seconds(5),
+                &user("x", "x@x.y", Role::Admin)
+            )
+            .await
+            .unwrap(),
+            SetupOutcome::BadToken,
+            "{engine}: a token issued before the cutoff no longer works"
+        );
         let attempts = (0..6).map(|i| {
             let store = store.clone();
             tokio::spawn(async move {
                 let token = ["t1", "t2", "t3"][i % 3];
                 let candidate = user(&format!("u{i}"), &format!("u{i}@x.y"), Role::Admin);
-                store.accounts.create_first_admin(token, &candidate).await
+                store
+                    .accounts
+                    .create_first_admin(token, Utc::now() - Duration::hours(24), &candidate)
+                    .await
             })
         });
         let outcomes: Vec<SetupOutcome> = futures_join(attempts).await;
@@ -48,7 +64,7 @@ async fn one_first_admin_wins_concurrent_setups_and_emails_are_unique() {
         );
         assert_eq!(a.users().await.unwrap().len(), 1, "{engine}");
         assert_eq!(
-            a.create_first_admin("t1", &user("late", "late@x.y", Role::Admin))
+            a.create_first_admin("t1", day_ago, &user("late", "late@x.y", Role::Admin))
                 .await
                 .unwrap(),
             SetupOutcome::AdminExists

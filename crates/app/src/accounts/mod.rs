@@ -20,6 +20,9 @@ use throttle::Throttle;
 
 pub use secret::generated_password;
 
+/// How long a printed setup URL works (a restart prints a new one).
+const SETUP_TOKEN_LIFETIME: chrono::Duration = chrono::Duration::hours(24);
+
 /// Why an account operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AccountError {
@@ -250,7 +253,10 @@ impl AccountsService {
             return Ok(None);
         }
         let token = random_secret();
-        self.store.accounts.add_setup_token(&digest(&token)).await?;
+        self.store
+            .accounts
+            .add_setup_token(&digest(&token), Utc::now() - SETUP_TOKEN_LIFETIME)
+            .await?;
         Ok(Some(token))
     }
 
@@ -270,7 +276,7 @@ impl AccountsService {
         match self
             .store
             .accounts
-            .create_first_admin(&digest(token), &user)
+            .create_first_admin(&digest(token), Utc::now() - SETUP_TOKEN_LIFETIME, &user)
             .await?
         {
             SetupOutcome::Created => {

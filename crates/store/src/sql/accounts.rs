@@ -128,6 +128,7 @@ impl AccountRepo for SqlAccounts {
     async fn create_first_admin(
         &self,
         setup_token_hash: &str,
+        issued_after: DateTime<Utc>,
         user: &UserRecord,
     ) -> Result<SetupOutcome, StoreError> {
         on!(&self.0, p => {
@@ -138,11 +139,13 @@ impl AccountRepo for SqlAccounts {
             if admins > 0 {
                 return Ok(SetupOutcome::AdminExists);
             }
-            let known: Option<String> =
-                sqlx::query_scalar("SELECT token_hash FROM setup_tokens WHERE token_hash = $1")
-                    .bind(setup_token_hash)
-                    .fetch_optional(&mut *tx)
-                    .await?;
+            let known: Option<String> = sqlx::query_scalar(
+                "SELECT token_hash FROM setup_tokens WHERE token_hash = $1 AND created_at > $2",
+            )
+            .bind(setup_token_hash)
+            .bind(p.time(issued_after))
+            .fetch_optional(&mut *tx)
+            .await?;
             if known.is_none() {
                 return Ok(SetupOutcome::BadToken);
             }
@@ -177,8 +180,16 @@ impl AccountRepo for SqlAccounts {
         Ok(SetupOutcome::Created)
     }
 
-    async fn add_setup_token(&self, token_hash: &str) -> Result<(), StoreError> {
+    async fn add_setup_token(
+        &self,
+        token_hash: &str,
+        forget_before: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
         on!(&self.0, p => {
+            sqlx::query("DELETE FROM setup_tokens WHERE created_at <= $1")
+                .bind(p.time(forget_before))
+                .execute(p)
+                .await?;
             sqlx::query("INSERT INTO setup_tokens (token_hash, created_at) VALUES ($1, $2)")
                 .bind(token_hash)
                 .bind(p.time(Utc::now()))
