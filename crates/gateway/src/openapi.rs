@@ -45,8 +45,10 @@ pub(crate) struct ApiDoc;
 
 /// A thread id as the extractors accept it.
 pub const THREAD_ID_PATTERN: &str = "^[A-Za-z0-9_-]+$";
-/// A skill name as the Agent Skills specification has it.
-pub const SKILL_NAME_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
+/// A skill name as skills load with it (the specification's `^[a-z0-9]+(-[a-z0-9]+)*$`, or
+/// another name without path separators or control characters, not blank).
+pub const SKILL_NAME_PATTERN: &str =
+    r"^[^/\\\x00-\x1f\x7f-\x9f]*[^/\\\s\x00-\x1f\x7f-\x9f][^/\\\x00-\x1f\x7f-\x9f]*$";
 
 /// The document as JSON, with what every operation of a kind shares added: the path
 /// parameters' formats, and the error answers of the JSON body, query and path extractors
@@ -224,7 +226,7 @@ fn complete_operation(method: &str, op: &mut Map<String, Value>) {
                         "schema".into(),
                         json!({"type": "string", "pattern": SKILL_NAME_PATTERN,
                                "minLength": 1,
-                               "maxLength": antler_skills::name::MAX_NAME_LEN}),
+                               "maxLength": antler_skills::name::MAX_USABLE_NAME_LEN}),
                     );
                     errors.push(("400", "Invalid skill name"));
                 }

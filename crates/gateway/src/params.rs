@@ -4,7 +4,9 @@ use antler_protocol::skills::SkillCategory;
 use serde::{Deserialize, Deserializer, de::Error as _};
 use utoipa::{IntoParams, ToSchema};
 
-/// A skill name that satisfies the Agent Skills naming rules.
+/// A skill name as skills may load with it: the specification's names, and names real
+/// collections use outside it (`Claude Code Guide`, percent-encoded in the path), but never
+/// one with a path separator or a control character.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkillName(String);
 
@@ -18,7 +20,7 @@ impl SkillName {
 impl<'de> Deserialize<'de> for SkillName {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = String::deserialize(d)?;
-        antler_skills::name::check_name(&raw).map_err(|why| {
+        antler_skills::name::check_usable_name(&raw).map_err(|why| {
             // A hostile name can be long: quote only its start.
             let shown: String = raw.chars().take(80).collect();
             let more = if shown.len() < raw.len() { "…" } else { "" };

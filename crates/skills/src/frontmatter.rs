@@ -106,12 +106,12 @@ pub fn parse(text: &str) -> Result<ParsedSkillFile, ParseError> {
                         .to_string(),
                 )
             }
-            "license" => fm.license = Some(string_field(&key, &value, &mut warnings)?),
+            "license" => fm.license = Some(text_field(&key, &value, &mut warnings)),
             "compatibility" => {
-                fm.compatibility = Some(string_field(&key, &value, &mut warnings)?.trim().into())
+                fm.compatibility = Some(text_field(&key, &value, &mut warnings).trim().into())
             }
-            "metadata" => fm.metadata = metadata_field(&value, &mut warnings)?,
-            "allowed-tools" => fm.allowed_tools = allowed_tools_field(&value)?,
+            "metadata" => fm.metadata = metadata_field(&value, &mut warnings),
+            "allowed-tools" => fm.allowed_tools = allowed_tools_field(&value, &mut warnings),
             _ => {
                 warnings.push(format!("unknown frontmatter key '{key}' (kept, not used)"));
                 fm.extra.insert(key, value);
@@ -146,70 +146,97 @@ fn string_field(
     }
 }
 
-fn metadata_field(
-    value: &Value,
-    warnings: &mut Vec<String>,
-) -> Result<BTreeMap<String, String>, ParseError> {
+/// Any YAML value as text, for optional fields real skills write in other shapes (DeerFlow's
+/// `compatibility` mapping): read as text, with a warning, rather than dropping the skill.
+fn text_field(key: &str, value: &Value, warnings: &mut Vec<String>) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => {
+            let text = as_text(other);
+            warnings.push(format!(
+                "'{key}' should be a string; read {} as {text:?}",
+                describe(other)
+            ));
+            text
+        }
+    }
+}
+
+/// A value written as text: scalars as themselves, a list of scalars comma-separated,
+/// anything else as JSON.
+fn as_text(value: &Value) -> String {
+    match value {
+        Value::Sequence(items) if items.iter().all(is_scalar) => {
+            items.iter().map(scalar_text).collect::<Vec<_>>().join(", ")
+        }
+        v if is_scalar(v) => scalar_text(v),
+        other => serde_json::to_string(other).unwrap_or_default(),
+    }
+}
+
+fn is_scalar(value: &Value) -> bool {
+    matches!(value, Value::String(_) | Value::Number(_) | Value::Bool(_))
+}
+
+/// `metadata` as string to string. Real skills put lists (`trigger-keywords: [a, b]`) and
+/// mappings there; they are read as text with a warning, as the reference validator does,
+/// and a `metadata` that is not a mapping is ignored with one.
+fn metadata_field(value: &Value, warnings: &mut Vec<String>) -> BTreeMap<String, String> {
     let map = match value {
-        Value::Null => return Ok(BTreeMap::new()),
+        Value::Null => return BTreeMap::new(),
         Value::Mapping(map) => map,
         other => {
-            return Err(ParseError::Shape(format!(
-                "'metadata' must be a mapping of strings to strings; found {}",
+            warnings.push(format!(
+                "'metadata' should be a mapping of strings to strings; found {}, ignored",
                 describe(other)
-            )));
+            ));
+            return BTreeMap::new();
         }
     };
     let mut out = BTreeMap::new();
     for (k, v) in map {
-        let key = match k {
-            Value::String(s) => s.clone(),
-            Value::Number(_) | Value::Bool(_) => scalar_text(k),
-            other => {
-                return Err(ParseError::Shape(format!(
-                    "'metadata' keys must be strings; found {}",
-                    describe(other)
-                )));
-            }
-        };
+        let key = as_text(k);
         let val = match v {
             Value::String(s) => s.clone(),
-            Value::Number(_) | Value::Bool(_) => {
-                warnings.push(format!(
-                    "metadata '{key}' should be a string; read it as text"
-                ));
-                scalar_text(v)
-            }
+            Value::Null => String::new(),
             other => {
-                return Err(ParseError::Shape(format!(
-                    "metadata '{key}' must be a string; found {}",
+                warnings.push(format!(
+                    "metadata '{key}' should be a string; read {} as text",
                     describe(other)
-                )));
+                ));
+                as_text(other)
             }
         };
         out.insert(key, val);
     }
-    Ok(out)
+    out
 }
 
-fn allowed_tools_field(value: &Value) -> Result<Vec<String>, ParseError> {
+fn allowed_tools_field(value: &Value, warnings: &mut Vec<String>) -> Vec<String> {
     match value {
-        Value::Null => Ok(Vec::new()),
-        Value::String(s) => Ok(s.split_whitespace().map(str::to_owned).collect()),
+        Value::Null => Vec::new(),
+        Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
         Value::Sequence(items) => items
             .iter()
             .map(|item| match item {
-                Value::String(s) => Ok(s.trim().to_string()),
-                other => Err(ParseError::Shape(format!(
-                    "'allowed-tools' entries must be strings; found {}",
-                    describe(other)
-                ))),
+                Value::String(s) => s.trim().to_string(),
+                other => {
+                    warnings.push(format!(
+                        "'allowed-tools' entries should be strings; read {} as text",
+                        describe(other)
+                    ));
+                    as_text(other)
+                }
             })
             .collect(),
-        other => Err(ParseError::Shape(format!(
-            "'allowed-tools' must be a space-separated string or a list; found {}",
-            describe(other)
-        ))),
+        other => {
+            warnings.push(format!(
+                "'allowed-tools' should be a space-separated string or a list; found {}, ignored",
+                describe(other)
+            ));
+            Vec::new()
+        }
     }
 }
 
@@ -342,9 +369,31 @@ mod tests {
             parse("---\nname: a\ndescription: {x: 1}\n---\n"),
             Err(ParseError::Shape(_))
         ));
-        assert!(matches!(
-            parse("---\nname: a\ndescription: d\nmetadata: [1]\n---\n"),
-            Err(ParseError::Shape(_))
-        ));
+    }
+
+    #[test]
+    fn real_world_shapes_of_optional_fields_are_read_as_text_with_warnings() {
+        let p = parse(
+            "---\nname: chart-visualization\ndescription: Charts.\n\
+             compatibility:\n  python: '>=3.10'\n  node: 18\n\
+             license: [MIT, Apache-2.0]\n\
+             metadata:\n  trigger-keywords: [chart, plot]\n  nested: {a: 1}\n  version: 2\n\
+             allowed-tools: [Bash, 3]\n---\nbody\n",
+        )
+        .unwrap();
+        let fm = &p.frontmatter;
+        assert_eq!(
+            fm.compatibility.as_deref(),
+            Some(r#"{"python":">=3.10","node":18}"#)
+        );
+        assert_eq!(fm.license.as_deref(), Some("MIT, Apache-2.0"));
+        assert_eq!(fm.metadata["trigger-keywords"], "chart, plot");
+        assert_eq!(fm.metadata["nested"], r#"{"a":1}"#);
+        assert_eq!(fm.metadata["version"], "2");
+        assert_eq!(fm.allowed_tools, ["Bash", "3"]);
+        assert_eq!(p.warnings.len(), 6, "{:?}", p.warnings);
+        let p = parse("---\nname: a\ndescription: d\nmetadata: [1]\n---\n").unwrap();
+        assert!(p.frontmatter.metadata.is_empty());
+        assert!(p.warnings[0].contains("ignored"), "{:?}", p.warnings);
     }
 }

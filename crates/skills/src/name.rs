@@ -2,6 +2,30 @@
 
 /// Longest allowed skill name.
 pub const MAX_NAME_LEN: usize = 64;
+/// Longest name a skill may load with at all (outside the specification, with a warning).
+pub const MAX_USABLE_NAME_LEN: usize = 200;
+
+/// Checks that a name outside the specification (`Active Directory Attacks`, `PDF_Tools`)
+/// can still identify a skill: not empty or blank, not over-long, no control characters and
+/// no path separators. Returns why it cannot.
+pub fn check_usable_name(name: &str) -> Result<(), String> {
+    if name.trim().is_empty() {
+        return Err("name must not be empty".into());
+    }
+    if name.chars().count() > MAX_USABLE_NAME_LEN {
+        return Err(format!(
+            "name is {} characters long; at most {MAX_USABLE_NAME_LEN} allowed",
+            name.chars().count()
+        ));
+    }
+    if name.chars().any(char::is_control) {
+        return Err("name must not contain control characters".into());
+    }
+    if name.contains(['/', '\\']) {
+        return Err("name must not contain '/' or '\\'".into());
+    }
+    Ok(())
+}
 
 /// Checks a skill name: 1–64 characters of lowercase ASCII letters, digits and `-`, not
 /// starting or ending with `-`, and without `--`. Returns why it is invalid.
@@ -34,7 +58,32 @@ pub fn check_name(name: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::check_name;
+    use super::{check_name, check_usable_name};
+
+    #[test]
+    fn names_outside_the_spec_are_usable_unless_they_break_paths_or_text() {
+        for ok in [
+            "Active Directory Attacks",
+            "PDF_Tools",
+            "Claude Code Guide",
+            "dot.name",
+            "ümlaut",
+        ] {
+            assert!(check_usable_name(ok).is_ok(), "{ok}");
+            assert!(check_name(ok).is_err(), "{ok} is outside the spec");
+        }
+        for bad in [
+            "",
+            "   ",
+            "a/b",
+            "a\\b",
+            "tab\there",
+            "c1\u{85}",
+            &"a".repeat(201),
+        ] {
+            assert!(check_usable_name(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn accepts_lowercase_digits_and_single_hyphens() {

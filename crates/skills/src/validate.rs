@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::frontmatter::{self, Frontmatter, ParsedSkillFile};
-use crate::name::check_name;
+use crate::name::{check_name, check_usable_name};
 
 /// Longest allowed `description`, in characters.
 pub const MAX_DESCRIPTION_LEN: usize = 1024;
@@ -125,8 +125,12 @@ pub fn validate(fm: &Frontmatter, dir_name: Option<&str>, mode: Mode) -> Vec<Fin
             "frontmatter has no 'name'",
         )),
         Some(name) => {
-            if let Err(why) = check_name(name) {
-                out.push(Finding::new(Severity::Error, "name-format", why));
+            if let Err(why) = check_usable_name(name) {
+                out.push(Finding::new(Severity::Error, "name-unusable", why));
+            } else if let Err(why) = check_name(name) {
+                // Real collections use names like `Claude Code Guide`: they load and work,
+                // flagged; the specification's own checks (validate, install) refuse them.
+                out.push(Finding::new(soft, "name-format", why));
             } else if let Some(dir) = dir_name.filter(|d| *d != name) {
                 out.push(Finding::new(
                     soft,
@@ -219,18 +223,29 @@ mod tests {
     }
 
     #[test]
-    fn missing_description_and_bad_names_are_errors_in_both_modes() {
+    fn missing_description_and_unusable_names_are_errors_in_both_modes() {
         for mode in [Mode::Lenient, Mode::Strict] {
             let i = inspect(&doc("name: a\n"), Some("a"), mode);
             assert_eq!(i.findings[0].rule, "description-missing");
             assert!(!i.is_valid());
             let i = inspect(&doc("name: a\ndescription: '  '\n"), Some("a"), mode);
             assert!(!i.is_valid());
-            let i = inspect(&doc("name: Bad_Name\ndescription: d\n"), None, mode);
-            assert_eq!(i.findings[0].rule, "name-format");
+            let i = inspect(&doc("name: a/b\ndescription: d\n"), None, mode);
+            assert_eq!(i.findings[0].rule, "name-unusable");
+            assert!(!i.is_valid());
             let i = inspect(&doc("description: d\n"), None, mode);
             assert_eq!(i.findings[0].rule, "name-missing");
         }
+    }
+
+    #[test]
+    fn names_outside_the_spec_load_with_a_warning_and_fail_when_strict() {
+        let text = doc("name: Claude Code Guide\ndescription: d\n");
+        let lenient = inspect(&text, Some("claude-code-guide"), Mode::Lenient);
+        assert!(lenient.is_valid(), "{:?}", lenient.findings);
+        assert_eq!(lenient.findings[0].rule, "name-format");
+        assert_eq!(lenient.findings[0].severity, Severity::Warning);
+        assert!(!inspect(&text, None, Mode::Strict).is_valid());
     }
 
     #[test]

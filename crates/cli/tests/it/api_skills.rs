@@ -183,10 +183,20 @@ async fn bad_names_unknown_skills_and_ambiguous_names_get_enveloped_errors() {
     env.write_skill("public", "pdf", "pdf", "Public.");
     env.write_skill("custom", "pdf", "pdf", "Custom.");
     let server = env.start();
-    for bad in ["/api/skills/Bad_Name", "/api/skills/-x", "/api/skills/a--b"] {
+    for bad in [
+        "/api/skills/a%2Fb",
+        "/api/skills/%20%20",
+        "/api/skills/a%00b",
+        "/api/skills/a%5Cb",
+    ] {
         let (status, body) = server.get_json(bad).await;
         assert_eq!(status, 400, "{bad}");
         assert_eq!(error_code(&body), "invalid_path");
+    }
+    // Outside the specification but usable: unknown, not malformed.
+    for unknown in ["/api/skills/Bad_Name", "/api/skills/-x", "/api/skills/a--b"] {
+        let (status, body) = server.get_json(unknown).await;
+        assert_eq!(status, 404, "{unknown}: {body}");
     }
     let (status, body) = server.get_json("/api/skills/nope").await;
     assert_eq!(status, 404);
@@ -476,4 +486,73 @@ async fn the_openapi_document_and_an_offline_swagger_ui_are_served() {
     assert!(bundle.bytes().await.unwrap().len() > 100_000);
     let init = server.get("/api/docs/swagger-initializer.js").await;
     assert!(init.text().await.unwrap().contains("/api/openapi.json"));
+}
+
+#[tokio::test]
+async fn skills_written_outside_the_specification_load_with_warnings_and_work_in_the_api() {
+    let env = Env::new();
+    env.write_raw(
+        "public",
+        "claude-code-guide",
+        "---\nname: Claude Code Guide\ndescription: How to use Claude Code.\n---\n# Guide\n",
+    );
+    env.write_raw(
+        "public",
+        "chart-visualization",
+        "---\nname: chart-visualization\ndescription: Charts.\ncompatibility:\n  python: '>=3.10'\n---\n# Charts\n",
+    );
+    env.write_raw(
+        "custom",
+        "keywords",
+        "---\nname: keywords\ndescription: Keywords.\nmetadata:\n  trigger-keywords: [a, b]\n---\n# K\n",
+    );
+    env.write_raw(
+        "custom",
+        "my-notes",
+        "---\nname: My Notes\ndescription: Notes.\n---\n# N\n",
+    );
+    let server = env.start();
+    let (status, body) = server.delete("/api/skills/My%20Notes").await;
+    assert_eq!(status, 204, "{body}");
+    assert!(!env.skills_dir().join("custom/my-notes").exists());
+    let (_, list) = server.get_json("/api/skills").await;
+    assert_eq!(list["errors"], json!([]), "{list}");
+    let skills = list["skills"].as_array().unwrap();
+    assert_eq!(skills.len(), 3, "{list}");
+    let find = |name: &str| skills.iter().find(|s| s["name"] == name).unwrap().clone();
+    let guide = find("Claude Code Guide");
+    assert!(
+        guide["warnings"].to_string().contains("lowercase"),
+        "{guide}"
+    );
+    assert_eq!(
+        guide["location"],
+        "/mnt/skills/public/claude-code-guide/SKILL.md"
+    );
+    let chart = find("chart-visualization");
+    assert!(
+        chart["warnings"].to_string().contains("compatibility"),
+        "{chart}"
+    );
+    assert_eq!(find("keywords")["metadata"]["trigger-keywords"], "a, b");
+
+    // The odd name works in paths, percent-encoded, and toggles persist.
+    let path = "/api/skills/Claude%20Code%20Guide";
+    let (status, detail) = server.get_json(path).await;
+    assert_eq!(status, 200, "{detail}");
+    let (status, body) = server.put_json(path, json!({"enabled": false})).await;
+    assert_eq!(
+        (status, body["enabled"].as_bool()),
+        (200, Some(false)),
+        "{body}"
+    );
+    let (_, list) = server.get_json("/api/skills").await;
+    let guide = list["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "Claude Code Guide")
+        .unwrap()
+        .clone();
+    assert_eq!(guide["enabled"], false);
 }

@@ -448,7 +448,7 @@ async fn custom_skills_are_deleted_public_ones_are_read_only() {
     assert_eq!(status, 403, "{body}");
     let (status, _) = server.delete("/api/skills/gone").await;
     assert_eq!(status, 404);
-    let (status, _) = server.delete("/api/skills/Bad_Name").await;
+    let (status, _) = server.delete("/api/skills/bad%2Fname").await;
     assert_eq!(status, 400);
 }
 
