@@ -19,6 +19,10 @@ fuzz_target!(|data: &[u8]| {
             let parsed = inspection.parsed.as_ref().expect("a valid file was parsed");
             let name = parsed.frontmatter.name.as_deref().unwrap_or_default();
             assert!(!name.is_empty(), "valid without a name: {text:?}");
+            assert!(
+                antler_skills::name::check_usable_name(name).is_ok(),
+                "loaded with an unusable name {name:?}"
+            );
             if mode == Mode::Strict {
                 assert!(
                     antler_skills::name::check_name(name).is_ok(),
@@ -28,5 +32,6 @@ fuzz_target!(|data: &[u8]| {
         }
         let _ = inspection.error_summary();
         let _ = inspection.warnings();
+        let _ = inspection.warning_details();
     }
 });

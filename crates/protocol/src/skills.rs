@@ -83,6 +83,19 @@ pub struct Skill {
     pub location: String,
     /// Problems that did not stop the skill from loading.
     pub warnings: Vec<String>,
+    /// The same problems with a machine-readable code each (`name-format`,
+    /// `name-dir-mismatch`, `unknown-key`, `metadata-value-not-string`, `field-not-string`…).
+    pub warning_details: Vec<SkillWarning>,
+}
+
+/// A deviation from the Agent Skills specification that did not stop a skill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SkillWarning {
+    /// The kind of deviation.
+    #[schema(example = "name-format")]
+    pub code: String,
+    /// What was found and what was done with it.
+    pub message: String,
 }
 
 /// A `SKILL.md` (or skill directory) that could not be loaded.

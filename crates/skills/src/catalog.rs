@@ -84,6 +84,7 @@ impl Snapshot {
                     && enabled_custom.contains(s.name.as_str()),
                 location: s.location(),
                 warnings: s.warnings.clone(),
+                warning_details: s.warning_details.clone(),
             })
             .collect();
         let list = SkillList {

@@ -58,6 +58,8 @@ pub struct LoadedSkill {
     pub dir: PathBuf,
     /// Problems that did not stop loading.
     pub warnings: Vec<String>,
+    /// The same, with their codes.
+    pub warning_details: Vec<antler_protocol::skills::SkillWarning>,
 }
 
 impl LoadedSkill {
@@ -292,6 +294,7 @@ fn load(
         return Err(error(&display, &inspection.error_summary()));
     }
     let warnings = inspection.warnings();
+    let warning_details = inspection.warning_details();
     let Some(parsed) = inspection.parsed else {
         return Err(error(&display, "SKILL.md could not be parsed"));
     };
@@ -307,6 +310,7 @@ fn load(
         relative_path: rel.to_string(),
         dir: dir.to_path_buf(),
         warnings,
+        warning_details,
     })
 }
 

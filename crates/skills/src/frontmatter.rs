@@ -33,8 +33,21 @@ pub struct ParsedSkillFile {
     pub frontmatter: Frontmatter,
     /// The markdown after the closing `---` line, with `\n` line endings.
     pub body: String,
-    /// Non-fatal problems (unknown keys, coerced values).
-    pub warnings: Vec<String>,
+    /// Non-fatal problems (unknown keys, values read as text).
+    pub warnings: Vec<ParseWarning>,
+}
+
+/// A problem that did not stop reading the frontmatter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseWarning {
+    /// Stable code of the kind of deviation (`unknown-key`, `metadata-value-not-string`…).
+    pub code: &'static str,
+    /// What was found and what was done with it.
+    pub message: String,
+}
+
+fn warn(code: &'static str, message: String) -> ParseWarning {
+    ParseWarning { code, message }
 }
 
 /// Why a `SKILL.md` could not be parsed at all.
@@ -89,7 +102,7 @@ pub fn parse(text: &str) -> Result<ParsedSkillFile, ParseError> {
         ));
     };
     let mut fm = Frontmatter::default();
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<ParseWarning> = Vec::new();
     for (key, value) in map {
         let Some(key) = key.as_str().map(str::to_owned) else {
             return Err(ParseError::Shape(format!(
@@ -113,7 +126,10 @@ pub fn parse(text: &str) -> Result<ParsedSkillFile, ParseError> {
             "metadata" => fm.metadata = metadata_field(&value, &mut warnings),
             "allowed-tools" => fm.allowed_tools = allowed_tools_field(&value, &mut warnings),
             _ => {
-                warnings.push(format!("unknown frontmatter key '{key}' (kept, not used)"));
+                warnings.push(warn(
+                    "unknown-key",
+                    format!("unknown frontmatter key '{key}' (kept, not used)"),
+                ));
                 fm.extra.insert(key, value);
             }
         }
@@ -129,13 +145,16 @@ pub fn parse(text: &str) -> Result<ParsedSkillFile, ParseError> {
 fn string_field(
     key: &str,
     value: &Value,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<ParseWarning>,
 ) -> Result<String, ParseError> {
     match value {
         Value::String(s) => Ok(s.clone()),
         Value::Number(_) | Value::Bool(_) => {
             let text = scalar_text(value);
-            warnings.push(format!("'{key}' should be a string; read {text:?}"));
+            warnings.push(warn(
+                "field-not-string",
+                format!("'{key}' should be a string; read {text:?}"),
+            ));
             Ok(text)
         }
         Value::Null => Ok(String::new()),
@@ -148,15 +167,18 @@ fn string_field(
 
 /// Any YAML value as text, for optional fields real skills write in other shapes (DeerFlow's
 /// `compatibility` mapping): read as text, with a warning, rather than dropping the skill.
-fn text_field(key: &str, value: &Value, warnings: &mut Vec<String>) -> String {
+fn text_field(key: &str, value: &Value, warnings: &mut Vec<ParseWarning>) -> String {
     match value {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
         other => {
             let text = as_text(other);
-            warnings.push(format!(
-                "'{key}' should be a string; read {} as {text:?}",
-                describe(other)
+            warnings.push(warn(
+                "field-not-string",
+                format!(
+                    "'{key}' should be a string; read {} as {text:?}",
+                    describe(other)
+                ),
             ));
             text
         }
@@ -182,14 +204,17 @@ fn is_scalar(value: &Value) -> bool {
 /// `metadata` as string to string. Real skills put lists (`trigger-keywords: [a, b]`) and
 /// mappings there; they are read as text with a warning, as the reference validator does,
 /// and a `metadata` that is not a mapping is ignored with one.
-fn metadata_field(value: &Value, warnings: &mut Vec<String>) -> BTreeMap<String, String> {
+fn metadata_field(value: &Value, warnings: &mut Vec<ParseWarning>) -> BTreeMap<String, String> {
     let map = match value {
         Value::Null => return BTreeMap::new(),
         Value::Mapping(map) => map,
         other => {
-            warnings.push(format!(
-                "'metadata' should be a mapping of strings to strings; found {}, ignored",
-                describe(other)
+            warnings.push(warn(
+                "metadata-not-mapping",
+                format!(
+                    "'metadata' should be a mapping of strings to strings; found {}, ignored",
+                    describe(other)
+                ),
             ));
             return BTreeMap::new();
         }
@@ -201,9 +226,12 @@ fn metadata_field(value: &Value, warnings: &mut Vec<String>) -> BTreeMap<String,
             Value::String(s) => s.clone(),
             Value::Null => String::new(),
             other => {
-                warnings.push(format!(
-                    "metadata '{key}' should be a string; read {} as text",
-                    describe(other)
+                warnings.push(warn(
+                    "metadata-value-not-string",
+                    format!(
+                        "metadata '{key}' should be a string; read {} as text",
+                        describe(other)
+                    ),
                 ));
                 as_text(other)
             }
@@ -213,7 +241,7 @@ fn metadata_field(value: &Value, warnings: &mut Vec<String>) -> BTreeMap<String,
     out
 }
 
-fn allowed_tools_field(value: &Value, warnings: &mut Vec<String>) -> Vec<String> {
+fn allowed_tools_field(value: &Value, warnings: &mut Vec<ParseWarning>) -> Vec<String> {
     match value {
         Value::Null => Vec::new(),
         Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
@@ -222,19 +250,22 @@ fn allowed_tools_field(value: &Value, warnings: &mut Vec<String>) -> Vec<String>
             .map(|item| match item {
                 Value::String(s) => s.trim().to_string(),
                 other => {
-                    warnings.push(format!(
-                        "'allowed-tools' entries should be strings; read {} as text",
-                        describe(other)
+                    warnings.push(warn(
+                        "allowed-tools-shape",
+                        format!(
+                            "'allowed-tools' entries should be strings; read {} as text",
+                            describe(other)
+                        ),
                     ));
                     as_text(other)
                 }
             })
             .collect(),
         other => {
-            warnings.push(format!(
+            warnings.push(warn("allowed-tools-shape", format!(
                 "'allowed-tools' should be a space-separated string or a list; found {}, ignored",
                 describe(other)
-            ));
+            )));
             Vec::new()
         }
     }
@@ -339,7 +370,12 @@ mod tests {
         let p = parse("---\nname: a\ndescription: d\nversion: 2\ntags: [x]\n---\n").unwrap();
         assert_eq!(p.frontmatter.extra.len(), 2);
         assert_eq!(p.warnings.len(), 2);
-        assert!(p.warnings[0].contains("'version'"), "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].message.contains("'version'"),
+            "{:?}",
+            p.warnings
+        );
+        assert_eq!(p.warnings[0].code, "unknown-key");
     }
 
     #[test]
@@ -391,9 +427,25 @@ mod tests {
         assert_eq!(fm.metadata["nested"], r#"{"a":1}"#);
         assert_eq!(fm.metadata["version"], "2");
         assert_eq!(fm.allowed_tools, ["Bash", "3"]);
-        assert_eq!(p.warnings.len(), 6, "{:?}", p.warnings);
+        let codes: Vec<_> = p.warnings.iter().map(|w| w.code).collect();
+        assert_eq!(
+            codes,
+            [
+                "field-not-string",
+                "field-not-string",
+                "metadata-value-not-string",
+                "metadata-value-not-string",
+                "metadata-value-not-string",
+                "allowed-tools-shape"
+            ]
+        );
         let p = parse("---\nname: a\ndescription: d\nmetadata: [1]\n---\n").unwrap();
         assert!(p.frontmatter.metadata.is_empty());
-        assert!(p.warnings[0].contains("ignored"), "{:?}", p.warnings);
+        assert!(
+            p.warnings[0].message.contains("ignored"),
+            "{:?}",
+            p.warnings
+        );
+        assert_eq!(p.warnings[0].code, "metadata-not-mapping");
     }
 }

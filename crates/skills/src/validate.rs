@@ -78,6 +78,18 @@ impl Inspection {
             .join("; ")
     }
 
+    /// The warnings with their codes.
+    pub fn warning_details(&self) -> Vec<antler_protocol::skills::SkillWarning> {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Warning)
+            .map(|f| antler_protocol::skills::SkillWarning {
+                code: f.rule.to_string(),
+                message: f.message.clone(),
+            })
+            .collect()
+    }
+
     /// The warning messages.
     pub fn warnings(&self) -> Vec<String> {
         self.findings
@@ -97,7 +109,7 @@ pub fn inspect(text: &str, dir_name: Option<&str>, mode: Mode) -> Inspection {
                 parsed
                     .warnings
                     .iter()
-                    .map(|w| Finding::new(Severity::Warning, "frontmatter", w.clone())),
+                    .map(|w| Finding::new(Severity::Warning, w.code, w.message.clone())),
             );
             Inspection {
                 parsed: Some(parsed),

@@ -1273,6 +1273,11 @@ export interface components {
             relative_path: string;
             /** @description True for a public skill hidden from the agent by an enabled custom skill of the same name. */
             shadowed: boolean;
+            /**
+             * @description The same problems with a machine-readable code each (`name-format`,
+             *     `name-dir-mismatch`, `unknown-key`, `metadata-value-not-string`, `field-not-string`…).
+             */
+            warning_details: components["schemas"]["SkillWarning"][];
             /** @description Problems that did not stop the skill from loading. */
             warnings: string[];
         };
@@ -1317,6 +1322,16 @@ export interface components {
              * @example custom/broken/SKILL.md
              */
             path: string;
+        };
+        /** @description A deviation from the Agent Skills specification that did not stop a skill. */
+        SkillWarning: {
+            /**
+             * @description The kind of deviation.
+             * @example name-format
+             */
+            code: string;
+            /** @description What was found and what was done with it. */
+            message: string;
         };
         /**
          * @description Sort direction.

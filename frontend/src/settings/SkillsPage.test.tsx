@@ -19,6 +19,7 @@ const skill = (name: string, category: "public" | "custom", extra: Partial<Skill
   shadowed: false,
   location: `/mnt/skills/${category}/${name}/SKILL.md`,
   warnings: [],
+  warning_details: [],
   ...extra,
 });
 

@@ -111,7 +111,7 @@ fn skill_validate_passes_a_valid_skill_and_prints_warnings() {
         .args(["skill", "validate"])
         .arg(env.skills_dir().join("public/good")));
     assert_eq!(code, 0, "{stdout}");
-    assert!(stdout.contains("warning: [frontmatter] unknown frontmatter key 'author'"));
+    assert!(stdout.contains("warning: [unknown-key] unknown frontmatter key 'author'"));
     assert!(stdout.contains("ok: good is a valid skill"));
 }
 
