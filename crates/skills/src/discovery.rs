@@ -100,12 +100,26 @@ pub fn scan(skills_dir: &Path, limits: &ScanLimits) -> Scan {
             ));
             continue;
         }
-        let walk = Walker::new(&root, category, limits).run(cat_dir);
+        let mut walk = Walker::new(&root, category, limits).run(cat_dir);
         out.errors.extend(walk.errors);
         let mut names: HashMap<String, String> = HashMap::new();
         for (rel, dir) in walk.candidates {
+            let aliases = walk.aliases.remove(&dir).unwrap_or_default();
             match load(category, &rel, &dir, limits) {
-                Ok(skill) => {
+                Ok(mut skill) => {
+                    for alias in aliases {
+                        // Judged by the path it was found at first; the others are links.
+                        let message = format!(
+                            "also reached as {category}/{alias} (a symlink or alias); listed once, as {category}/{rel}"
+                        );
+                        skill.warnings.push(message.clone());
+                        skill
+                            .warning_details
+                            .push(antler_protocol::skills::SkillWarning {
+                                code: "reached-twice".into(),
+                                message,
+                            });
+                    }
                     if let Some(first) = names.get(&skill.name) {
                         out.errors.push(error(
                             &format!("{category}/{rel}/{SKILL_FILE}"),
@@ -143,6 +157,9 @@ struct Walker<'a> {
     limits: &'a ScanLimits,
     visited: HashSet<PathBuf>,
     candidates: Vec<(String, PathBuf)>,
+    /// Other paths (relative to the category) that reach a skill directory already found,
+    /// by its resolved directory: the skill is listed once, with a warning naming them.
+    aliases: HashMap<PathBuf, Vec<String>>,
     errors: Vec<SkillLoadError>,
 }
 
@@ -154,6 +171,7 @@ impl<'a> Walker<'a> {
             limits,
             visited: HashSet::new(),
             candidates: Vec::new(),
+            aliases: HashMap::new(),
             errors: Vec::new(),
         }
     }
@@ -231,7 +249,9 @@ impl<'a> Walker<'a> {
                 continue;
             };
             if !self.visited.insert(target.clone()) {
-                if file_type.is_symlink() {
+                if self.candidates.iter().any(|(_, dir)| *dir == target) {
+                    self.aliases.entry(target).or_default().push(child_rel);
+                } else if file_type.is_symlink() {
                     self.errors.push(error(
                         &self.display(&child_rel),
                         "symlink leads to a directory already scanned (cycle or alias); ignored",

@@ -88,6 +88,41 @@ fn follows_symlinks_that_stay_inside() {
 }
 
 #[test]
+fn a_skill_folder_reached_twice_is_listed_once_by_its_first_path_with_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    // As collections ship it: `docx` links to the real folder `docx-official`.
+    write_skill(
+        &tmp.path().join("public/docx-official"),
+        "docx",
+        "Word files.",
+    );
+    symlink(
+        tmp.path().join("public/docx-official"),
+        tmp.path().join("public/docx"),
+    )
+    .unwrap();
+    let scan = scan(tmp.path(), &ScanLimits::default());
+    assert_eq!(names(&scan), ["public:docx"], "{:?}", scan.errors);
+    assert!(scan.errors.is_empty(), "{:?}", scan.errors);
+    let skill = &scan.skills[0];
+    let codes: Vec<_> = skill
+        .warning_details
+        .iter()
+        .map(|w| w.code.as_str())
+        .collect();
+    assert_eq!(
+        codes,
+        ["reached-twice"],
+        "judged by the path it was found at: no name mismatch"
+    );
+    assert!(
+        skill.warnings[0].contains("public/docx-official"),
+        "{:?}",
+        skill.warnings
+    );
+}
+
+#[test]
 fn a_symlink_loop_cannot_hang_the_scan() {
     let tmp = tempfile::tempdir().unwrap();
     let ns = tmp.path().join("public/ns");
