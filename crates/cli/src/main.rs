@@ -164,9 +164,14 @@ enum SkillCommand {
         json: bool,
     },
     /// Check a skill directory against the Agent Skills specification.
+    /// As the reference validator (`skills-ref`) judges; Antler's extension fields
+    /// (`disable-model-invocation`, `user-invocable`, `argument-hint`) are accepted and named.
     Validate {
         /// The skill directory (holding SKILL.md).
         dir: PathBuf,
+        /// Accept exactly the specification's fields (extension fields are errors too).
+        #[arg(long)]
+        strict: bool,
     },
     /// Install a .skill archive as a custom skill (same checks as the API).
     Install {
@@ -236,7 +241,7 @@ fn main() -> ExitCode {
         },
         Command::Skill { command } => match command {
             SkillCommand::List { config, json } => commands::skill::list(config, json),
-            SkillCommand::Validate { dir } => commands::skill::validate(&dir),
+            SkillCommand::Validate { dir, strict } => commands::skill::validate(&dir, strict),
             SkillCommand::Install {
                 file,
                 overwrite,

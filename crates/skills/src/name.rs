@@ -27,8 +27,9 @@ pub fn check_usable_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks a skill name: 1–64 characters of lowercase ASCII letters, digits and `-`, not
-/// starting or ending with `-`, and without `--`. Returns why it is invalid.
+/// Checks a skill name as the specification and its reference validator do: 1–64
+/// characters, lowercase, letters and digits (any script, as `skills-ref` counts them) and
+/// `-`, not starting or ending with `-`, and without `--`. Returns why it is invalid.
 pub fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("name must not be empty".into());
@@ -39,10 +40,10 @@ pub fn check_name(name: &str) -> Result<(), String> {
             name.chars().count()
         ));
     }
-    if let Some(bad) = name
-        .chars()
-        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
-    {
+    if name.to_lowercase() != name {
+        return Err("name must be lowercase".into());
+    }
+    if let Some(bad) = name.chars().find(|c| !(c.is_alphanumeric() || *c == '-')) {
         return Err(format!(
             "name may contain only lowercase letters, digits and '-'; found {bad:?}"
         ));
@@ -67,7 +68,7 @@ mod tests {
             "PDF_Tools",
             "Claude Code Guide",
             "dot.name",
-            "ümlaut",
+            "Ümlaut",
         ] {
             assert!(check_usable_name(ok).is_ok(), "{ok}");
             assert!(check_name(ok).is_err(), "{ok} is outside the spec");
@@ -87,7 +88,16 @@ mod tests {
 
     #[test]
     fn accepts_lowercase_digits_and_single_hyphens() {
-        for ok in ["a", "pdf", "skill-creator", "x2", "a-b-c", &"a".repeat(64)] {
+        for ok in [
+            "a",
+            "pdf",
+            "skill-creator",
+            "x2",
+            "a-b-c",
+            &"a".repeat(64),
+            "ümlaut",
+            "数据-分析",
+        ] {
             assert!(check_name(ok).is_ok(), "{ok}");
         }
     }
@@ -103,7 +113,7 @@ mod tests {
             "spa ce",
             "under_score",
             "dot.name",
-            "ümlaut",
+            "Ümlaut",
             &"a".repeat(65),
         ] {
             assert!(check_name(bad).is_err(), "{bad:?} should be rejected");

@@ -13,13 +13,34 @@ pub const MAX_DESCRIPTION_LEN: usize = 1024;
 /// Longest allowed `compatibility`, in characters.
 pub const MAX_COMPATIBILITY_LEN: usize = 500;
 
+/// Frontmatter keys outside the specification that Antler gives a meaning to (the ones
+/// Claude Code users already write): `antler skill validate` accepts and names them.
+pub const EXTENSION_FIELDS: &[&str] = &[
+    "disable-model-invocation",
+    "user-invocable",
+    "argument-hint",
+];
+
 /// How hard to be on problems the reference clients tolerate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// Catalog loading: spec deviations that do not break the skill are warnings.
     Lenient,
-    /// `antler skill validate` and installs: every spec deviation is an error.
+    /// Installs: every deviation in a field the specification defines is an error; keys it
+    /// does not define are warnings (real skills carry them).
     Strict,
+    /// `antler skill validate`: as the reference validator (`skills-ref`) judges, so keys the
+    /// specification does not define are errors too, except Antler's extension fields.
+    Reference,
+    /// `antler skill validate --strict`: exactly the specification's fields.
+    Spec,
+}
+
+impl Mode {
+    /// Whether deviations in the specification's own fields are errors.
+    fn strict_fields(self) -> bool {
+        self != Mode::Lenient
+    }
 }
 
 /// Whether a finding stops the skill.
@@ -109,8 +130,17 @@ pub fn inspect(text: &str, dir_name: Option<&str>, mode: Mode) -> Inspection {
                 parsed
                     .warnings
                     .iter()
+                    .filter(|w| w.code != "unknown-key")
                     .map(|w| Finding::new(Severity::Warning, w.code, w.message.clone())),
             );
+            findings.extend(
+                parsed
+                    .frontmatter
+                    .extra
+                    .keys()
+                    .map(|k| unknown_key_finding(k, mode)),
+            );
+            findings.sort_by_key(|f| f.severity != Severity::Error);
             Inspection {
                 parsed: Some(parsed),
                 findings,
@@ -123,11 +153,35 @@ pub fn inspect(text: &str, dir_name: Option<&str>, mode: Mode) -> Inspection {
     }
 }
 
+/// A key the specification does not define, judged for `mode`: an error for the validator
+/// (extension fields only with `--strict`), a warning otherwise.
+fn unknown_key_finding(key: &str, mode: Mode) -> Finding {
+    let extension = EXTENSION_FIELDS.contains(&key);
+    match (mode, extension) {
+        (Mode::Reference, true) => Finding::new(
+            Severity::Warning,
+            "extension-field",
+            format!("'{key}' is an Antler extension field (not in the Agent Skills specification)"),
+        ),
+        (Mode::Reference | Mode::Spec, _) => Finding::new(
+            Severity::Error,
+            "unknown-key",
+            format!("'{key}' is not a field of the Agent Skills specification"),
+        ),
+        _ => Finding::new(
+            Severity::Warning,
+            "unknown-key",
+            format!("unknown frontmatter key '{key}' (kept, not used)"),
+        ),
+    }
+}
+
 /// Checks the fields of parsed frontmatter.
 pub fn validate(fm: &Frontmatter, dir_name: Option<&str>, mode: Mode) -> Vec<Finding> {
-    let soft = match mode {
-        Mode::Lenient => Severity::Warning,
-        Mode::Strict => Severity::Error,
+    let soft = if mode.strict_fields() {
+        Severity::Error
+    } else {
+        Severity::Warning
     };
     let mut out = Vec::new();
     match fm.name.as_deref() {
@@ -258,6 +312,26 @@ mod tests {
         assert_eq!(lenient.findings[0].rule, "name-format");
         assert_eq!(lenient.findings[0].severity, Severity::Warning);
         assert!(!inspect(&text, None, Mode::Strict).is_valid());
+    }
+
+    #[test]
+    fn the_validator_refuses_unknown_keys_names_extensions_and_strict_refuses_both() {
+        let text =
+            doc("name: a\ndescription: d\nargument-hint: '[file]'\nmetadata:\n  tags: [x, y]\n");
+        let reference = inspect(&text, Some("a"), Mode::Reference);
+        assert!(reference.is_valid(), "{:?}", reference.findings);
+        let rules: Vec<_> = reference.findings.iter().map(|f| f.rule).collect();
+        assert_eq!(rules, ["metadata-value-not-string", "extension-field"]);
+        assert!(!inspect(&text, Some("a"), Mode::Spec).is_valid());
+        let other = doc("name: a\ndescription: d\nauthor: me\n");
+        for mode in [Mode::Reference, Mode::Spec] {
+            let i = inspect(&other, Some("a"), mode);
+            assert_eq!((i.is_valid(), i.findings[0].rule), (false, "unknown-key"));
+        }
+        assert!(
+            inspect(&other, Some("a"), Mode::Strict).is_valid(),
+            "installs keep them"
+        );
     }
 
     #[test]

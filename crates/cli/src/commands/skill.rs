@@ -57,7 +57,7 @@ pub(crate) fn list(config: Option<PathBuf>, json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-pub(crate) fn validate(dir: &Path) -> ExitCode {
+pub(crate) fn validate(dir: &Path, strict: bool) -> ExitCode {
     let file = dir.join(SKILL_FILE);
     let text = match std::fs::read(&file) {
         Ok(bytes) => match String::from_utf8(bytes) {
@@ -76,7 +76,8 @@ pub(crate) fn validate(dir: &Path) -> ExitCode {
         .canonicalize()
         .ok()
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
-    let inspection = inspect(&text, dir_name.as_deref(), Mode::Strict);
+    let mode = if strict { Mode::Spec } else { Mode::Reference };
+    let inspection = inspect(&text, dir_name.as_deref(), mode);
     for f in &inspection.findings {
         let level = match f.severity {
             Severity::Error => "error",

@@ -100,19 +100,46 @@ fn skill_list_prints_state_and_errors() {
 }
 
 #[test]
-fn skill_validate_passes_a_valid_skill_and_prints_warnings() {
+fn skill_validate_judges_as_the_reference_validator_and_strict_takes_only_the_spec() {
     let env = Env::new();
     env.write_raw(
         "public",
         "good",
-        "---\nname: good\ndescription: Good.\nauthor: me\n---\nbody\n",
+        "---\nname: good\ndescription: Good.\nargument-hint: '[file]'\nmetadata:\n  tags: [a, b]\n---\nbody\n",
     );
-    let (code, stdout, _) = run(antler()
-        .args(["skill", "validate"])
-        .arg(env.skills_dir().join("public/good")));
+    env.write_raw(
+        "public",
+        "extra",
+        "---\nname: extra\ndescription: Extra.\nauthor: me\n---\nbody\n",
+    );
+    let validate = |dir: &str, strict: bool| {
+        let mut cmd = antler();
+        cmd.args(["skill", "validate"]);
+        if strict {
+            cmd.arg("--strict");
+        }
+        run(cmd.arg(env.skills_dir().join(dir)))
+    };
+    let (code, stdout, _) = validate("public/good", false);
     assert_eq!(code, 0, "{stdout}");
-    assert!(stdout.contains("warning: [unknown-key] unknown frontmatter key 'author'"));
+    assert!(
+        stdout.contains("warning: [extension-field] 'argument-hint'"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("warning: [metadata-value-not-string]"),
+        "{stdout}"
+    );
     assert!(stdout.contains("ok: good is a valid skill"));
+    let (code, stdout, _) = validate("public/good", true);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("error: [unknown-key] 'argument-hint'"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = validate("public/extra", false);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("error: [unknown-key] 'author'"), "{stdout}");
 }
 
 #[test]
