@@ -216,7 +216,7 @@ describe("web UI end to end", { concurrency: false }, () => {
 
     // An invalid archive: its findings, and no way to install it.
     const invalid = zipSync({
-      "bad-skill/SKILL.md": strToU8("---\nname: Bad_Name\ndescription: broken\n---\n# Bad\n"),
+      "bad-skill/SKILL.md": strToU8("---\nname: .bad-skill\ndescription: broken\n---\n# Bad\n"),
       "bad-skill/../../evil.sh": strToU8("echo evil\n"),
     });
     await page.getByRole("button", { name: "Install from file" }).click();
@@ -229,7 +229,7 @@ describe("web UI end to end", { concurrency: false }, () => {
     await shot(page, "settings-install-invalid-light");
     await dialog.getByRole("button", { name: "Cancel" }).click();
     const { skills } = await stack.api("GET", "/api/skills");
-    assert.ok(!skills.some((k) => k.name === "Bad_Name"));
+    assert.ok(!skills.some((k) => k.name === ".bad-skill"));
     s.assertNoErrors();
     await s.close();
   });

@@ -26,8 +26,9 @@ pub const EXTENSION_FIELDS: &[&str] = &[
 pub enum Mode {
     /// Catalog loading: spec deviations that do not break the skill are warnings.
     Lenient,
-    /// Installs: every deviation in a field the specification defines is an error; keys it
-    /// does not define are warnings (real skills carry them).
+    /// Installs: deviations in the fields the specification defines are errors, except a
+    /// name outside it that still makes a folder name; keys it does not define are warnings
+    /// (real skills carry them).
     Strict,
     /// `antler skill validate`: as the reference validator (`skills-ref`) judges, so keys the
     /// specification does not define are errors too, except Antler's extension fields.
@@ -194,9 +195,15 @@ pub fn validate(fm: &Frontmatter, dir_name: Option<&str>, mode: Mode) -> Vec<Fin
             if let Err(why) = check_usable_name(name) {
                 out.push(Finding::new(Severity::Error, "name-unusable", why));
             } else if let Err(why) = check_name(name) {
-                // Real collections use names like `Claude Code Guide`: they load and work,
-                // flagged; the specification's own checks (validate, install) refuse them.
-                out.push(Finding::new(soft, "name-format", why));
+                // Real collections use names like `Claude Code Guide`: they load, install
+                // (as a folder of that name) and work, flagged; only the validator refuses
+                // them. A name that would install as a hidden folder never loads again.
+                let severity = match mode {
+                    Mode::Lenient => Severity::Warning,
+                    Mode::Strict if !name.starts_with('.') => Severity::Warning,
+                    _ => Severity::Error,
+                };
+                out.push(Finding::new(severity, "name-format", why));
             } else if let Some(dir) = dir_name.filter(|d| *d != name) {
                 out.push(Finding::new(
                     soft,
@@ -305,13 +312,22 @@ mod tests {
     }
 
     #[test]
-    fn names_outside_the_spec_load_with_a_warning_and_fail_when_strict() {
+    fn names_outside_the_spec_load_and_install_with_a_warning_and_fail_validation() {
         let text = doc("name: Claude Code Guide\ndescription: d\n");
         let lenient = inspect(&text, Some("claude-code-guide"), Mode::Lenient);
         assert!(lenient.is_valid(), "{:?}", lenient.findings);
         assert_eq!(lenient.findings[0].rule, "name-format");
         assert_eq!(lenient.findings[0].severity, Severity::Warning);
-        assert!(!inspect(&text, None, Mode::Strict).is_valid());
+        assert!(
+            inspect(&text, None, Mode::Strict).is_valid(),
+            "installs take it too"
+        );
+        assert!(
+            !inspect(&text, None, Mode::Reference).is_valid(),
+            "the validator does not"
+        );
+        let hidden = doc("name: .secret\ndescription: d\n");
+        assert!(!inspect(&hidden, None, Mode::Strict).is_valid());
     }
 
     #[test]

@@ -262,10 +262,22 @@ async fn executables_nested_skills_and_bad_frontmatter_are_refused() {
         .unwrap();
     assert_refused(&env, &server, missing, 400, &["missing-skill-md"]).await;
     let bad_name = ZipBuilder::new()
-        .file("s/SKILL.md", b"---\nname: Not_Valid\ndescription: d\n---\n")
+        .file("s/SKILL.md", b"---\nname: .hidden\ndescription: d\n---\n")
         .finish()
         .unwrap();
     assert_refused(&env, &server, bad_name, 400, &["name-format"]).await;
+    // A name outside the specification installs (as a folder of that name), flagged.
+    let odd_name = ZipBuilder::new()
+        .file("s/SKILL.md", b"---\nname: Not Valid\ndescription: d\n---\n")
+        .finish()
+        .unwrap();
+    let (status, body) = upload(&server, odd_name, &[]).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["skill"]["name"], "Not Valid");
+    assert!(body["warnings"].to_string().contains("lowercase"), "{body}");
+    assert!(env.skills_dir().join("custom/Not Valid/SKILL.md").is_file());
+    let (status, _) = server.delete("/api/skills/Not%20Valid").await;
+    assert_eq!(status, 204);
     let long = format!("---\nname: s\ndescription: {}\n---\n", "d".repeat(1100));
     let too_long = ZipBuilder::new()
         .file("s/SKILL.md", long.as_bytes())

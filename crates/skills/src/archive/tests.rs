@@ -101,10 +101,15 @@ fn missing_skill_md_and_invalid_frontmatter_are_refused() {
         .unwrap();
     assert_eq!(rules(zip), ["missing-skill-md"]);
     let zip = ZipBuilder::new()
-        .file("s/SKILL.md", b"---\nname: Bad Name\ndescription: d\n---\n")
+        .file("s/SKILL.md", b"---\nname: .hidden\ndescription: d\n---\n")
         .finish()
         .unwrap();
     assert_eq!(rules(zip), ["name-format"]);
+    let zip = ZipBuilder::new()
+        .file("s/SKILL.md", b"---\nname: a/b\ndescription: d\n---\n")
+        .finish()
+        .unwrap();
+    assert_eq!(rules(zip), ["name-unusable"]);
     let zip = ZipBuilder::new()
         .file("s/SKILL.md", b"---\nname: ok\n---\n")
         .finish()
