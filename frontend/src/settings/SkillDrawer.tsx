@@ -55,12 +55,14 @@ export function SkillDrawer({ skill, onClose }: { skill: Skill | null; onClose: 
               </Fragment>
             ))}
           </dl>
-          {detail.warnings.length > 0 && (
+          {detail.warning_details.length > 0 && (
             <div className="warnings">
               <h4>Warnings</h4>
               <ul>
-                {detail.warnings.map((w, i) => (
-                  <li key={i}>{w}</li>
+                {detail.warning_details.map((w, i) => (
+                  <li key={i}>
+                    <code>{w.code}</code> {w.message}
+                  </li>
                 ))}
               </ul>
             </div>

@@ -31,7 +31,7 @@ export function SkillRow({
           </button>
           <span className={`badge badge-${skill.category}`}>{skill.category}</span>
           {skill.warnings.length > 0 && (
-            <span className="badge badge-warn" title={skill.warnings.join("\n")} data-testid="warnings-badge">
+            <span className="badge badge-warn" title={skill.warning_details.map((w) => `${w.code}: ${w.message}`).join("\n")} data-testid="warnings-badge">
               <Icon name="alert" size={12} /> {pluralize(skill.warnings.length, "warning")}
             </span>
           )}

@@ -40,8 +40,9 @@ pub(crate) fn list(config: Option<PathBuf>, json: bool) -> ExitCode {
         if s.shadowed {
             notes.push("shadowed by custom".to_string());
         }
-        if !s.warnings.is_empty() {
-            notes.push(format!("{} warning(s)", s.warnings.len()));
+        if !s.warning_details.is_empty() {
+            let codes: Vec<&str> = s.warning_details.iter().map(|w| w.code.as_str()).collect();
+            notes.push(format!("warnings: {}", codes.join(", ")));
         }
         println!(
             "{:<8} {:<32} {:<8} {}",

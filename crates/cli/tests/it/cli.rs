@@ -86,17 +86,30 @@ fn skill_list_prints_state_and_errors() {
     env.write_skill("public", "pdf", "pdf", "PDF.");
     env.write_skill("custom", "pdf", "pdf", "Custom PDF.");
     env.write_raw("custom", "broken", "no frontmatter\n");
+    env.write_raw(
+        "custom",
+        "odd",
+        "---\nname: Odd One\ndescription: O.\nauthor: me\n---\n",
+    );
     let (code, stdout, stderr) = run(&mut env.command(&["skill", "list"]));
     assert_eq!(code, 0, "{stderr}");
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(lines[0].starts_with("CATEGORY"));
     assert!(lines[1].starts_with("public") && lines[1].contains("shadowed by custom"));
-    assert!(lines[2].starts_with("custom"));
-    assert!(lines[3].contains("custom/broken/SKILL.md"));
+    assert!(
+        lines[2].starts_with("custom") && lines[2].contains("Odd One"),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].contains("warnings: name-format, unknown-key"),
+        "{stdout}"
+    );
+    assert!(lines[3].starts_with("custom"));
+    assert!(lines[4].contains("custom/broken/SKILL.md"));
     let (code, stdout, _) = run(&mut env.command(&["skill", "list", "--json"]));
     assert_eq!(code, 0);
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(json["skills"].as_array().unwrap().len(), 2);
+    assert_eq!(json["skills"].as_array().unwrap().len(), 3);
 }
 
 #[test]
