@@ -48,7 +48,7 @@ pub struct Snapshot {
     gzip: OnceLock<Bytes>,
     /// The prompt section and the budget it was rendered for: every run of a version asks
     /// for the same one, so it is rendered (and any over-budget warning logged) once.
-    prompt: OnceLock<(usize, Arc<str>)>,
+    prompt: OnceLock<(usize, Arc<str>, bool)>,
     scan: Arc<Scan>,
 }
 
@@ -147,18 +147,26 @@ impl Snapshot {
 
     /// The `<skill_system>` section for the system prompt, within `budget` characters.
     pub fn prompt_section(&self, budget: usize) -> Arc<str> {
+        self.prompt(budget).0
+    }
+
+    /// The section, and whether it lists every skill the agent sees (otherwise the agent
+    /// needs `search_skills` to find the rest).
+    pub fn prompt(&self, budget: usize) -> (Arc<str>, bool) {
         match self.prompt.get() {
-            Some((b, section)) if *b == budget => section.clone(),
+            Some((b, section, complete)) if *b == budget => (section.clone(), *complete),
             Some(_) => self.render_prompt(budget),
-            None => self
-                .prompt
-                .get_or_init(|| (budget, self.render_prompt(budget)))
-                .1
-                .clone(),
+            None => {
+                let (_, section, complete) = self.prompt.get_or_init(|| {
+                    let (section, complete) = self.render_prompt(budget);
+                    (budget, section, complete)
+                });
+                (section.clone(), *complete)
+            }
         }
     }
 
-    fn render_prompt(&self, budget: usize) -> Arc<str> {
+    fn render_prompt(&self, budget: usize) -> (Arc<str>, bool) {
         let skills: Vec<PromptSkill<'_>> = self
             .prompt_skills()
             .map(|s| PromptSkill {
@@ -167,7 +175,8 @@ impl Snapshot {
                 location: &s.location,
             })
             .collect();
-        prompt::render(&skills, budget).into()
+        let (section, complete) = prompt::render_within(&skills, budget);
+        (section.into(), complete)
     }
 }
 

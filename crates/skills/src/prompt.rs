@@ -35,13 +35,60 @@ run them only when the instructions call for it.
 const FOOTER: &str = "</available_skills>\n</skill_system>";
 const ELLIPSIS: char = '…';
 
+/// Shortest description worth showing: when the catalog only fits with descriptions cut
+/// below this, the section lists fewer skills instead and points to `search_skills`.
+pub const MIN_DESCRIPTION_CHARS: usize = 100;
+
 /// Renders the section; empty when there are no skills.
 pub fn render(skills: &[PromptSkill<'_>], budget: usize) -> String {
+    render_within(skills, budget).0
+}
+
+/// Renders the section and says whether every skill is listed. A catalog too big for the
+/// budget lists the skills that fit (in the order given) with useful descriptions and says
+/// how many more the `search_skills` tool can find.
+pub fn render_within(skills: &[PromptSkill<'_>], budget: usize) -> (String, bool) {
     if skills.is_empty() {
-        return String::new();
+        return (String::new(), true);
     }
     let cap = description_cap(skills, budget);
-    let mut out = String::with_capacity(budget.min(1 << 20));
+    if cap.is_none_or(|c| c >= MIN_DESCRIPTION_CHARS) {
+        return (render_listed(skills, cap, None), true);
+    }
+    let note_room = more_note(skills.len()).chars().count();
+    let room = budget.saturating_sub(note_room);
+    // The longest prefix that fits with descriptions of at least the minimum length.
+    let (mut lo, mut hi) = (0usize, skills.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if size_with_cap(&skills[..mid], Some(MIN_DESCRIPTION_CHARS)) <= room {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let listed = &skills[..lo];
+    tracing::info!(
+        listed = lo,
+        enabled = skills.len(),
+        budget,
+        "the skills section lists part of the catalog; search_skills finds the rest"
+    );
+    let cap = description_cap(listed, room);
+    (render_listed(listed, cap, Some(skills.len() - lo)), false)
+}
+
+/// The note after a shortened list.
+fn more_note(more: usize) -> String {
+    format!(
+        "<more_skills count=\"{more}\">{more} more enabled skills are not listed here. Before \
+         saying no skill fits, call search_skills with words from the request: it returns \
+         matching skills with their descriptions and locations.</more_skills>\n"
+    )
+}
+
+fn render_listed(skills: &[PromptSkill<'_>], cap: Option<usize>, more: Option<usize>) -> String {
+    let mut out = String::new();
     out.push_str(HEADER);
     for s in skills {
         out.push_str("<skill>\n<name>");
@@ -57,7 +104,14 @@ pub fn render(skills: &[PromptSkill<'_>], budget: usize) -> String {
         push_escaped(&mut out, s.location);
         out.push_str("</location>\n</skill>\n");
     }
-    out.push_str(FOOTER);
+    match more {
+        None => out.push_str(FOOTER),
+        Some(more) => {
+            out.push_str("</available_skills>\n");
+            out.push_str(&more_note(more));
+            out.push_str("</skill_system>");
+        }
+    }
     out
 }
 
@@ -72,6 +126,9 @@ fn description_cap(skills: &[PromptSkill<'_>], budget: usize) -> Option<usize> {
     if size_with_cap(skills, None) <= budget {
         return None;
     }
+    if skills.is_empty() {
+        return Some(0);
+    }
     // Largest cap whose total fits; 0 (no descriptions) when nothing fits.
     let (mut lo, mut hi) = (0usize, longest);
     while lo < hi {
@@ -83,13 +140,6 @@ fn description_cap(skills: &[PromptSkill<'_>], budget: usize) -> Option<usize> {
         }
     }
     if lo == 0 || size_with_cap(skills, Some(lo)) > budget {
-        if size_with_cap(skills, Some(0)) > budget {
-            tracing::warn!(
-                budget,
-                skills = skills.len(),
-                "skills prompt section exceeds its budget even without descriptions"
-            );
-        }
         return Some(0);
     }
     Some(lo)
@@ -154,6 +204,38 @@ fn push_escaped(out: &mut String, text: &str) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_catalog_too_big_for_the_budget_lists_a_prefix_and_points_to_search_skills() {
+        let names: Vec<String> = (0..2000).map(|i| format!("skill-{i:04}")).collect();
+        let locations: Vec<String> = names
+            .iter()
+            .map(|n| format!("/mnt/skills/public/{n}/SKILL.md"))
+            .collect();
+        let description = "d".repeat(300);
+        let skills: Vec<_> = names
+            .iter()
+            .zip(&locations)
+            .map(|(n, l)| skill(n, &description, l))
+            .collect();
+        let (out, complete) = render_within(&skills, 8000);
+        assert!(!complete);
+        assert!(out.chars().count() <= 8000, "{}", out.chars().count());
+        assert!(out.contains("<name>skill-0000</name>"));
+        assert!(!out.contains("<name>skill-1999</name>"));
+        let listed = out.matches("<skill>").count();
+        assert!(listed > 10, "{listed}");
+        assert!(out.contains(&format!("<more_skills count=\"{}\">", 2000 - listed)));
+        assert!(out.contains("search_skills"));
+        assert!(out.ends_with("</skill_system>"));
+        // Every listed description keeps at least the minimum.
+        assert!(
+            out.contains(&format!("{}…", "d".repeat(MIN_DESCRIPTION_CHARS - 1)))
+                || out.contains(&"d".repeat(MIN_DESCRIPTION_CHARS))
+        );
+        let (_, complete) = render_within(&skills[..3], 8000);
+        assert!(complete);
+    }
+
     use super::*;
 
     fn skill<'a>(name: &'a str, description: &'a str, location: &'a str) -> PromptSkill<'a> {
@@ -241,14 +323,21 @@ mod tests {
     }
 
     #[test]
-    fn drops_descriptions_entirely_when_even_names_barely_fit() {
+    fn when_even_names_do_not_fit_the_listed_ones_keep_their_descriptions() {
         let names: Vec<String> = (0..100).map(|i| format!("s{i}")).collect();
         let skills: Vec<_> = names
             .iter()
             .map(|n| skill(n, "a description", "/mnt/skills/public/x/SKILL.md"))
             .collect();
-        let out = render(&skills, 1_000);
-        assert!(!out.contains("<description>"));
-        assert_eq!(out.matches("<name>").count(), 100, "no skill is dropped");
+        let (out, complete) = render_within(&skills, 2_000);
+        assert!(!complete);
+        assert!(out.chars().count() <= 2_000);
+        let listed = out.matches("<name>").count();
+        assert_eq!(
+            out.matches("<description>a description</description>")
+                .count(),
+            listed
+        );
+        assert!(out.contains(&format!("{} more enabled skills", 100 - listed)));
     }
 }

@@ -161,8 +161,14 @@ impl AgentRun<'_> {
         let Some(model) = self.model else {
             return Outcome::failed("No model is configured. Set ANTLER_MODEL_BASE_URL and ANTLER_MODEL (and OPENAI_API_KEY), or add `models` to the configuration.".into());
         };
-        let system = system_prompt(&self.skills.prompt_section(self.prompt_budget));
-        let tool_defs = self.tools.definitions();
+        let (section, complete) = self.skills.prompt(self.prompt_budget);
+        let system = system_prompt(&section);
+        // `search_skills` is offered only when the prompt cannot list every skill.
+        let tool_defs = if complete {
+            self.tools.definitions_without("search_skills")
+        } else {
+            self.tools.definitions()
+        };
         let svc = self.services();
         loop {
             if self.cancel.is_cancelled() {

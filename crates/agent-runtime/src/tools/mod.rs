@@ -12,6 +12,7 @@ mod files;
 mod present;
 mod registry;
 mod search;
+mod skills;
 mod typed;
 
 pub use context::{SandboxHandle, ToolContext};

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use futures::FutureExt;
 use serde_json::{Value, json};
 
-use super::{Tool, ToolContext, ToolError, ToolOutput, bash, cap, clarify, files, present, search};
+use super::{
+    Tool, ToolContext, ToolError, ToolOutput, bash, cap, clarify, files, present, search, skills,
+};
 
 /// Tools by name, with their definitions for the model request built once.
 pub struct ToolRegistry {
@@ -32,7 +34,7 @@ impl ToolRegistry {
     /// The built-in sandbox tools, in a stable order.
     pub fn builtin() -> Self {
         let mut registry = ToolRegistry::empty();
-        let tools: [Arc<dyn Tool>; 9] = [
+        let tools: [Arc<dyn Tool>; 10] = [
             Arc::new(bash::Bash),
             Arc::new(files::Ls),
             Arc::new(files::ReadFile),
@@ -42,6 +44,7 @@ impl ToolRegistry {
             Arc::new(search::Grep),
             Arc::new(present::PresentFiles),
             Arc::new(clarify::AskClarification),
+            Arc::new(skills::SearchSkills),
         ];
         for tool in tools {
             registry.entries.push(definition(tool));
@@ -72,6 +75,15 @@ impl ToolRegistry {
     /// The definitions for the model request (`tools` of Chat Completions), in order.
     pub fn definitions(&self) -> Vec<Value> {
         self.entries.iter().map(|(_, d)| d.clone()).collect()
+    }
+
+    /// The definitions without the tool called `name` (not offered in this run).
+    pub fn definitions_without(&self, name: &str) -> Vec<Value> {
+        self.entries
+            .iter()
+            .filter(|(t, _)| t.name() != name)
+            .map(|(_, d)| d.clone())
+            .collect()
     }
 
     /// Runs one call. An unknown tool, bad arguments or a failure the model can act on are

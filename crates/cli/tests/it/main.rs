@@ -23,6 +23,7 @@ mod replicas;
 mod runs;
 mod sandbox;
 mod skill_races;
+mod skill_search;
 mod threads;
 mod uploads;
 mod web;
