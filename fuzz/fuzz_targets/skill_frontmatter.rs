@@ -1,6 +1,6 @@
 //! Feeds arbitrary text to the SKILL.md frontmatter parser and validator, in both modes.
-//! They must never panic, and a file that validates must have a name and a description that
-//! pass the rules they were validated against.
+//! They must never panic, and a file that validates must have a usable name that passes the
+//! rules of the mode it was validated in.
 
 #![no_main]
 
@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let _ = parse(text);
-    for mode in [Mode::Strict, Mode::Lenient] {
+    for mode in [Mode::Spec, Mode::Reference, Mode::Strict, Mode::Lenient] {
         let inspection = inspect(text, Some("fuzz-skill"), mode);
         if inspection.is_valid() {
             let parsed = inspection.parsed.as_ref().expect("a valid file was parsed");
@@ -23,11 +23,15 @@ fuzz_target!(|data: &[u8]| {
                 antler_skills::name::check_usable_name(name).is_ok(),
                 "loaded with an unusable name {name:?}"
             );
-            if mode == Mode::Strict {
-                assert!(
+            match mode {
+                // The validator holds names to the specification.
+                Mode::Spec | Mode::Reference => assert!(
                     antler_skills::name::check_name(name).is_ok(),
-                    "strict accepted the name {name:?}"
-                );
+                    "the validator accepted the name {name:?}"
+                ),
+                // Installs make a folder of the name: never a hidden one.
+                Mode::Strict => assert!(!name.starts_with('.'), "installs as hidden: {name:?}"),
+                Mode::Lenient => {}
             }
         }
         let _ = inspection.error_summary();
