@@ -17,6 +17,7 @@ scripts/sandbox-image.sh >/dev/null
 export BENCH_SECONDS="${BENCH_SECONDS:-10}"
 echo "# Antler benchmarks ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs)"
 python3 scripts/bench/skills_api.py
+python3 scripts/bench/catalog_scale.py
 python3 scripts/bench/files.py
 python3 scripts/bench/sandbox.py
 python3 scripts/bench/runs.py

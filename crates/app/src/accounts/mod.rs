@@ -533,6 +533,15 @@ impl AccountsService {
         Ok(())
     }
 
+    /// The account with `id`, or 404.
+    async fn user_with_id(&self, id: &str) -> Result<UserRecord, AccountError> {
+        self.store
+            .accounts
+            .user(id)
+            .await?
+            .ok_or_else(|| AccountError::NotFound(format!("no account has the id '{id}'")))
+    }
+
     /// The account with `email`, or 404.
     async fn user_with_email(&self, email: &str) -> Result<UserRecord, AccountError> {
         let email = normalise_email(email)?;
@@ -651,12 +660,7 @@ impl AccountsService {
         if let Some(p) = password {
             check_password(p)?;
         }
-        let user = self
-            .store
-            .accounts
-            .user(id)
-            .await?
-            .ok_or_else(|| AccountError::NotFound(format!("no account has the id '{id}'")))?;
+        let user = self.user_with_id(id).await?;
         if user.user_id == caller.owner()
             && (disabled == Some(true) || role.is_some_and(|r| r != Role::Admin))
         {
@@ -678,12 +682,7 @@ impl AccountsService {
         }
         // A disabled account or a new role must not be served from a cached credential.
         self.revoked().await;
-        let user = self
-            .store
-            .accounts
-            .user(id)
-            .await?
-            .ok_or_else(|| AccountError::NotFound(format!("no account has the id '{id}'")))?;
+        let user = self.user_with_id(id).await?;
         Ok(user_info(&user))
     }
 }
