@@ -85,6 +85,19 @@ impl RunsService {
     ) -> Result<Started, RunOpError> {
         check_id(thread_id)?;
         let (run, record) = self.manager.create(caller.owner(), thread_id, req).await?;
+        // As LangGraph does: clients (the Agent Chat UI) find a graph's threads by these.
+        let mut patch = serde_json::Map::new();
+        for key in ["graph_id", "assistant_id"] {
+            patch.insert(key.into(), record.assistant_id.clone().into());
+        }
+        if let Err(error) = self
+            .store
+            .threads
+            .merge_metadata(caller.owner(), thread_id, patch)
+            .await
+        {
+            tracing::warn!(%error, thread.id = thread_id, "could not record the run's assistant in the thread's metadata");
+        }
         Ok(Started {
             run,
             record: wire(record),

@@ -28,6 +28,8 @@ pub const CSRF_HEADER: &str = "x-csrf-token";
 /// Everything else under `/api` needs a credential (outside `/api` is the static web UI).
 pub const PUBLIC_PATHS: &[&str] = &[
     "/health",
+    "/api/ok",
+    "/api/info",
     "/api/openapi.json",
     "/api/auth/status",
     "/api/auth/setup",

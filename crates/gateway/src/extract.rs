@@ -8,8 +8,10 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 
 use crate::error::AppError;
 
-/// A JSON object body: not JSON 400, not an object or the wrong shape 422, missing content
-/// type 415, too large 413. Every request body of the API is an object, so an array or a
+/// A JSON object body: not JSON 400, not an object or the wrong shape 422, a content type
+/// other than JSON (or `text/plain`, which LangGraph clients behind a proxy send for JSON, and
+/// which unsafe cross-site requests cannot use here: the origin check refuses them) 415, too
+/// large 413. Every request body of the API is an object, so an array or a
 /// scalar that serde would happily read into a struct (`[true]` for `{"enabled": true}`) is
 /// refused instead of being taken field by field.
 #[derive(Debug, Clone, Copy, Default)]
@@ -72,6 +74,7 @@ fn is_json(headers: &HeaderMap) -> bool {
         .trim()
         .to_ascii_lowercase();
     essence == "application/json"
+        || essence == "text/plain"
         || essence
             .strip_prefix("application/")
             .is_some_and(|sub| sub.ends_with("+json"))
@@ -185,7 +188,12 @@ mod tests {
             Err((422, "invalid_body"))
         );
         assert_eq!(
-            extract("text/plain", r#"{"enabled": true}"#).await,
+            extract("text/plain;charset=UTF-8", r#"{"enabled": true}"#).await,
+            Ok(()),
+            "LangGraph clients behind a proxy send JSON as text/plain"
+        );
+        assert_eq!(
+            extract("application/x-www-form-urlencoded", r#"{"enabled": true}"#).await,
             Err((415, "unsupported_media_type"))
         );
     }

@@ -97,7 +97,11 @@ impl OriginPolicy {
                     HeaderName::from_static("x-csrf-token"),
                     HeaderName::from_static("last-event-id"),
                 ])
-                .expose_headers([header::CONTENT_LOCATION, header::LOCATION]),
+                .expose_headers([
+                    header::CONTENT_LOCATION,
+                    header::LOCATION,
+                    HeaderName::from_static("x-pagination-total"),
+                ]),
         )
     }
 }

@@ -44,6 +44,8 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         ));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::get_health))
+        .routes(routes!(health::get_info))
+        .routes(routes!(health::get_ok))
         .routes(routes!(auth::get_auth_status))
         .routes(routes!(auth::create_first_admin))
         .routes(routes!(auth::create_session))

@@ -147,6 +147,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The server's version and optional features, as LangGraph clients ask for them. */
+        get: operations["get_info"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/models": {
         parameters: {
             query?: never;
@@ -156,6 +173,23 @@ export interface paths {
         };
         /** The configured models; an empty list means runs cannot start. */
         get: operations["list_models"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/ok": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness, as LangGraph clients check it. */
+        get: operations["get_ok"];
         put?: never;
         post?: never;
         delete?: never;
@@ -983,6 +1017,11 @@ export interface components {
             /** @description Always `invalid_tool_call`. */
             type?: string;
         };
+        /** @description `GET /api/ok`. */
+        Liveness: {
+            /** @description Always true when the server answers. */
+            ok: boolean;
+        };
         /** @description `POST /api/auth/login`. */
         LoginRequest: {
             /** @description The account's email address. */
@@ -1210,6 +1249,25 @@ export interface components {
             sort_by?: null | components["schemas"]["ThreadSortBy"];
             sort_order?: null | components["schemas"]["SortOrder"];
             status?: null | components["schemas"]["ThreadStatus"];
+        };
+        /** @description Optional LangGraph Agent Server features. */
+        ServerFlags: {
+            /** @description The assistants API. */
+            assistants: boolean;
+            /** @description Scheduled runs. */
+            crons: boolean;
+            /** @description LangSmith tracing. */
+            langsmith: boolean;
+        };
+        /** @description `GET /api/info`: what LangGraph clients ask first to know they reached a server. */
+        ServerInfo: {
+            /** @description Which optional LangGraph Agent Server features this server has. */
+            flags: components["schemas"]["ServerFlags"];
+            /**
+             * @description The server's version.
+             * @example 0.1.0
+             */
+            version: string;
         };
         /**
          * @description A signed-in session: the account and the CSRF token unsafe requests must echo in
@@ -2303,6 +2361,53 @@ export interface operations {
             };
         };
     };
+    get_info: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Version and feature flags */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerInfo"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     list_models: {
         parameters: {
             query?: never;
@@ -2328,6 +2433,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_ok: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server is up */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Liveness"];
                 };
             };
             /** @description The request URI is too long */

@@ -16,6 +16,7 @@ mod common;
 mod demo;
 mod history;
 mod install;
+mod langgraph;
 mod leftovers;
 mod limits;
 mod origin;

@@ -1,6 +1,6 @@
 //! `GET /health`.
 
-use antler_protocol::health::Health;
+use antler_protocol::health::{Health, Liveness, ServerFlags, ServerInfo};
 use axum::Json;
 use axum::extract::State;
 
@@ -20,4 +20,33 @@ pub async fn get_health(State(app): State<AppState>) -> Json<Health> {
         sandbox: app.sandbox.kind().into(),
         warnings: app.warnings.clone(),
     })
+}
+
+/// The server's version and optional features, as LangGraph clients ask for them.
+#[utoipa::path(
+    get,
+    path = "/api/info",
+    tag = "system",
+    responses((status = 200, description = "Version and feature flags", body = ServerInfo))
+)]
+pub async fn get_info() -> Json<ServerInfo> {
+    Json(ServerInfo {
+        version: env!("CARGO_PKG_VERSION").into(),
+        flags: ServerFlags {
+            assistants: false,
+            crons: false,
+            langsmith: false,
+        },
+    })
+}
+
+/// Liveness, as LangGraph clients check it.
+#[utoipa::path(
+    get,
+    path = "/api/ok",
+    tag = "system",
+    responses((status = 200, description = "The server is up", body = Liveness))
+)]
+pub async fn get_ok() -> Json<Liveness> {
+    Json(Liveness { ok: true })
 }
