@@ -8,6 +8,7 @@
     reason = "tests: a failed step should abort the test with its message"
 )]
 
+mod accounts;
 mod api_skills;
 mod artifacts;
 mod auth;
