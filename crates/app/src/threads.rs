@@ -94,7 +94,7 @@ impl ThreadsService {
         if !created.created && req.if_exists == Some(IfExists::Raise) {
             return Err(ThreadError::Exists(id));
         }
-        self.create_dirs(caller, &id).await?;
+        self.create_dirs(&id).await?;
         if created.created {
             tracing::info!(thread.id = %id, "thread created");
         }
@@ -150,7 +150,7 @@ impl ThreadsService {
         if let Err(error) = self.sandbox.destroy(id).await {
             tracing::warn!(thread.id = %id, %error, "thread sandbox could not be removed");
         }
-        let dirs = self.dirs(caller, id);
+        let dirs = self.dirs(id);
         let data_dir = self.data_dir.clone();
         let removed = tokio::task::spawn_blocking(move || {
             antler_sandbox::storage::remove_thread(&dirs, &data_dir)
@@ -192,7 +192,7 @@ impl ThreadsService {
     /// across owners and the sandboxes find a thread's files by its id alone, so the files
     /// live in one place for every owner; who may reach them is decided by the database
     /// (the caller must own the thread), never by the path.
-    pub fn dirs(&self, _caller: &Caller, id: &str) -> ThreadDirs {
+    pub fn dirs(&self, id: &str) -> ThreadDirs {
         ThreadDirs::new(&self.data_dir, LOCAL_OWNER, id)
     }
 
@@ -203,17 +203,17 @@ impl ThreadsService {
         id: &str,
     ) -> Result<ThreadDirs, ThreadError> {
         self.record(caller, id).await?;
-        Ok(self.dirs(caller, id))
+        Ok(self.dirs(id))
     }
 
     /// The directories of an existing thread of the caller, created when missing.
     pub async fn files(&self, caller: &Caller, id: &str) -> Result<ThreadDirs, ThreadError> {
         self.record(caller, id).await?;
-        self.create_dirs(caller, id).await
+        self.create_dirs(id).await
     }
 
-    async fn create_dirs(&self, caller: &Caller, id: &str) -> Result<ThreadDirs, ThreadError> {
-        let dirs = self.dirs(caller, id);
+    async fn create_dirs(&self, id: &str) -> Result<ThreadDirs, ThreadError> {
+        let dirs = self.dirs(id);
         let create = dirs.clone();
         let access = self.sandbox.file_access();
         tokio::task::spawn_blocking(move || {

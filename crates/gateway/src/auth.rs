@@ -44,14 +44,30 @@ pub fn is_public(path: &str) -> bool {
         || !(path == "/api" || path.starts_with("/api/"))
 }
 
-/// The resolved caller of a request, in its extensions.
+/// The resolved caller of a request, in its extensions (an extractor: 401 without one).
 #[derive(Debug, Clone)]
-pub(crate) struct Authed {
-    pub(crate) caller: Caller,
+pub struct Authed {
+    /// Who.
+    pub caller: Caller,
     /// The digest of the session cookie, for cookie-authenticated requests.
-    pub(crate) session_hash: Option<String>,
+    pub session_hash: Option<String>,
     /// The session's CSRF token, for cookie-authenticated requests.
-    pub(crate) csrf_token: Option<String>,
+    pub csrf_token: Option<String>,
+}
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Authed {
+    type Rejection = Response;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Authed>()
+            .cloned()
+            .ok_or_else(|| unauthenticated("sign in first"))
+    }
 }
 
 /// 401 in the envelope, with the challenge programs expect.
@@ -187,50 +203,50 @@ pub async fn authenticate(
     next.run(request).await
 }
 
-/// The client's address: the peer, or, when the peer is a trusted proxy, the last address
-/// in `X-Forwarded-For` that is not one.
-pub(crate) fn client_ip(state: &AppState, request: &axum::http::request::Parts) -> Option<IpAddr> {
-    let peer = request
+/// The peer's address, and whether it is a trusted proxy (whose forwarding headers count).
+fn peer(state: &AppState, parts: &axum::http::request::Parts) -> Option<(IpAddr, bool)> {
+    let ip = parts
         .extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|c| c.0.ip())?;
-    let trusted = &state.accounts.config().trusted_proxies;
-    if !trusted.contains(&peer) {
-        return Some(peer);
+    Some((ip, state.accounts.config().trusted_proxies.contains(&ip)))
+}
+
+/// The client's address: the peer, or, when the peer is a trusted proxy, the last address
+/// in `X-Forwarded-For` that is not one.
+pub(crate) fn client_ip(state: &AppState, parts: &axum::http::request::Parts) -> Option<IpAddr> {
+    let (ip, proxy) = peer(state, parts)?;
+    if !proxy {
+        return Some(ip);
     }
-    let forwarded = request
+    let trusted = &state.accounts.config().trusted_proxies;
+    let forwarded: Vec<IpAddr> = parts
         .headers
         .get_all("x-forwarded-for")
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .filter_map(|ip| ip.trim().parse::<IpAddr>().ok())
-        .collect::<Vec<_>>();
+        .filter_map(|ip| ip.trim().parse().ok())
+        .collect();
     Some(
         forwarded
             .into_iter()
             .rev()
             .find(|ip| !trusted.contains(ip))
-            .unwrap_or(peer),
+            .unwrap_or(ip),
     )
 }
 
 /// Whether cookies must be `Secure`: configured, or the request came over HTTPS (as a
 /// trusted proxy says).
 fn secure(state: &AppState, parts: &axum::http::request::Parts) -> bool {
-    if state.accounts.config().secure_cookies {
-        return true;
-    }
-    let peer = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0.ip());
-    peer.is_some_and(|p| state.accounts.config().trusted_proxies.contains(&p))
-        && parts
-            .headers
-            .get("x-forwarded-proto")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.trim().eq_ignore_ascii_case("https"))
+    state.accounts.config().secure_cookies
+        || peer(state, parts).is_some_and(|(_, proxy)| proxy)
+            && parts
+                .headers
+                .get("x-forwarded-proto")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("https"))
 }
 
 /// `Set-Cookie` values for a session (`None`: clearing both).

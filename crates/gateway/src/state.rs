@@ -48,12 +48,10 @@ pub struct Identity(pub Caller);
 impl<S: Send + Sync> FromRequestParts<S> for Identity {
     type Rejection = Response;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        parts
-            .extensions
-            .get::<Authed>()
-            .map(|a| Identity(a.caller.clone()))
-            .ok_or_else(|| crate::auth::unauthenticated("sign in first"))
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Identity(
+            Authed::from_request_parts(parts, state).await?.caller,
+        ))
     }
 }
 

@@ -1,10 +1,11 @@
 // Settings → Account: the password and personal access tokens of the signed-in person.
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { api } from "../api/client";
 import { errorMessage } from "../api/http";
 import type { CreatedToken } from "../api/types";
 import { useAuth } from "../auth/auth";
 import { CopyButton } from "../components/CopyButton";
+import { Field, FormError, PasswordField, useFormAction } from "../components/Form";
 import { ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
 import { useResource } from "../lib/useResource";
@@ -13,43 +14,20 @@ function PasswordForm() {
   const toast = useToast();
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
-  const [error, setError] = useState<string>();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setError(undefined);
-    try {
-      await api.changePassword(current, next);
-      setCurrent("");
-      setNext("");
-      toast({ kind: "success", message: "Password changed. Your other sessions were signed out." });
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  };
+  const { busy, error, submit } = useFormAction();
+  const change = submit(async () => {
+    await api.changePassword(current, next);
+    setCurrent("");
+    setNext("");
+    toast({ kind: "success", message: "Password changed. Your other sessions were signed out." });
+  });
   return (
-    <form className="settings-form" onSubmit={(e) => void submit(e)} aria-labelledby="password-title">
+    <form className="settings-form" onSubmit={change} aria-labelledby="password-title">
       <h2 id="password-title">Password</h2>
-      <label className="field">
-        <span>Current password</span>
-        <input type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>New password (at least 8 characters)</span>
-        <input
-          type="password"
-          autoComplete="new-password"
-          minLength={8}
-          required
-          value={next}
-          onChange={(e) => setNext(e.target.value)}
-        />
-      </label>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-      <button type="submit" className="btn btn-primary btn-sm">
+      <PasswordField label="Current password" value={current} onValue={setCurrent} />
+      <PasswordField label="New password (at least 8 characters)" value={next} onValue={setNext} fresh />
+      <FormError error={error} />
+      <button type="submit" className="btn btn-primary btn-sm" disabled={busy}>
         Change password
       </button>
     </form>
@@ -60,18 +38,12 @@ function Tokens() {
   const { data, error, reload } = useResource("tokens", () => api.tokens());
   const [name, setName] = useState("");
   const [created, setCreated] = useState<CreatedToken>();
-  const [problem, setProblem] = useState<string>();
-  const create = async (e: FormEvent) => {
-    e.preventDefault();
-    setProblem(undefined);
-    try {
-      setCreated(await api.createToken(name));
-      setName("");
-      reload();
-    } catch (err) {
-      setProblem(errorMessage(err));
-    }
-  };
+  const { busy, error: problem, setError: setProblem, submit } = useFormAction();
+  const create = submit(async () => {
+    setCreated(await api.createToken(name));
+    setName("");
+    reload();
+  });
   const revoke = async (id: string) => {
     try {
       await api.revokeToken(id);
@@ -86,12 +58,9 @@ function Tokens() {
       <p className="muted small">
         For programs and SDKs: send a token as <code>Authorization: Bearer …</code> or <code>X-Api-Key</code>.
       </p>
-      <form className="inline-form" onSubmit={(e) => void create(e)}>
-        <label className="field">
-          <span>Name</span>
-          <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} placeholder="laptop script" />
-        </label>
-        <button type="submit" className="btn btn-sm">
+      <form className="inline-form" onSubmit={create}>
+        <Field label="Name" required maxLength={100} value={name} onValue={setName} placeholder="laptop script" />
+        <button type="submit" className="btn btn-sm" disabled={busy}>
           Create token
         </button>
       </form>
@@ -103,11 +72,7 @@ function Tokens() {
           <CopyButton text={created.token} />
         </div>
       )}
-      {problem && (
-        <p className="form-error" role="alert">
-          {problem}
-        </p>
-      )}
+      <FormError error={problem} />
       {error && <ErrorState message={error} onRetry={reload} />}
       {!data && !error && <Spinner />}
       {data && (

@@ -1,9 +1,10 @@
 // Settings → Users (admins): create accounts, disable them, reset their password.
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { api } from "../api/client";
 import { errorMessage } from "../api/http";
 import type { Role, UserInfo } from "../api/types";
 import { useAuth } from "../auth/auth";
+import { Field, FormError, PasswordField, useFormAction } from "../components/Form";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
 import { useResource } from "../lib/useResource";
@@ -12,29 +13,17 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [role, setRole] = useState<Role>("user");
-  const [error, setError] = useState<string>();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setError(undefined);
-    try {
-      await api.createUser(email, password, role);
-      setEmail("");
-      setPassword("");
-      onCreated();
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  };
+  const { busy, error, submit } = useFormAction();
+  const add = submit(async () => {
+    await api.createUser(email, password, role);
+    setEmail("");
+    setPassword("");
+    onCreated();
+  });
   return (
-    <form className="settings-form inline-form" onSubmit={(e) => void submit(e)} aria-label="New account">
-      <label className="field">
-        <span>Email</span>
-        <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-      </label>
-      <label className="field">
-        <span>Initial password</span>
-        <input type="password" autoComplete="new-password" minLength={8} required value={password} onChange={(e) => setPassword(e.target.value)} />
-      </label>
+    <form className="settings-form inline-form" onSubmit={add} aria-label="New account">
+      <Field label="Email" type="email" required value={email} onValue={setEmail} />
+      <PasswordField label="Initial password" value={password} onValue={setPassword} fresh />
       <label className="field">
         <span>Role</span>
         <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
@@ -42,14 +31,10 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
           <option value="admin">admin</option>
         </select>
       </label>
-      <button type="submit" className="btn btn-primary btn-sm">
+      <button type="submit" className="btn btn-primary btn-sm" disabled={busy}>
         Add account
       </button>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError error={error} />
     </form>
   );
 }

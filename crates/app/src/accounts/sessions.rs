@@ -50,7 +50,8 @@ impl AccountsService {
         self.new_session(user).await
     }
 
-    pub(super) async fn new_session(&self, user: UserRecord) -> Result<NewSession, AccountError> {
+    /// A new session for `user` (after sign-in, or for the admin the setup just created).
+    pub async fn new_session(&self, user: UserRecord) -> Result<NewSession, AccountError> {
         // Sessions nobody signed out of would pile up: each sign-in sweeps the expired ones.
         self.store
             .accounts
@@ -130,11 +131,6 @@ impl AccountsService {
         self.store.accounts.delete_session(session_hash).await?;
         self.revoked().await;
         Ok(())
-    }
-
-    /// The caller's account (for `me`).
-    pub async fn account(&self, caller: &Caller) -> Result<Option<UserRecord>, AccountError> {
-        Ok(self.store.accounts.user(caller.owner()).await?)
     }
 
     /// Changes the caller's password; every other session of theirs ends.

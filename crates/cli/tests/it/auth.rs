@@ -1,8 +1,6 @@
 //! Signing in: the fail-closed gate (every protected operation of the OpenAPI document),
 //! the first-run setup, sessions, CSRF, throttling, replicas, and the opt-out.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use crate::common::{
@@ -401,5 +399,4 @@ async fn sessions_and_revocations_hold_on_every_replica() {
     .await;
     assert_eq!(status, 204);
     assert_eq!(me(&one).await.0, 401, "signed out everywhere");
-    tokio::time::sleep(Duration::from_millis(10)).await;
 }

@@ -7,7 +7,8 @@ use antler_protocol::auth::{
 };
 use antler_protocol::error::ErrorEnvelope;
 use axum::Json;
-use axum::extract::{Request, State};
+use axum::extract::State;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
@@ -16,20 +17,6 @@ use crate::error::{ApiResult, AppError};
 use crate::extract::ApiJson;
 use crate::params::RecordId;
 use crate::state::{AppState, Identity};
-
-/// Splits a request into its head and a JSON body of `T`.
-async fn head_and_body<T: serde::de::DeserializeOwned>(
-    state: &AppState,
-    request: Request,
-) -> Result<(axum::http::request::Parts, T), AppError> {
-    let (parts, body) = request.into_parts();
-    let ApiJson(value) = <ApiJson<T> as axum::extract::FromRequest<AppState>>::from_request(
-        Request::from_parts(parts.clone(), body),
-        state,
-    )
-    .await?;
-    Ok((parts, value))
-}
 
 /// The answer of a new session: the cookies and the CSRF token.
 fn signed_in(state: &AppState, parts: &axum::http::request::Parts, s: NewSession) -> Response {
@@ -40,7 +27,7 @@ fn signed_in(state: &AppState, parts: &axum::http::request::Parts, s: NewSession
             id: s.user.user_id.clone(),
             email: s.user.email.clone(),
             role: s.user.role,
-            csrf_token: Some(s.csrf_token.clone()),
+            csrf_token: None,
         },
         csrf_token: s.csrf_token,
     };
@@ -79,17 +66,14 @@ pub async fn get_auth_status(State(app): State<AppState>) -> ApiResult<Json<Auth
 )]
 pub async fn create_first_admin(
     State(app): State<AppState>,
-    request: Request,
+    parts: Parts,
+    ApiJson(body): ApiJson<SetupRequest>,
 ) -> ApiResult<Response> {
-    let (parts, body): (_, SetupRequest) = head_and_body(&app, request).await?;
     let user = app
         .accounts
         .setup(&body.token, &body.email, &body.password)
         .await?;
-    let session = app
-        .accounts
-        .login(&user.email, &body.password, None)
-        .await?;
+    let session = app.accounts.new_session(user).await?;
     Ok(signed_in(&app, &parts, session))
 }
 
@@ -106,8 +90,11 @@ pub async fn create_first_admin(
         (status = 429, description = "Too many failed sign-ins for this account or address", body = ErrorEnvelope),
     )
 )]
-pub async fn create_session(State(app): State<AppState>, request: Request) -> ApiResult<Response> {
-    let (parts, body): (_, LoginRequest) = head_and_body(&app, request).await?;
+pub async fn create_session(
+    State(app): State<AppState>,
+    parts: Parts,
+    ApiJson(body): ApiJson<LoginRequest>,
+) -> ApiResult<Response> {
     let client = client_ip(&app, &parts);
     match app
         .accounts
@@ -135,14 +122,13 @@ pub async fn create_session(State(app): State<AppState>, request: Request) -> Ap
     tag = "auth",
     responses((status = 204, description = "Signed out (cookies cleared)"))
 )]
-pub async fn delete_session(State(app): State<AppState>, request: Request) -> ApiResult<Response> {
-    let (parts, _) = request.into_parts();
-    if let Some(hash) = parts
-        .extensions
-        .get::<Authed>()
-        .and_then(|a| a.session_hash.clone())
-    {
-        app.accounts.logout(&hash).await?;
+pub async fn delete_session(
+    State(app): State<AppState>,
+    authed: Authed,
+    parts: Parts,
+) -> ApiResult<Response> {
+    if let Some(hash) = &authed.session_hash {
+        app.accounts.logout(hash).await?;
     }
     let mut headers = HeaderMap::new();
     for c in session_cookies(&app, &parts, None) {
@@ -158,20 +144,13 @@ pub async fn delete_session(State(app): State<AppState>, request: Request) -> Ap
     tag = "auth",
     responses((status = 200, description = "Who is signed in", body = Me))
 )]
-pub async fn get_me(request: Request) -> ApiResult<Json<Me>> {
-    let authed = request
-        .extensions()
-        .get::<Authed>()
-        .cloned()
-        .ok_or_else(|| {
-            AppError::new(StatusCode::UNAUTHORIZED, "unauthenticated", "sign in first")
-        })?;
-    Ok(Json(Me {
+pub async fn get_me(authed: Authed) -> Json<Me> {
+    Json(Me {
         id: authed.caller.owner().to_string(),
         email: authed.caller.email().to_string(),
         role: authed.caller.role(),
         csrf_token: authed.csrf_token,
-    }))
+    })
 }
 
 /// Changes the caller's password; their other sessions end.
@@ -187,16 +166,16 @@ pub async fn get_me(request: Request) -> ApiResult<Json<Me>> {
 )]
 pub async fn change_password(
     State(app): State<AppState>,
-    Identity(caller): Identity,
-    request: Request,
+    authed: Authed,
+    ApiJson(body): ApiJson<PasswordChange>,
 ) -> ApiResult<StatusCode> {
-    let keep = request
-        .extensions()
-        .get::<Authed>()
-        .and_then(|a| a.session_hash.clone());
-    let (_, body): (_, PasswordChange) = head_and_body(&app, request).await?;
     app.accounts
-        .change_password(&caller, &body.current, &body.new, keep.as_deref())
+        .change_password(
+            &authed.caller,
+            &body.current,
+            &body.new,
+            authed.session_hash.as_deref(),
+        )
         .await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -104,6 +104,8 @@ impl SqlAccounts {
     }
 }
 
+const COUNT_ADMINS: &str = "SELECT COUNT(*) FROM users WHERE role = 'admin'";
+
 const INSERT_USER: &str = "INSERT INTO users (user_id, email, password_hash, role, disabled, \
      created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)";
 
@@ -133,7 +135,7 @@ impl AccountRepo for SqlAccounts {
     ) -> Result<SetupOutcome, StoreError> {
         on!(&self.0, p => {
             let mut tx = p.begin_write().await?;
-            let admins: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM users WHERE role = 'admin'")
+            let admins: i64 = sqlx::query_scalar(COUNT_ADMINS)
                 .fetch_one(&mut *tx)
                 .await?;
             if admins > 0 {
@@ -201,7 +203,7 @@ impl AccountRepo for SqlAccounts {
 
     async fn admin_exists(&self) -> Result<bool, StoreError> {
         let n: i64 = on!(&self.0, p => sqlx::query_scalar(
-            "SELECT COUNT(*) FROM users WHERE role = 'admin'",
+            COUNT_ADMINS,
         )
         .fetch_one(p)
         .await?);
@@ -392,17 +394,22 @@ impl AccountRepo for SqlAccounts {
     async fn adopt(&self, from: &str, to: &str) -> Result<u64, StoreError> {
         let moved = on!(&self.0, p => {
             let mut tx = p.begin_write().await?;
+            // Through the threads (indexed by owner), so a start-up with nothing to adopt
+            // does not scan every run; a run's owner is its thread's.
+            sqlx::query(
+                "UPDATE runs SET owner = $2 WHERE thread_id IN \
+                 (SELECT thread_id FROM threads WHERE owner = $1)",
+            )
+            .bind(from)
+            .bind(to)
+            .execute(&mut *tx)
+            .await?;
             let moved = sqlx::query("UPDATE threads SET owner = $2 WHERE owner = $1")
                 .bind(from)
                 .bind(to)
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
-            sqlx::query("UPDATE runs SET owner = $2 WHERE owner = $1")
-                .bind(from)
-                .bind(to)
-                .execute(&mut *tx)
-                .await?;
             tx.commit().await?;
             moved
         });
