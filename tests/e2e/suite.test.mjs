@@ -600,7 +600,7 @@ describe("web UI end to end", { concurrency: false }, () => {
     }
   });
 
-  it("m. a user sees the shared skills read-only and cannot switch one off", { timeout: 60_000 }, async () => {
+  it("m. a user sees the shared skills read-only, cannot switch one off, and installs a personal skill only they see", { timeout: 60_000 }, async () => {
     const carol = { email: "carol@antler.test", password: "carol-password-1" };
     await stack.api("POST", "/api/users", { ...carol, role: "user" });
     const s = await stack.page({ account: carol });
@@ -611,8 +611,30 @@ describe("web UI end to end", { concurrency: false }, () => {
       await page.getByTestId("skills-read-only").waitFor();
       const toggle = page.getByRole("switch", { name: "Enable skill-creator" });
       assert.equal(await toggle.isDisabled(), true);
-      assert.equal(await page.getByRole("button", { name: /Install from file/ }).count(), 0);
       assert.equal(await page.getByRole("link", { name: "Users" }).count(), 0);
+      // Her own install is a personal skill: listed for her, switchable, invisible to others.
+      await page.getByRole("button", { name: "Install from file" }).click();
+      const dialog = page.getByRole("dialog", { name: "Install a skill from a file" });
+      await dialog.getByTestId("install-personal-note").waitFor();
+      const archive = zipSync({
+        "m-diary/SKILL.md": strToU8("---\nname: m-diary\ndescription: Carol's diary.\n---\n# Diary\n"),
+      });
+      await dialog.getByTestId("skill-file-input").setInputFiles({ name: "m-diary.skill", mimeType: "application/zip", buffer: Buffer.from(archive) });
+      await dialog.getByTestId("archive-valid").waitFor();
+      await dialog.getByTestId("confirm-install").click();
+      await page.getByTestId("toast").filter({ hasText: "Installed “m-diary”" }).waitFor();
+      const row = page.locator('[data-testid=skill-row][data-skill="m-diary"]');
+      await row.waitFor();
+      assert.equal(await page.getByRole("tab", { name: /Personal/ }).getAttribute("aria-selected"), "true");
+      assert.equal(await row.getByRole("switch").isDisabled(), false);
+      await row.getByRole("switch").click();
+      await until(async () => (await row.getByRole("switch").getAttribute("aria-checked")) === "false", { message: "her switch to turn off" });
+      await page.reload();
+      await row.waitFor();
+      assert.equal(await row.getByRole("switch").getAttribute("aria-checked"), "false", "the change was stored");
+      await shot(page, "m-personal-skill");
+      const { skills } = await stack.api("GET", "/api/skills");
+      assert.ok(!skills.some((k) => k.name === "m-diary"), "the admin does not see carol's skill");
       // Even a request made by hand is refused, and nothing changes.
       const status = await page.evaluate(async () => {
         const csrf = document.cookie.split("; ").find((c) => c.startsWith("antler_csrf="))?.split("=")[1] ?? "";

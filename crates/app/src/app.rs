@@ -157,12 +157,20 @@ impl App {
                 synced_tx,
             )));
         }
+        let personal = Arc::new(crate::skills::PersonalCatalogs::new(
+            config.data_dir.join("users"),
+            limits,
+            config.skills.install.limits(),
+            instance.clone(),
+            store.clone(),
+        ));
         let sandbox: Arc<dyn SandboxProvider> = Arc::new(ViewGate::new(
             crate::sandbox::start_provider(
                 &config.sandbox,
                 &config.data_dir,
                 view.root(),
                 &instance,
+                personal.clone(),
                 &mut warnings,
             )
             .await?,
@@ -179,15 +187,6 @@ impl App {
                 "no model is configured: set ANTLER_MODEL_BASE_URL, ANTLER_MODEL and OPENAI_API_KEY, or add models to the configuration".into(),
             );
         }
-        let manager = RunManager::new(RunDeps {
-            store: store.clone(),
-            catalog: catalog.clone(),
-            sandbox: sandbox.clone(),
-            cfg: config.agent.clone(),
-            models,
-            prompt_budget: config.skills.prompt_budget_chars,
-            instance: instance.clone(),
-        });
         let skills = Arc::new(SkillsService::new(
             store.clone(),
             catalog,
@@ -196,7 +195,18 @@ impl App {
             view,
             serving.then_some(synced),
             instance.clone(),
+            personal,
+            sandbox.clone(),
         ));
+        let manager = RunManager::new(RunDeps {
+            store: store.clone(),
+            skills: skills.clone(),
+            sandbox: sandbox.clone(),
+            cfg: config.agent.clone(),
+            models,
+            prompt_budget: config.skills.prompt_budget_chars,
+            instance: instance.clone(),
+        });
         if serving {
             let recovered = manager.recover().await?;
             if recovered > 0 {
@@ -208,7 +218,10 @@ impl App {
             tasks.extend(manager.start_background().into_iter().map(AbortOnDrop));
             tasks.push(AbortOnDrop(skills.follow_other_replicas()));
         }
-        let accounts = Arc::new(AccountsService::new(store.clone(), config.auth.clone()));
+        let accounts = Arc::new(
+            AccountsService::new(store.clone(), config.auth.clone())
+                .with_users_dir(config.data_dir.join("users")),
+        );
         if config.auth.mode == antler_protocol::auth::AuthMode::None {
             warnings.push(
                 "authentication is off (auth.mode: none): anyone who reaches this server can do everything".into(),

@@ -1,7 +1,8 @@
 //! What a crashed process leaves behind, cleared at startup: host commands still running
 //! (local provider; see `antler_sandbox::host_procs`), uploads and skill archives that were
 //! arriving (`<data>/tmp/<instance>/`), skill installs that were extracting
-//! (`skills/custom/.staging-<instance>-…`), throwaway skills views of one-shot commands, and
+//! (`.staging-<instance>-…` in `skills/custom/` and in each person's `skills/user/`),
+//! throwaway skills views of one-shot commands, and
 //! the partial uploads older versions wrote inside a thread's `uploads/`. Only what belongs
 //! to this instance (its previous process) or to no live process is removed; each removal
 //! is logged with its size.
@@ -74,7 +75,22 @@ pub(crate) fn sweep(data_dir: &Path, skills_dir: &Path, me: &str) -> usize {
             removed += remove(&entry.path());
         }
     }
-    for entry in entries(&skills_dir.join("custom")) {
+    // Installs extract beside their target: shared ones in `custom/`, personal ones in each
+    // person's `user/`.
+    let mut install_dirs = vec![skills_dir.join("custom")];
+    install_dirs.extend(
+        entries(&data_dir.join("users")).map(|owner| owner.path().join("skills").join("user")),
+    );
+    for dir in install_dirs {
+        removed += sweep_staging(&dir, &owners);
+    }
+    removed + sweep_old_partial_uploads(data_dir)
+}
+
+/// Install staging directories (`.staging-<owner>-XXXXXX`) of processes that are gone.
+fn sweep_staging(dir: &Path, owners: &Owners) -> usize {
+    let mut removed = 0;
+    for entry in entries(dir) {
         let name = entry.file_name().to_string_lossy().into_owned();
         let Some(rest) = name.strip_prefix(STAGING_PREFIX) else {
             continue;
@@ -88,7 +104,7 @@ pub(crate) fn sweep(data_dir: &Path, skills_dir: &Path, me: &str) -> usize {
             removed += remove(&entry.path());
         }
     }
-    removed + sweep_old_partial_uploads(data_dir)
+    removed
 }
 
 /// Partial uploads older versions streamed into a thread's `uploads/` (`.upload-XXXXXX`).
@@ -176,8 +192,15 @@ mod tests {
         std::fs::create_dir_all(custom.join(".staging-me-abc123")).expect("dir");
         std::fs::create_dir_all(custom.join(".staging-alive-def456")).expect("dir");
         std::fs::create_dir_all(custom.join(".staging-xyz789")).expect("recent, unowned");
+        let personal = data.path().join("users/u1/skills/user");
+        std::fs::create_dir_all(personal.join(".staging-me-ghi012")).expect("dir");
+        std::fs::create_dir_all(personal.join("diary")).expect("an installed skill");
         let removed = sweep(data.path(), skills.path(), "me");
-        assert_eq!(removed, 4, "me, dead-one, the dead CLI's view, my staging");
+        assert_eq!(
+            removed, 5,
+            "me, dead-one, the dead CLI's view, my staging, my personal staging"
+        );
+        assert!(!personal.join(".staging-me-ghi012").exists() && personal.join("diary").is_dir());
         assert!(tmp.join("alive").is_dir());
         assert!(!tmp.join("me").exists() && !tmp.join("dead-one").exists());
         assert!(custom.join(".staging-alive-def456").is_dir());

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use antler_sandbox::config::{ProviderKind, SandboxConfig};
 use antler_sandbox::docker::DockerProvider;
 use antler_sandbox::local::LocalProvider;
+use antler_sandbox::personal::PersonalSkills;
 use antler_sandbox::view::{ProjectedSkill, SkillsView};
 use antler_sandbox::{SandboxError, SandboxProvider};
 use antler_skills::{Catalog, Snapshot};
@@ -18,17 +19,30 @@ pub(crate) async fn start_provider(
     data_dir: &Path,
     view: &Path,
     instance: &str,
+    personal: Arc<dyn PersonalSkills>,
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<Arc<dyn SandboxProvider>> {
     let local = || -> Arc<dyn SandboxProvider> {
         Arc::new(
             LocalProvider::new(data_dir, view, cfg.allow_host_bash, cfg.max_output_bytes)
                 .with_command_timeout(std::time::Duration::from_secs(cfg.command_timeout_secs))
-                .with_process_records(antler_sandbox::host_procs::records_dir(data_dir, instance)),
+                .with_process_records(antler_sandbox::host_procs::records_dir(data_dir, instance))
+                .with_personal_skills(
+                    personal.clone(),
+                    antler_sandbox::personal::personal_root(data_dir, instance),
+                ),
         )
     };
     let docker = || async {
-        let provider = DockerProvider::start(cfg.clone(), data_dir, view, instance).await?;
+        let provider = DockerProvider::start_with(
+            cfg.clone(),
+            data_dir,
+            view,
+            instance,
+            true,
+            Some(personal.clone()),
+        )
+        .await?;
         tracing::info!(instance, "docker sandbox provider started");
         Ok::<Arc<dyn SandboxProvider>, SandboxError>(Arc::new(provider))
     };
@@ -59,7 +73,7 @@ pub(crate) async fn start_provider(
 }
 
 /// The enabled skills as the view should hold them.
-fn wanted(snapshot: &Snapshot) -> Vec<ProjectedSkill> {
+pub(crate) fn wanted(snapshot: &Snapshot) -> Vec<ProjectedSkill> {
     snapshot
         .list
         .skills

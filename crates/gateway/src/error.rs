@@ -217,13 +217,16 @@ impl From<RunOpError> for AppError {
 impl From<SkillOpError> for AppError {
     fn from(e: SkillOpError) -> Self {
         match e {
-            e @ (SkillOpError::NotFound(_) | SkillOpError::NoCustom(_)) => {
-                AppError::not_found(e.to_string())
+            e @ (SkillOpError::NotFound(_)
+            | SkillOpError::NoCustom(_)
+            | SkillOpError::NoPersonal(_)) => AppError::not_found(e.to_string()),
+            SkillOpError::Ambiguous(name, categories) => {
+                let details = json!({ "name": name, "categories": categories });
+                AppError::conflict(SkillOpError::Ambiguous(name, categories).to_string())
+                    .with_details(details)
             }
-            SkillOpError::Ambiguous(name) => {
-                AppError::conflict(SkillOpError::Ambiguous(name.clone()).to_string())
-                    .with_details(json!({ "name": name, "categories": ["public", "custom"] }))
-            }
+            SkillOpError::Forbidden(m) => AppError::new(StatusCode::FORBIDDEN, "admin_required", m),
+            SkillOpError::Invalid(m) => AppError::bad_request(m),
             e @ SkillOpError::ReadOnly(_) => AppError::forbidden(e.to_string()),
             SkillOpError::Conflict(m) => AppError::conflict(m),
             SkillOpError::Install(e) => install_error(e),

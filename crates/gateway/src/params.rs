@@ -35,7 +35,7 @@ impl<'de> Deserialize<'de> for SkillName {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct CategoryQuery {
-    /// Restrict to one category (needed when the name exists in both).
+    /// Restrict to one category (needed when the name exists in more than one).
     pub category: Option<SkillCategory>,
 }
 

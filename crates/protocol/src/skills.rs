@@ -6,7 +6,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// Where a skill comes from. Enabled state is keyed by (category, name).
+/// Where a skill comes from. Enabled state is keyed by (category, name); for `user`, also by
+/// the owner.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
 )]
@@ -19,19 +20,30 @@ use utoipa::ToSchema;
 pub enum SkillCategory {
     /// Built in, shipped with the server, read-only.
     Public,
-    /// Installed by people or agents; editable and deletable.
+    /// Installed by an admin for everyone; editable and deletable.
     Custom,
+    /// A personal skill: installed by one person, offered only to their runs and mounted
+    /// only in their sandboxes.
+    User,
 }
 
 impl SkillCategory {
-    /// Both categories in listing order.
-    pub const ALL: [SkillCategory; 2] = [SkillCategory::Public, SkillCategory::Custom];
+    /// Every category in listing order.
+    pub const ALL: [SkillCategory; 3] = [
+        SkillCategory::Public,
+        SkillCategory::Custom,
+        SkillCategory::User,
+    ];
+
+    /// The categories everyone shares (the server's skills directory).
+    pub const SHARED: [SkillCategory; 2] = [SkillCategory::Public, SkillCategory::Custom];
 
     /// The lowercase wire and directory name.
     pub fn as_str(self) -> &'static str {
         match self {
             SkillCategory::Public => "public",
             SkillCategory::Custom => "custom",
+            SkillCategory::User => "user",
         }
     }
 
@@ -40,6 +52,7 @@ impl SkillCategory {
         match s {
             "public" => Some(SkillCategory::Public),
             "custom" => Some(SkillCategory::Custom),
+            "user" => Some(SkillCategory::User),
             _ => None,
         }
     }
@@ -67,16 +80,17 @@ pub struct Skill {
     pub metadata: BTreeMap<String, String>,
     /// The frontmatter `allowed-tools`, split into names.
     pub allowed_tools: Vec<String>,
-    /// `public` or `custom`.
+    /// `public`, `custom` or `user` (the caller's personal skill).
     pub category: SkillCategory,
     /// Directory of the skill relative to its category root, `/`-separated (`parent/child`).
     #[schema(example = "skill-creator")]
     pub relative_path: String,
     /// Whether the agent may use it.
     pub enabled: bool,
-    /// Whether people may change or delete its files (custom skills only).
+    /// Whether its files may be replaced or deleted (custom and personal skills).
     pub editable: bool,
-    /// True for a public skill hidden from the agent by an enabled custom skill of the same name.
+    /// True for a skill hidden from the agent by an enabled skill of the same name in a later
+    /// category (personal over custom over public).
     pub shadowed: bool,
     /// Where the agent finds it inside the sandbox.
     #[schema(example = "/mnt/skills/public/skill-creator/SKILL.md")]
@@ -145,7 +159,7 @@ pub struct SkillDetail {
 pub struct SetSkillEnabled {
     /// The new state.
     pub enabled: bool,
-    /// Which skill when the name exists in both categories.
+    /// Which skill when the name exists in more than one category.
     #[serde(default)]
     pub category: Option<SkillCategory>,
 }
@@ -228,6 +242,10 @@ pub struct InstallFromThread {
     /// Enable the skill after installing (default true).
     #[serde(default = "yes")]
     pub enable: bool,
+    /// Where to install: `custom` (shared with everyone; admins only) or `user` (a personal
+    /// skill of the caller). Defaults to `custom` for admins and `user` for everyone else.
+    #[serde(default)]
+    pub category: Option<SkillCategory>,
 }
 
 fn yes() -> bool {

@@ -159,8 +159,22 @@ pub struct SandboxInfo {
 pub trait SandboxProvider: Send + Sync {
     /// `docker` or `local`.
     fn kind(&self) -> &'static str;
-    /// The thread's sandbox, started if needed.
-    async fn acquire(&self, thread_id: &str) -> Result<Arc<dyn Sandbox>, SandboxError>;
+    /// The thread's sandbox, started if needed, without personal skills.
+    async fn acquire(&self, thread_id: &str) -> Result<Arc<dyn Sandbox>, SandboxError> {
+        self.acquire_for(thread_id, None).await
+    }
+    /// The thread's sandbox, started if needed; `owner`'s personal skills appear at
+    /// `/mnt/skills/user` (when the provider was given a source of personal skills).
+    async fn acquire_for(
+        &self,
+        thread_id: &str,
+        owner: Option<&str>,
+    ) -> Result<Arc<dyn Sandbox>, SandboxError>;
+    /// Brings `/mnt/skills/user` of `owner`'s sandboxes up to date after their personal
+    /// skills changed.
+    async fn refresh_personal(&self, _owner: &str) -> Result<(), SandboxError> {
+        Ok(())
+    }
     /// Marks the thread's sandbox idle (it may be reaped later).
     async fn release(&self, thread_id: &str);
     /// Removes the thread's sandbox now.

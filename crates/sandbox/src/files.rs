@@ -32,11 +32,12 @@ pub const MAX_GREP_FILE_BYTES: u64 = 8 * 1024 * 1024;
 /// How deep glob and grep descend.
 const MAX_DEPTH: usize = 32;
 
-/// The two host roots behind `/mnt/user-data` and `/mnt/skills`.
+/// The host roots behind `/mnt/user-data`, `/mnt/skills` and `/mnt/skills/user`.
 #[derive(Debug, Clone)]
 pub struct HostFs {
     user_data: PathBuf,
     skills: PathBuf,
+    personal: Option<PathBuf>,
     access: FileAccess,
 }
 
@@ -56,8 +57,20 @@ impl HostFs {
         HostFs {
             user_data,
             skills,
+            personal: None,
             access,
         }
+    }
+
+    /// Shows `dir` (the owner's personal skills) at `/mnt/skills/user`.
+    pub fn with_personal(mut self, dir: PathBuf) -> Self {
+        self.personal = Some(dir);
+        self
+    }
+
+    /// Host side of `/mnt/skills/user`, when the sandbox has personal skills.
+    pub fn personal(&self) -> Option<&Path> {
+        self.personal.as_deref()
     }
 
     /// Runs `f` on a blocking thread with a copy of this view, for async callers: the file
@@ -102,9 +115,10 @@ impl HostFs {
             }
         }
         let display = format!("/{}", segments.join("/"));
-        let (root, writable, skip) = match segments.as_slice() {
-            ["mnt", "user-data", ..] => (&self.user_data, true, 2),
-            ["mnt", "skills", ..] => (&self.skills, false, 2),
+        let (root, writable, skip) = match (segments.as_slice(), &self.personal) {
+            (["mnt", "user-data", ..], _) => (&self.user_data, true, 2),
+            (["mnt", "skills", "user", ..], Some(personal)) => (personal, false, 3),
+            (["mnt", "skills", ..], _) => (&self.skills, false, 2),
             _ => {
                 return Err(SandboxError::PermissionDenied {
                     path: display,

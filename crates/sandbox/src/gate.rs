@@ -30,14 +30,22 @@ impl SandboxProvider for ViewGate {
         self.inner.kind()
     }
 
-    async fn acquire(&self, thread_id: &str) -> Result<Arc<dyn Sandbox>, SandboxError> {
+    async fn acquire_for(
+        &self,
+        thread_id: &str,
+        owner: Option<&str>,
+    ) -> Result<Arc<dyn Sandbox>, SandboxError> {
         let mut synced = self.synced.clone();
         if synced.wait_for(|v| *v > 0).await.is_err() {
             return Err(SandboxError::Infra(
                 "the skills view could not be prepared".into(),
             ));
         }
-        self.inner.acquire(thread_id).await
+        self.inner.acquire_for(thread_id, owner).await
+    }
+
+    async fn refresh_personal(&self, owner: &str) -> Result<(), SandboxError> {
+        self.inner.refresh_personal(owner).await
     }
 
     async fn release(&self, thread_id: &str) {

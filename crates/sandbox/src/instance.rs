@@ -127,7 +127,7 @@ pub(crate) const PLAIN_ID: &str =
     "must be 1-64 letters, digits, '-', '_' or '.', not starting with '.'";
 
 /// Ids become file names and container labels: keep them plain.
-pub(crate) fn is_plain_id(id: &str) -> bool {
+pub fn is_plain_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 64
         && !id.starts_with('.')

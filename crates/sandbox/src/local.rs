@@ -22,6 +22,7 @@ use crate::error::SandboxError;
 use crate::files::HostFs;
 use crate::output::CappedOutput;
 use crate::paths::{LOCAL_OWNER, SKILLS_ROOT, ThreadDirs, USER_DATA_ROOT};
+use crate::personal::{PersonalMount, PersonalSkills, PersonalSource};
 
 /// Environment variables passed to host commands; everything else (API keys, tokens) is
 /// dropped.
@@ -36,6 +37,8 @@ pub struct LocalProvider {
     max_timeout: Duration,
     /// Where running host commands are recorded (see [`crate::host_procs`]).
     records: Option<PathBuf>,
+    /// Personal skills and where their per-sandbox copies go.
+    personal: Option<PersonalSource>,
     sandboxes: Mutex<HashMap<String, Arc<LocalSandbox>>>,
 }
 
@@ -59,8 +62,21 @@ impl LocalProvider {
                 crate::config::SandboxConfig::default().command_timeout_secs,
             ),
             records: None,
+            personal: None,
             sandboxes: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Shows each owner's personal skills from `source` at `/mnt/skills/user`, copied below
+    /// `root` (emptied now: no sandbox of an earlier run is left).
+    pub fn with_personal_skills(mut self, source: Arc<dyn PersonalSkills>, root: PathBuf) -> Self {
+        if let Err(error) = std::fs::remove_dir_all(&root)
+            && error.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(%error, "could not clear old personal skill copies");
+        }
+        self.personal = Some(PersonalSource::new(source, root));
+        self
     }
 
     /// Caps every command's timeout (`sandbox.command_timeout_secs`), as Docker sandboxes do.
@@ -82,7 +98,11 @@ impl SandboxProvider for LocalProvider {
         "local"
     }
 
-    async fn acquire(&self, thread_id: &str) -> Result<Arc<dyn Sandbox>, SandboxError> {
+    async fn acquire_for(
+        &self,
+        thread_id: &str,
+        owner: Option<&str>,
+    ) -> Result<Arc<dyn Sandbox>, SandboxError> {
         let mut map = self.sandboxes.lock().await;
         if let Some(existing) = map.get(thread_id) {
             return Ok(existing.clone());
@@ -90,13 +110,24 @@ impl SandboxProvider for LocalProvider {
         let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread_id);
         dirs.create()
             .map_err(|e| SandboxError::Infra(format!("cannot create thread directories: {e}")))?;
+        let mut fs = HostFs::new(
+            dirs.user_data().to_path_buf(),
+            self.skills_view.clone(),
+            crate::FileAccess::Same,
+        );
+        let mut mount = None;
+        if let (Some(personal), Some(owner)) = (&self.personal, owner) {
+            let created = personal
+                .mount_for(owner)
+                .await
+                .map_err(|e| SandboxError::Infra(format!("cannot copy personal skills: {e}")))?;
+            fs = fs.with_personal(created.dir());
+            mount = Some(created);
+        }
         let sandbox = Arc::new(LocalSandbox {
             thread_id: thread_id.to_string(),
-            fs: HostFs::new(
-                dirs.user_data().to_path_buf(),
-                self.skills_view.clone(),
-                crate::FileAccess::Same,
-            ),
+            fs,
+            personal: mount,
             allow_bash: self.allow_bash,
             max_output: self.max_output,
             max_timeout: self.max_timeout,
@@ -109,6 +140,23 @@ impl SandboxProvider for LocalProvider {
     }
 
     async fn release(&self, _thread_id: &str) {}
+
+    async fn refresh_personal(&self, owner: &str) -> Result<(), SandboxError> {
+        let Some(personal) = &self.personal else {
+            return Ok(());
+        };
+        let mounts = self
+            .sandboxes
+            .lock()
+            .await
+            .values()
+            .filter_map(|s| s.personal.clone())
+            .collect();
+        personal
+            .refresh_owner(mounts, owner)
+            .await
+            .map_err(|e| SandboxError::Infra(format!("cannot update personal skills: {e}")))
+    }
 
     async fn destroy(&self, thread_id: &str) -> Result<(), SandboxError> {
         self.sandboxes.lock().await.remove(thread_id);
@@ -138,6 +186,8 @@ impl SandboxProvider for LocalProvider {
 pub struct LocalSandbox {
     thread_id: String,
     fs: HostFs,
+    /// The owner's personal skills (removed with the sandbox).
+    personal: Option<Arc<PersonalMount>>,
     allow_bash: bool,
     max_output: usize,
     max_timeout: Duration,
@@ -156,20 +206,30 @@ impl LocalSandbox {
 
     /// Container paths in a command become host paths (on a path-segment boundary).
     fn to_host(&self, command: &str) -> String {
-        let command = replace_root(
+        let mut command = replace_root(
             command,
             USER_DATA_ROOT,
             &self.fs.user_data().to_string_lossy(),
         );
+        // The personal root first: it lies inside `/mnt/skills`.
+        if let Some(personal) = self.fs.personal() {
+            command = replace_root(&command, PERSONAL_ROOT, &personal.to_string_lossy());
+        }
         replace_root(&command, SKILLS_ROOT, &self.fs.skills().to_string_lossy())
     }
 
     /// Host paths in output become container paths again.
     fn to_container(&self, text: &str) -> String {
-        text.replace(&*self.fs.user_data().to_string_lossy(), USER_DATA_ROOT)
-            .replace(&*self.fs.skills().to_string_lossy(), SKILLS_ROOT)
+        let mut text = text.replace(&*self.fs.user_data().to_string_lossy(), USER_DATA_ROOT);
+        if let Some(personal) = self.fs.personal() {
+            text = text.replace(&*personal.to_string_lossy(), PERSONAL_ROOT);
+        }
+        text.replace(&*self.fs.skills().to_string_lossy(), SKILLS_ROOT)
     }
 }
+
+/// Where personal skills appear.
+const PERSONAL_ROOT: &str = "/mnt/skills/user";
 
 /// Replaces `root` where it is a whole path prefix (not `/mnt/skills-x`).
 fn replace_root(text: &str, root: &str, with: &str) -> String {
@@ -373,6 +433,57 @@ mod tests {
         let provider = LocalProvider::new(&tmp.path().join("data"), &view, allow, 1024);
         let sb = provider.acquire("t1").await.unwrap();
         (tmp, sb)
+    }
+
+    struct Alices(PathBuf);
+
+    #[async_trait]
+    impl PersonalSkills for Alices {
+        async fn wanted(&self, owner: &str) -> Vec<crate::view::ProjectedSkill> {
+            if owner != "alice" {
+                return Vec::new();
+            }
+            vec![crate::view::ProjectedSkill {
+                category: antler_protocol::skills::SkillCategory::User,
+                relative_path: "notes".into(),
+                source: self.0.clone(),
+            }]
+        }
+    }
+
+    #[tokio::test]
+    async fn personal_skills_map_to_the_owner_copy_for_files_and_commands() {
+        let tmp = tempfile::tempdir().unwrap();
+        let notes = tmp.path().join("src/notes");
+        std::fs::create_dir_all(&notes).unwrap();
+        std::fs::write(notes.join("SKILL.md"), "alice's notes\n").unwrap();
+        let view = tmp.path().join("view");
+        std::fs::create_dir_all(view.join("user")).unwrap();
+        let provider = LocalProvider::new(&tmp.path().join("data"), &view, true, 1024)
+            .with_personal_skills(Arc::new(Alices(notes)), tmp.path().join("personal"));
+        let alice = provider.acquire_for("a", Some("alice")).await.unwrap();
+        let bob = provider.acquire_for("b", Some("bob")).await.unwrap();
+        let path = "/mnt/skills/user/notes/SKILL.md";
+        assert_eq!(
+            alice.read_file(path, None).await.unwrap(),
+            "alice's notes\n"
+        );
+        assert!(bob.read_file(path, None).await.is_err());
+        let out = alice
+            .exec(ExecRequest::new(
+                format!("cat {path}; ls -d /mnt/skills/user/notes"),
+                Duration::from_secs(10),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(
+            out.stdout, "alice's notes\n/mnt/skills/user/notes\n",
+            "{out:?}"
+        );
+        assert!(
+            alice.write_file(path, "x", false).await.is_err(),
+            "read-only"
+        );
     }
 
     #[tokio::test]

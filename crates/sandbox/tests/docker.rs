@@ -15,6 +15,7 @@ use antler_protocol::skills::SkillCategory;
 use antler_sandbox::api::{ExecRequest, Sandbox, SandboxProvider};
 use antler_sandbox::config::SandboxConfig;
 use antler_sandbox::docker::{DockerProvider, connect};
+use antler_sandbox::personal::PersonalSkills;
 use antler_sandbox::view::{ProjectedSkill, SkillsView};
 use antler_sandbox::{SandboxError, ThreadDirs};
 use bollard::query_parameters::ListContainersOptionsBuilder;
@@ -460,4 +461,92 @@ async fn shutdown_removes_every_container_and_restart_removes_leftovers() {
     let restarted = env.provider(|_| {}).await;
     assert!(env.containers().await.is_empty(), "reconciled at start");
     restarted.shutdown().await;
+}
+
+/// Personal skills of whoever a test says: alice has `notes` until `take_away`.
+struct Mine {
+    notes: std::sync::Mutex<Option<ProjectedSkill>>,
+}
+
+#[async_trait::async_trait]
+impl PersonalSkills for Mine {
+    async fn wanted(&self, owner: &str) -> Vec<ProjectedSkill> {
+        match owner {
+            "alice" => self.notes.lock().unwrap().iter().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[tokio::test]
+async fn personal_skills_appear_only_in_their_owner_sandboxes_warm_or_cold() {
+    let env = Env::new();
+    let dir = env.tmp.path().join("users/alice/skills/user/notes");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        "---\nname: notes\n---\nalice's notes\n",
+    )
+    .unwrap();
+    let mine = Arc::new(Mine {
+        notes: std::sync::Mutex::new(Some(ProjectedSkill {
+            category: SkillCategory::User,
+            relative_path: "notes".into(),
+            source: dir,
+        })),
+    });
+    let provider = DockerProvider::start_with(
+        env.config(|c| c.docker.warm_pool = 1),
+        &env.data(),
+        env.view.root(),
+        &env.instance,
+        true,
+        Some(mine.clone()),
+    )
+    .await
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while provider.warm_ready().await < 1 {
+        assert!(Instant::now() < deadline, "no warm container came up");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The warm container goes to alice's thread, bob's thread starts a cold one.
+    let alice = provider.acquire_for("a1", Some("alice")).await.unwrap();
+    let bob = provider.acquire_for("b1", Some("bob")).await.unwrap();
+    let seen = sh(&alice, "cat /mnt/skills/user/notes/SKILL.md").await;
+    assert!(seen.stdout.contains("alice's notes"), "{seen:?}");
+    assert_eq!(
+        alice
+            .read_file("/mnt/skills/user/notes/SKILL.md", None)
+            .await
+            .unwrap(),
+        "---\nname: notes\n---\nalice's notes\n",
+        "the file tools see the same"
+    );
+    let write = sh(&alice, "echo x > /mnt/skills/user/notes/SKILL.md").await;
+    assert_ne!(write.exit_code, Some(0), "personal skills are read-only");
+    let other = sh(&bob, "ls -A /mnt/skills/user; ls /mnt/skills").await;
+    assert_eq!(
+        other.stdout, "custom\npublic\nuser\n",
+        "bob sees no personal skill of alice: {other:?}"
+    );
+    assert!(
+        bob.read_file("/mnt/skills/user/notes/SKILL.md", None)
+            .await
+            .is_err()
+    );
+    // Alice's skill goes away: her running sandbox follows.
+    *mine.notes.lock().unwrap() = None;
+    provider.refresh_personal("alice").await.unwrap();
+    let gone = sh(&alice, "ls -A /mnt/skills/user").await;
+    assert_eq!(gone.stdout, "", "{gone:?}");
+    drop((alice, bob));
+    provider.shutdown().await;
+    let left = std::fs::read_dir(antler_sandbox::personal::personal_root(
+        &env.data(),
+        &env.instance,
+    ))
+    .unwrap()
+    .count();
+    assert_eq!(left, 0, "the copies go with their sandboxes");
 }

@@ -15,7 +15,7 @@ use bytes::Bytes;
 use sha2::{Digest, Sha256};
 use tokio::sync::watch;
 
-use crate::discovery::{LoadedSkill, Scan, ScanLimits, scan};
+use crate::discovery::{LoadedSkill, Scan, ScanLimits, scan_categories};
 use crate::prompt::{self, PromptSkill};
 
 /// Enabled state keyed by (category, name); a missing key means enabled.
@@ -27,9 +27,18 @@ pub enum FindError {
     /// No skill of that name (in that category).
     #[error("no skill named '{0}'")]
     NotFound(String),
-    /// The name exists in both categories and none was given.
-    #[error("skill '{0}' exists as both a public and a custom skill; say which category")]
-    Ambiguous(String),
+    /// The name exists in more than one category (listed) and none was given.
+    #[error("skill '{0}' exists in more than one category ({cats}); say which", cats = names(.1))]
+    Ambiguous(String, Vec<SkillCategory>),
+}
+
+/// Categories as a comma-separated list (`public, custom`).
+pub fn names(categories: &[SkillCategory]) -> String {
+    categories
+        .iter()
+        .map(|c| c.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// An immutable view of the catalog at one version.
@@ -66,7 +75,7 @@ impl Snapshot {
             .filter(|s| s.category == SkillCategory::Custom && enabled(s.category, &s.name))
             .map(|s| s.name.as_str())
             .collect();
-        let skills = scan
+        let skills: Vec<Skill> = scan
             .skills
             .iter()
             .map(|s| Skill {
@@ -79,7 +88,7 @@ impl Snapshot {
                 category: s.category,
                 relative_path: s.relative_path.clone(),
                 enabled: enabled(s.category, &s.name),
-                editable: s.category == SkillCategory::Custom,
+                editable: s.category != SkillCategory::Public,
                 shadowed: s.category == SkillCategory::Public
                     && enabled_custom.contains(s.name.as_str()),
                 location: s.location(),
@@ -91,6 +100,10 @@ impl Snapshot {
             skills,
             errors: scan.errors.clone(),
         };
+        Self::from_parts(version, list, scan)
+    }
+
+    fn from_parts(version: u64, list: SkillList, scan: Arc<Scan>) -> Self {
         // Serialising plain data structures cannot fail; an empty body would still be valid.
         let json = Bytes::from(serde_json::to_vec(&list).unwrap_or_default());
         let digest = Sha256::digest(&json);
@@ -104,6 +117,32 @@ impl Snapshot {
             prompt: OnceLock::new(),
             scan,
         }
+    }
+
+    /// What one person sees: the shared catalog with their personal skills (a catalog of
+    /// category `user`) added after it. An enabled personal skill hides shared skills of the
+    /// same name from the agent (they are listed as shadowed). The version is the shared one.
+    pub fn overlay(shared: &Snapshot, personal: &Snapshot) -> Self {
+        let mine: HashSet<&str> = personal
+            .list
+            .skills
+            .iter()
+            .filter(|s| s.enabled)
+            .map(|s| s.name.as_str())
+            .collect();
+        let mut list = shared.list.clone();
+        for skill in &mut list.skills {
+            skill.shadowed |= mine.contains(skill.name.as_str());
+        }
+        list.skills.extend(personal.list.skills.iter().cloned());
+        list.errors.extend(personal.list.errors.iter().cloned());
+        let mut scan = Scan {
+            skills: Vec::with_capacity(list.skills.len()),
+            errors: list.errors.clone(),
+        };
+        scan.skills.extend(shared.scan.skills.iter().cloned());
+        scan.skills.extend(personal.scan.skills.iter().cloned());
+        Self::from_parts(shared.version, list, Arc::new(scan))
     }
 
     /// The listing JSON compressed with gzip, computed once per snapshot.
@@ -134,8 +173,10 @@ impl Snapshot {
         let first = hits
             .next()
             .ok_or_else(|| FindError::NotFound(name.to_string()))?;
-        if hits.next().is_some() {
-            return Err(FindError::Ambiguous(name.to_string()));
+        if let Some(second) = hits.next() {
+            let mut categories = vec![first.0.category, second.0.category];
+            categories.extend(hits.map(|(s, _)| s.category));
+            return Err(FindError::Ambiguous(name.to_string(), categories));
         }
         Ok(first)
     }
@@ -189,6 +230,7 @@ struct Inner {
 /// The skills catalog: owns the current snapshot and rebuilds it on change.
 pub struct Catalog {
     skills_dir: PathBuf,
+    categories: &'static [SkillCategory],
     limits: ScanLimits,
     scan_lock: Mutex<()>,
     inner: Mutex<Inner>,
@@ -208,11 +250,26 @@ impl std::fmt::Debug for Catalog {
 impl Catalog {
     /// Scans `skills_dir` (blocking) and merges `states`.
     pub fn load(skills_dir: &Path, limits: ScanLimits, states: States) -> Self {
-        let scan = Arc::new(scan(skills_dir, &limits));
+        Self::load_categories(skills_dir, &SkillCategory::SHARED, limits, states)
+    }
+
+    /// A person's catalog: `<dir>/user/…` (blocking), with `states` keyed by category `user`.
+    pub fn load_personal(dir: &Path, limits: ScanLimits, states: States) -> Self {
+        Self::load_categories(dir, &[SkillCategory::User], limits, states)
+    }
+
+    fn load_categories(
+        skills_dir: &Path,
+        categories: &'static [SkillCategory],
+        limits: ScanLimits,
+        states: States,
+    ) -> Self {
+        let scan = Arc::new(scan_categories(skills_dir, categories, &limits));
         let snapshot = Snapshot::build(1, scan.clone(), &states);
         let (changes, _) = watch::channel(1);
         Catalog {
             skills_dir: skills_dir.to_path_buf(),
+            categories,
             limits,
             scan_lock: Mutex::new(()),
             inner: Mutex::new(Inner {
@@ -243,7 +300,11 @@ impl Catalog {
     /// Rescans the filesystem (blocking; call from a blocking context) and publishes the result.
     pub fn rescan(&self) -> Arc<Snapshot> {
         let _one_scan_at_a_time = lock(&self.scan_lock);
-        let fresh = Arc::new(scan(&self.skills_dir, &self.limits));
+        let fresh = Arc::new(scan_categories(
+            &self.skills_dir,
+            self.categories,
+            &self.limits,
+        ));
         self.update(|inner| inner.scan = fresh)
     }
 
@@ -344,6 +405,52 @@ mod tests {
     }
 
     #[test]
+    fn a_personal_skill_is_laid_over_the_shared_ones_and_shadows_them_while_enabled() {
+        let (_tmp, shared) = catalog(|p| {
+            write_skill(&p.join("public/pdf"), "pdf", "public pdf");
+            write_skill(&p.join("custom/pdf"), "pdf", "custom pdf");
+            write_skill(&p.join("public/csv"), "csv", "csv");
+        });
+        let mine_dir = tempfile::tempdir().unwrap();
+        write_skill(&mine_dir.path().join("user/pdf"), "pdf", "my pdf");
+        write_skill(&mine_dir.path().join("user/diary"), "diary", "my diary");
+        let mine = Catalog::load_personal(mine_dir.path(), ScanLimits::default(), States::new());
+        let seen = Snapshot::overlay(&shared.snapshot(), &mine.snapshot());
+        let (skill, loaded) = seen.find("diary", None).unwrap();
+        assert_eq!(skill.category, SkillCategory::User);
+        assert_eq!(skill.location, "/mnt/skills/user/diary/SKILL.md");
+        assert!(skill.editable && loaded.dir.ends_with("user/diary"));
+        let offered: Vec<_> = seen.prompt_skills().map(|s| s.location.as_str()).collect();
+        assert_eq!(
+            offered,
+            [
+                "/mnt/skills/public/csv/SKILL.md",
+                "/mnt/skills/user/diary/SKILL.md",
+                "/mnt/skills/user/pdf/SKILL.md"
+            ]
+        );
+        assert_eq!(
+            seen.find("pdf", None).unwrap_err(),
+            FindError::Ambiguous(
+                "pdf".into(),
+                vec![
+                    SkillCategory::Public,
+                    SkillCategory::Custom,
+                    SkillCategory::User
+                ]
+            )
+        );
+        // Disabled, it hides nothing: the custom one is offered again.
+        let mine = mine.set_enabled(SkillCategory::User, "pdf", false);
+        let seen = Snapshot::overlay(&shared.snapshot(), &mine);
+        assert!(
+            seen.prompt_section(8000)
+                .contains("/mnt/skills/custom/pdf/SKILL.md")
+        );
+        assert!(!shared.snapshot().json.windows(5).any(|w| w == b"diary"));
+    }
+
+    #[test]
     fn find_needs_a_category_when_a_name_is_in_both() {
         let (_tmp, c) = catalog(|p| {
             write_skill(&p.join("public/pdf"), "pdf", "p");
@@ -352,7 +459,10 @@ mod tests {
         let snap = c.snapshot();
         assert_eq!(
             snap.find("pdf", None).unwrap_err(),
-            FindError::Ambiguous("pdf".into())
+            FindError::Ambiguous(
+                "pdf".into(),
+                vec![SkillCategory::Public, SkillCategory::Custom]
+            )
         );
         assert_eq!(
             snap.find("nope", None).unwrap_err(),

@@ -84,11 +84,21 @@ pub struct Scan {
 /// Scans `<skills_dir>/public` and `<skills_dir>/custom`. Never fails: problems become
 /// entries in [`Scan::errors`].
 pub fn scan(skills_dir: &Path, limits: &ScanLimits) -> Scan {
+    scan_categories(skills_dir, &SkillCategory::SHARED, limits)
+}
+
+/// Scans `<skills_dir>/<category>` for each of `categories` (a person's directory holds
+/// only `user/`).
+pub fn scan_categories(
+    skills_dir: &Path,
+    categories: &[SkillCategory],
+    limits: &ScanLimits,
+) -> Scan {
     let mut out = Scan::default();
     let Ok(root) = skills_dir.canonicalize() else {
         return out;
     };
-    for category in SkillCategory::ALL {
+    for &category in categories {
         let cat_dir = root.join(category.as_str());
         let Ok(cat_dir) = cat_dir.canonicalize() else {
             continue;

@@ -36,14 +36,14 @@ pub enum InstallError {
         /// True when a size limit refused it.
         too_large: bool,
     },
-    /// A custom skill of that name exists and `overwrite` was not set.
-    #[error("a custom skill named '{0}' is already installed")]
+    /// A skill of that name is installed here and `overwrite` was not set.
+    #[error("a skill named '{0}' is already installed")]
     Exists(String),
     /// Another install or delete of the same name is running.
     #[error("another install of '{0}' is in progress")]
     Busy(String),
-    /// No custom skill of that name.
-    #[error("no custom skill named '{0}'")]
+    /// No installed skill of that name.
+    #[error("no installed skill named '{0}'")]
     NotFound(String),
     /// Filesystem failure.
     #[error(transparent)]
@@ -93,8 +93,13 @@ impl Drop for NameGuard<'_> {
 impl Installer {
     /// An installer for `<skills_dir>/custom`.
     pub fn new(skills_dir: &Path, limits: ArchiveLimits) -> Self {
+        Self::into_dir(skills_dir.join("custom"), limits)
+    }
+
+    /// An installer for any category directory (a person's `user/` directory).
+    pub fn into_dir(category_dir: PathBuf, limits: ArchiveLimits) -> Self {
         Installer {
-            custom_dir: skills_dir.join("custom"),
+            custom_dir: category_dir,
             limits,
             busy: Mutex::new(HashSet::new()),
             staging_prefix: STAGING_PREFIX.to_string(),

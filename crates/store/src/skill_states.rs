@@ -1,4 +1,4 @@
-//! Enabled state of skills, keyed by (category, name).
+//! Enabled state of skills, keyed by (category, name); personal skills by (owner, name).
 
 use antler_protocol::skills::SkillCategory;
 use async_trait::async_trait;
@@ -30,4 +30,10 @@ pub trait SkillStateRepo: Send + Sync + 'static {
     ) -> Result<(), StoreError>;
     /// Forgets a state (for example when a custom skill is deleted).
     async fn remove(&self, category: SkillCategory, name: &str) -> Result<(), StoreError>;
+    /// The stored states of `owner`'s personal skills, as (name, enabled).
+    async fn list_personal(&self, owner: &str) -> Result<Vec<(String, bool)>, StoreError>;
+    /// Stores the state of one of `owner`'s personal skills.
+    async fn set_personal(&self, owner: &str, name: &str, enabled: bool) -> Result<(), StoreError>;
+    /// Forgets the state of one of `owner`'s personal skills.
+    async fn remove_personal(&self, owner: &str, name: &str) -> Result<(), StoreError>;
 }

@@ -62,3 +62,35 @@ async fn states_are_keyed_by_category_and_name_and_survive_reopening() {
     }
     assert!(tmp.path().join("antler.db").is_file());
 }
+
+#[tokio::test]
+async fn personal_states_belong_to_their_owner() {
+    let tmp = tempfile::tempdir().unwrap();
+    let engines = common::Engines::new(tmp.path()).await.unwrap();
+    for (engine, store) in engines.open().await.unwrap() {
+        let states = &store.skill_states;
+        states.set_personal("alice", "notes", false).await.unwrap();
+        states.set_personal("bob", "notes", true).await.unwrap();
+        states.set_personal("alice", "notes", true).await.unwrap();
+        states.set_personal("alice", "todo", false).await.unwrap();
+        let mut alice = states.list_personal("alice").await.unwrap();
+        alice.sort();
+        assert_eq!(
+            alice,
+            [("notes".to_string(), true), ("todo".to_string(), false)],
+            "{engine}"
+        );
+        assert_eq!(
+            states.list_personal("bob").await.unwrap(),
+            [("notes".to_string(), true)],
+            "{engine}"
+        );
+        assert!(
+            states.list().await.unwrap().is_empty(),
+            "personal states are not shared ones: {engine}"
+        );
+        states.remove_personal("alice", "notes").await.unwrap();
+        assert_eq!(states.list_personal("alice").await.unwrap().len(), 1);
+        assert_eq!(states.list_personal("bob").await.unwrap().len(), 1);
+    }
+}

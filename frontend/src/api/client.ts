@@ -119,8 +119,8 @@ export const api = {
   setSkillEnabled: (name: string, body: SetSkillEnabled) =>
     call(client.PUT("/api/skills/{name}", { params: { path: { name } }, body })),
   reloadSkills: () => call(client.POST("/api/skills/reload")),
-  deleteSkill: (name: string) =>
-    call(client.DELETE("/api/skills/{name}", { params: { path: { name } } })),
+  deleteSkill: (name: string, category?: SkillCategory) =>
+    call(client.DELETE("/api/skills/{name}", { params: { path: { name }, query: category ? { category } : {} } })),
   previewSkillFile: (file: File) =>
     call(
       client.POST("/api/skills/preview", {
@@ -128,13 +128,17 @@ export const api = {
         ...asForm,
       }),
     ),
-  uploadSkill: (file: File, options: { overwrite?: boolean; enable?: boolean } = {}) =>
+  uploadSkill: (
+    file: File,
+    options: { overwrite?: boolean; enable?: boolean; category?: "custom" | "user" } = {},
+  ) =>
     call(
       client.POST("/api/skills/upload", {
         body: form({
           file,
           overwrite: options.overwrite ? "true" : "false",
           enable: options.enable === false ? "false" : "true",
+          ...(options.category ? { category: options.category } : {}),
         }) as unknown as { file: string },
         ...asForm,
       }),

@@ -206,7 +206,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every skill with its state, plus skills that failed to load.
+         * Every skill the caller sees with its state (the shared ones and their own personal
+         *     ones, category `user`), plus skills that failed to load.
          * @description Served from memory with an `ETag`; `If-None-Match` answers 304; gzip when accepted.
          */
         get: operations["list_skills"];
@@ -227,7 +228,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Installs a `.skill` file that is in a thread (for example one the agent produced). */
+        /**
+         * Installs a `.skill` file that is in a thread (for example one the agent produced): as a
+         *     shared custom skill (admins) or as a personal skill of the caller (`category: user`).
+         */
         post: operations["install_skill"];
         delete?: never;
         options?: never;
@@ -281,7 +285,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Installs an uploaded `.skill` archive (multipart: `file`, optional `overwrite`, `enable`). */
+        /**
+         * Installs an uploaded `.skill` archive (multipart: `file`, optional `overwrite`, `enable`,
+         *     `category`): shared (`custom`, admins) or personal (`user`); by default `custom` for
+         *     admins and `user` for everyone else.
+         */
         post: operations["upload_skill"];
         delete?: never;
         options?: never;
@@ -298,10 +306,16 @@ export interface paths {
         };
         /** One skill with its `SKILL.md` body and file list. */
         get: operations["get_skill"];
-        /** Enables or disables a skill. The state is stored per (category, name). */
+        /**
+         * Enables or disables a skill: a shared one (admins; stored per category and name) or one
+         *     of the caller's personal skills (category `user`).
+         */
         put: operations["set_skill"];
         post?: never;
-        /** Deletes a custom skill (the files move to `custom/.history/`; public skills are read-only). */
+        /**
+         * Deletes a custom skill (admins) or one of the caller's personal skills (the files move
+         *     to history; public skills are read-only).
+         */
         delete: operations["delete_skill"];
         options?: never;
         head?: never;
@@ -724,6 +738,11 @@ export interface components {
         };
         /** @description The form of `POST /api/skills/upload` (documentation only: parts are streamed). */
         ArchiveForm: {
+            /**
+             * @description `custom` (shared; admins only) or `user` (personal); default `custom` for admins,
+             *     `user` for everyone else.
+             */
+            category?: string | null;
             /** @description Enable it after installing (same values; default true). */
             enable?: string | null;
             /**
@@ -983,6 +1002,7 @@ export interface components {
         };
         /** @description `POST /api/skills/install` body: install a `.skill` file from a thread. */
         InstallFromThread: {
+            category?: null | components["schemas"]["SkillCategory"];
             /** @description Enable the skill after installing (default true). */
             enable?: boolean;
             /** @description Replace an installed custom skill of the same name (the old one is kept in history). */
@@ -1298,13 +1318,13 @@ export interface components {
         Skill: {
             /** @description The frontmatter `allowed-tools`, split into names. */
             allowed_tools: string[];
-            /** @description `public` or `custom`. */
+            /** @description `public`, `custom` or `user` (the caller's personal skill). */
             category: components["schemas"]["SkillCategory"];
             /** @description The frontmatter `compatibility`, when given. */
             compatibility?: string | null;
             /** @description The frontmatter `description`. */
             description: string;
-            /** @description Whether people may change or delete its files (custom skills only). */
+            /** @description Whether its files may be replaced or deleted (custom and personal skills). */
             editable: boolean;
             /** @description Whether the agent may use it. */
             enabled: boolean;
@@ -1329,7 +1349,10 @@ export interface components {
              * @example skill-creator
              */
             relative_path: string;
-            /** @description True for a public skill hidden from the agent by an enabled custom skill of the same name. */
+            /**
+             * @description True for a skill hidden from the agent by an enabled skill of the same name in a later
+             *     category (personal over custom over public).
+             */
             shadowed: boolean;
             /**
              * @description The same problems with a machine-readable code each (`name-format`,
@@ -1340,10 +1363,11 @@ export interface components {
             warnings: string[];
         };
         /**
-         * @description Where a skill comes from. Enabled state is keyed by (category, name).
+         * @description Where a skill comes from. Enabled state is keyed by (category, name); for `user`, also by
+         *     the owner.
          * @enum {string}
          */
-        SkillCategory: "public" | "custom";
+        SkillCategory: "public" | "custom" | "user";
         /** @description `GET /api/skills/{name}`: the listing entry plus the body and the file list. */
         SkillDetail: components["schemas"]["Skill"] & {
             /** @description The markdown after the frontmatter. */
@@ -2598,7 +2622,7 @@ export interface operations {
                     "application/json": components["schemas"]["InstallResult"];
                 };
             };
-            /** @description Not a zip, or refused: `details.findings` lists every problem */
+            /** @description Not a zip, refused (`details.findings` lists every problem), or category public */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2911,7 +2935,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The caller is not an admin (shared skills are managed by admins), or another site's page sent the request */
+            /** @description A shared install by a non-admin, or another site's page sent the request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2979,7 +3003,7 @@ export interface operations {
     get_skill: {
         parameters: {
             query?: {
-                /** @description Restrict to one category (needed when the name exists in both). */
+                /** @description Restrict to one category (needed when the name exists in more than one). */
                 category?: components["schemas"]["SkillCategory"];
             };
             header?: never;
@@ -3027,7 +3051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The name exists in both categories; pass ?category= */
+            /** @description The name exists in more than one category; pass ?category= */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3108,7 +3132,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The caller is not an admin (shared skills are managed by admins), or another site's page sent the request */
+            /** @description A shared skill and the caller is not an admin, or another site's page sent the request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3126,7 +3150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The name exists in both categories; give `category` */
+            /** @description The name exists in more than one category; give `category` */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3193,7 +3217,10 @@ export interface operations {
     };
     delete_skill: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Restrict to one category (needed when the name exists in more than one). */
+                category?: components["schemas"]["SkillCategory"];
+            };
             header?: never;
             path: {
                 /** @description Skill name */
@@ -3210,7 +3237,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid name */
+            /** @description Invalid name or category */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3228,7 +3255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Public skills cannot be deleted */
+            /** @description A public skill, a custom one and the caller is not an admin, or another site's page sent the request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3237,7 +3264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such custom skill */
+            /** @description No such custom or personal skill */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3246,7 +3273,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description An install of that name is running */
+            /** @description The name is both custom and personal (pass ?category=), or an install of that name is running */
             409: {
                 headers: {
                     [name: string]: unknown;

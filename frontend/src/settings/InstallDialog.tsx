@@ -25,15 +25,19 @@ type Outcome =
 export function InstallDialog({
   open,
   initialFile,
+  canShare,
   onClose,
   onInstalled,
 }: {
   open: boolean;
   initialFile: File | null;
+  /** Admins choose between a shared (custom) and a personal install; others install personal skills. */
+  canShare: boolean;
   onClose: () => void;
   onInstalled: (result: InstallResult) => void;
 }) {
   const [file, setFile] = useState<File | null>(null);
+  const [forEveryone, setForEveryone] = useState(true);
   const [step, setStep] = useState<Step>({ kind: "pick" });
   const [outcome, setOutcome] = useState<Outcome>({ kind: "idle" });
   const input = useRef<HTMLInputElement>(null);
@@ -74,7 +78,8 @@ export function InstallDialog({
     if (!file) return;
     setOutcome({ kind: "busy" });
     try {
-      const result = await api.uploadSkill(file, { overwrite, enable: true });
+      const category = canShare && forEveryone ? "custom" : "user";
+      const result = await api.uploadSkill(file, { overwrite, enable: true, category });
       setOutcome({ kind: "idle" });
       onInstalled(result);
     } catch (e) {
@@ -140,6 +145,29 @@ export function InstallDialog({
           </p>
         )}
       </div>
+      {canShare ? (
+        <fieldset className="install-scope">
+          <legend>Install for</legend>
+          <label>
+            <input type="radio" name="scope" checked={forEveryone} onChange={() => setForEveryone(true)} /> Everyone (a
+            custom skill)
+          </label>
+          <label>
+            <input
+              type="radio"
+              name="scope"
+              checked={!forEveryone}
+              onChange={() => setForEveryone(false)}
+              data-testid="install-personal"
+            />{" "}
+            Only me (a personal skill)
+          </label>
+        </fieldset>
+      ) : (
+        <p className="muted small" data-testid="install-personal-note">
+          It becomes a personal skill: offered to your conversations only.
+        </p>
+      )}
       {step.kind === "previewing" && <Spinner label="Checking the archive…" />}
       {step.kind === "preview-failed" && (
         <>

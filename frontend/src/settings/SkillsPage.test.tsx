@@ -5,9 +5,10 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Skill, SkillList } from "../api/types";
 import { ToastProvider } from "../components/Toasts";
 import { methodOf, pathOf, requestOf } from "../test/fetch";
+import { AuthGate } from "../auth/auth";
 import { SkillsPage, matchesQuery } from "./SkillsPage";
 
-const skill = (name: string, category: "public" | "custom", extra: Partial<Skill> = {}): Skill => ({
+const skill = (name: string, category: Skill["category"], extra: Partial<Skill> = {}): Skill => ({
   name,
   description: `${name} does things`,
   metadata: {},
@@ -15,7 +16,7 @@ const skill = (name: string, category: "public" | "custom", extra: Partial<Skill
   category,
   relative_path: name,
   enabled: true,
-  editable: category === "custom",
+  editable: category !== "public",
   shadowed: false,
   location: `/mnt/skills/${category}/${name}/SKILL.md`,
   warnings: [],
@@ -85,6 +86,42 @@ describe("Settings → Skills", () => {
     const put = fetchMock.mock.calls.find(([input, init]) => methodOf(input, init) === "PUT");
     expect(put && pathOf(put[0])).toBe("/api/skills/csv-insights");
     expect(put && (await requestOf(put[0], put[1]).json())).toEqual({ enabled: false, category: "public" });
+  });
+
+  it("lets a person who is not an admin manage their personal skills but not the shared ones", async () => {
+    const json = (body: unknown) => new Response(JSON.stringify(body), { status: 200 });
+    const mine: SkillList = { skills: [...listing.skills, skill("diary", "user")], errors: [] };
+    const fetchMock = vi.fn(async (input: RequestInfo, init?: RequestInit) => {
+      const path = pathOf(input);
+      if (path === "/api/auth/status") return json({ mode: "password", setup_required: false });
+      if (path === "/api/auth/me") return json({ id: "u1", email: "ann@example.com", role: "user" });
+      if (methodOf(input, init) === "PUT") return json({ ...skill("diary", "user"), enabled: false });
+      return json(mine);
+    });
+    vi.stubGlobal("fetch", fetchMock);
+    render(
+      <MemoryRouter initialEntries={["/settings/skills?tab=user"]}>
+        <ToastProvider>
+          <AuthGate>
+            <SkillsPage />
+          </AuthGate>
+        </ToastProvider>
+      </MemoryRouter>,
+    );
+    expect(await screen.findByRole("tab", { name: /Personal\s*1/ })).toBeTruthy();
+    expect(screen.getByTestId("skills-read-only").textContent).toContain("personal");
+    const own = screen.getByRole("switch", { name: "Enable diary" });
+    expect(own.hasAttribute("disabled")).toBe(false);
+    expect(screen.getByRole("button", { name: "Install from file" })).toBeTruthy();
+    await act(async () => {
+      fireEvent.click(own);
+    });
+    const put = fetchMock.mock.calls.find(([input, init]) => methodOf(input, init) === "PUT");
+    expect(put && (await requestOf(put[0], put[1]).json())).toEqual({ enabled: false, category: "user" });
+    await act(async () => {
+      fireEvent.click(screen.getByRole("tab", { name: /Public/ }));
+    });
+    expect(screen.getByRole("switch", { name: "Enable csv-insights" }).hasAttribute("disabled")).toBe(true);
   });
 
   it("searches names and descriptions", () => {

@@ -19,7 +19,18 @@ import { skillKey, useSkills } from "./useSkills";
 const TABS: { id: SkillCategory; label: string }[] = [
   { id: "public", label: "Public" },
   { id: "custom", label: "Custom" },
+  { id: "user", label: "Personal" },
 ];
+
+function tabOf(value: string | null): SkillCategory {
+  return value === "custom" || value === "user" ? value : "public";
+}
+
+const EMPTY_TITLE: Record<SkillCategory, string> = {
+  public: "No public skills",
+  custom: "No custom skills yet",
+  user: "No personal skills yet",
+};
 
 export function matchesQuery(skill: Pick<Skill, "name" | "description">, query: string): boolean {
   const q = query.trim().toLowerCase();
@@ -35,7 +46,7 @@ export function SkillsPage() {
   const onError = useCallback((message: string) => toast({ kind: "error", message }), [toast]);
   const { data, error, load, toggle, reload, pending, setData } = useSkills(onError);
   const [params, setParams] = useSearchParams();
-  const tab: SkillCategory = params.get("tab") === "custom" ? "custom" : "public";
+  const tab = tabOf(params.get("tab"));
   const highlighted = params.get("skill");
   const [query, setQuery] = useState("");
   const [details, setDetails] = useState<Skill | null>(null);
@@ -54,7 +65,7 @@ export function SkillsPage() {
     });
 
   const counts = useMemo(() => {
-    const c = { public: 0, custom: 0 };
+    const c = { public: 0, custom: 0, user: 0 };
     for (const s of data?.skills ?? []) c[s.category]++;
     return c;
   }, [data]);
@@ -68,7 +79,7 @@ export function SkillsPage() {
     if (!f) return;
     setDroppedFile(f);
     setInstallOpen(true);
-  }, !installOpen && canManage);
+  }, !installOpen);
 
   const onTabKey = (e: KeyboardEvent, index: number) => {
     const dir = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
@@ -87,7 +98,7 @@ export function SkillsPage() {
     setDroppedFile(null);
     void load();
     setParams((p) => {
-      p.set("tab", "custom");
+      p.set("tab", result.skill.category);
       p.set("skill", result.skill.name);
       return p;
     });
@@ -103,7 +114,7 @@ export function SkillsPage() {
     if (!deleting) return;
     setDeleteBusy(true);
     try {
-      await api.deleteSkill(deleting.name);
+      await api.deleteSkill(deleting.name, deleting.category);
       setData((d) => d && { ...d, skills: d.skills.filter((s) => skillKey(s) !== skillKey(deleting)) });
       toast({ kind: "success", message: `Deleted “${deleting.name}”.` });
       void load();
@@ -131,20 +142,21 @@ export function SkillsPage() {
     <main id="main" className="page skills-page" {...drop.handlers}>
       <div className="page-head">
         <h1>Skills</h1>
-        {canManage && (
-          <div className="page-actions">
+        <div className="page-actions">
+          {canManage && (
             <button type="button" className="btn btn-sm" onClick={() => void doReload()} disabled={reloading}>
               <Icon name="refresh" size={14} /> {reloading ? "Reloading…" : "Reload"}
             </button>
-            <button type="button" className="btn btn-primary btn-sm" onClick={() => setInstallOpen(true)}>
-              <Icon name="upload" size={14} /> Install from file
-            </button>
-          </div>
-        )}
+          )}
+          <button type="button" className="btn btn-primary btn-sm" onClick={() => setInstallOpen(true)}>
+            <Icon name="upload" size={14} /> Install from file
+          </button>
+        </div>
       </div>
       {!canManage && (
         <p className="banner banner-info" role="status" data-testid="skills-read-only">
-          <Icon name="info" /> Shared skills are managed by admins; you can see which ones the agent is offered.
+          <Icon name="info" /> Shared skills are managed by admins; you can see which ones the agent is offered. Skills
+          you install are personal: only your conversations use them.
         </p>
       )}
       <p className="muted">
@@ -198,8 +210,8 @@ export function SkillsPage() {
         {error && !data && <ErrorState message={error} onRetry={() => void load()} />}
         {!data && !error && <Spinner label="Loading skills…" />}
         {data && visible.length === 0 && (
-          <EmptyState icon={query ? "search" : "info"} title={query ? "No skills match" : tab === "custom" ? "No custom skills yet" : "No public skills"}>
-            {query ? "Try another search." : tab === "custom" ? "Install one from a .skill file, or ask the agent to create one." : null}
+          <EmptyState icon={query ? "search" : "info"} title={query ? "No skills match" : EMPTY_TITLE[tab]}>
+            {query ? "Try another search." : tab === "public" ? null : "Install one from a .skill file, or ask the agent to create one."}
           </EmptyState>
         )}
         {data && visible.length > 0 && (
@@ -211,7 +223,7 @@ export function SkillsPage() {
                 highlighted={highlighted === s.name}
                 busy={pending.has(skillKey(s))}
                 onToggle={(enabled) => void toggle(s, enabled)}
-                readOnly={!canManage}
+                readOnly={!canManage && s.category !== "user"}
                 onDetails={() => setDetails(s)}
                 {...(s.editable ? { onDelete: () => setDeleting(s) } : {})}
               />
@@ -228,6 +240,7 @@ export function SkillsPage() {
       <InstallDialog
         open={installOpen}
         initialFile={droppedFile}
+        canShare={canManage}
         onClose={() => {
           setInstallOpen(false);
           setDroppedFile(null);
@@ -237,7 +250,12 @@ export function SkillsPage() {
       <ConfirmDialog
         open={deleting !== null}
         title="Delete skill?"
-        message={<>“{deleting?.name}” will be removed from the custom skills (a copy is kept in the history folder).</>}
+        message={
+          <>
+            “{deleting?.name}” will be removed from the {deleting?.category === "user" ? "personal" : "custom"} skills (a
+            copy is kept in the history folder).
+          </>
+        }
         confirmLabel="Delete"
         danger
         busy={deleteBusy}

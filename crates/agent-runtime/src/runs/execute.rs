@@ -101,8 +101,9 @@ impl RunManager {
                 run.cancel(StopReason::Timeout);
             })
         };
-        let sandbox = SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id);
-        let snapshot = self.deps.catalog.snapshot();
+        let sandbox =
+            SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id).with_owner(&run.owner);
+        let snapshot = self.deps.skills.snapshot_for(&run.owner).await;
         let agent = AgentRun {
             run_id: &run.run_id,
             thread_id: &run.thread_id,

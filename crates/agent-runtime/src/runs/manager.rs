@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use antler_protocol::runs::{RunUsage, StopReason};
 use antler_sandbox::SandboxProvider;
-use antler_skills::Catalog;
+use antler_skills::{Catalog, Snapshot};
 use antler_store::{RunRecord, Store};
+use async_trait::async_trait;
 
 use super::active::{ActiveRun, RunError};
 use super::queue::ThreadQueue;
@@ -23,8 +24,8 @@ use crate::tools::ToolRegistry;
 pub struct RunDeps {
     /// Persistence.
     pub store: Store,
-    /// Skills.
-    pub catalog: Arc<Catalog>,
+    /// Skills: what each owner's runs see.
+    pub skills: Arc<dyn SkillSource>,
     /// Sandboxes.
     pub sandbox: Arc<dyn SandboxProvider>,
     /// Agent limits.
@@ -35,6 +36,22 @@ pub struct RunDeps {
     pub prompt_budget: usize,
     /// This server's id (stored with runs).
     pub instance: String,
+}
+
+/// The skills a run of one owner sees: the shared catalog, plus the owner's personal skills
+/// where the application has them.
+#[async_trait]
+pub trait SkillSource: Send + Sync {
+    /// The snapshot for a run of `owner`.
+    async fn snapshot_for(&self, owner: &str) -> Arc<Snapshot>;
+}
+
+/// A bare catalog: the same skills for everyone.
+#[async_trait]
+impl SkillSource for Catalog {
+    async fn snapshot_for(&self, _owner: &str) -> Arc<Snapshot> {
+        self.snapshot()
+    }
 }
 
 /// The run manager.

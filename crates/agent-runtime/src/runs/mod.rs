@@ -12,4 +12,4 @@ mod replicas;
 pub mod stream;
 
 pub use active::{ActiveRun, RunError};
-pub use manager::{RunDeps, RunManager};
+pub use manager::{RunDeps, RunManager, SkillSource};

@@ -16,6 +16,7 @@ use crate::config::AgentConfig;
 pub struct SandboxHandle {
     provider: Arc<dyn SandboxProvider>,
     thread_id: String,
+    owner: Option<String>,
     cell: OnceCell<Arc<dyn Sandbox>>,
 }
 
@@ -25,13 +26,23 @@ impl SandboxHandle {
         SandboxHandle {
             provider,
             thread_id: thread_id.to_string(),
+            owner: None,
             cell: OnceCell::new(),
         }
     }
 
+    /// The sandbox shows `owner`'s personal skills.
+    pub fn with_owner(mut self, owner: &str) -> Self {
+        self.owner = Some(owner.to_string());
+        self
+    }
+
     async fn get(&self) -> Result<&Arc<dyn Sandbox>, SandboxError> {
         self.cell
-            .get_or_try_init(|| self.provider.acquire(&self.thread_id))
+            .get_or_try_init(|| {
+                self.provider
+                    .acquire_for(&self.thread_id, self.owner.as_deref())
+            })
             .await
     }
 

@@ -100,6 +100,8 @@ pub struct AccountsService {
     config: AuthConfig,
     throttle: Throttle,
     cache: cache::CredentialCache,
+    /// `<data>/users`, where personal skills live (adopted with the rows).
+    users_dir: Option<std::path::PathBuf>,
 }
 
 /// Runs password hashing or verification on the blocking pool, a few at a time: each
@@ -179,7 +181,14 @@ impl AccountsService {
             config,
             throttle: Throttle::new(window),
             cache: cache::CredentialCache::default(),
+            users_dir: None,
         }
+    }
+
+    /// Personal skills under `users_dir` move with the rows when local data is adopted.
+    pub fn with_users_dir(mut self, users_dir: std::path::PathBuf) -> Self {
+        self.users_dir = Some(users_dir);
+        self
     }
 
     /// Forgets cached credentials here and on every replica (after anything that revokes a

@@ -70,15 +70,16 @@ impl AccountsService {
         }
     }
 
-    /// Gives the threads and runs of `auth.mode: none` (owner `local`) to the first admin.
-    /// Only rows move: thread files are found by thread id whoever owns them. Idempotent; a
-    /// no-op without an admin.
-    pub async fn adopt_local_data(&self) -> Result<(), AccountError> {
+    /// Gives the threads, runs and personal skills of `auth.mode: none` (owner `local`) to
+    /// the first admin, and answers the admin's id. Thread files stay (they are found by
+    /// thread id whoever owns them); personal skill folders move. Idempotent; a no-op
+    /// without an admin.
+    pub async fn adopt_local_data(&self) -> Result<Option<String>, AccountError> {
         if self.config.mode != AuthMode::Password {
-            return Ok(());
+            return Ok(None);
         }
         let Some(admin) = self.store.accounts.first_admin().await? else {
-            return Ok(());
+            return Ok(None);
         };
         let moved = self
             .store
@@ -88,6 +89,20 @@ impl AccountsService {
         if moved > 0 {
             tracing::info!(threads = moved, user.id = %admin.user_id, "single-user threads adopted by the first admin");
         }
-        Ok(())
+        if let Some(users) = self.users_dir.clone() {
+            let to = admin.user_id.clone();
+            let skills = tokio::task::spawn_blocking(move || {
+                crate::skills::adopt_personal_files(&users, LOCAL_OWNER, &to)
+            })
+            .await
+            .map_err(|e| AccountError::Internal(e.into()))?
+            .map_err(|e| {
+                AccountError::Internal(anyhow::anyhow!("personal skills could not be adopted: {e}"))
+            })?;
+            if skills > 0 {
+                tracing::info!(skills, user.id = %admin.user_id, "single-user personal skills adopted by the first admin");
+            }
+        }
+        Ok(Some(admin.user_id))
     }
 }

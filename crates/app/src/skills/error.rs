@@ -1,5 +1,6 @@
 //! What can go wrong with a skill operation.
 
+use antler_protocol::skills::SkillCategory;
 use antler_skills::FindError;
 use antler_skills::install::InstallError;
 
@@ -12,12 +13,21 @@ pub enum SkillOpError {
     /// No custom skill of that name (deletes only touch custom skills).
     #[error("no custom skill named '{0}'")]
     NoCustom(String),
-    /// The name is both a public and a custom skill and no category was given.
-    #[error("skill '{0}' exists as both a public and a custom skill; say which with \"category\"")]
-    Ambiguous(String),
+    /// No personal skill of that name.
+    #[error("you have no personal skill named '{0}'")]
+    NoPersonal(String),
+    /// The name is in more than one category and no category was given.
+    #[error("skill '{0}' exists in more than one category ({cats}); say which with \"category\"", cats = antler_skills::catalog::names(.1))]
+    Ambiguous(String, Vec<SkillCategory>),
     /// A concurrent change won (for example a delete right after this install).
     #[error("{0}")]
     Conflict(String),
+    /// The caller may not change this skill (shared skills are the admins').
+    #[error("{0}")]
+    Forbidden(String),
+    /// The request makes no sense (installing into `public`).
+    #[error("{0}")]
+    Invalid(String),
     /// Public skills are read-only.
     #[error("'{0}' is a public skill; public skills are read-only (disable it instead)")]
     ReadOnly(String),
@@ -36,7 +46,7 @@ impl From<FindError> for SkillOpError {
     fn from(e: FindError) -> Self {
         match e {
             FindError::NotFound(name) => SkillOpError::NotFound(name),
-            FindError::Ambiguous(name) => SkillOpError::Ambiguous(name),
+            FindError::Ambiguous(name, categories) => SkillOpError::Ambiguous(name, categories),
         }
     }
 }

@@ -9,12 +9,15 @@
 //! version before answering, so a disabled skill is gone from `/mnt/skills` by then.
 
 mod error;
+mod mine;
+mod personal;
 mod replicas;
 
 use std::fs::File;
 use std::sync::Arc;
 
 use antler_protocol::skills::{InstallResult, Skill, SkillCategory};
+use antler_sandbox::SandboxProvider;
 use antler_sandbox::view::SkillsView;
 use antler_skills::archive::Inspection;
 use antler_skills::catalog::States;
@@ -24,6 +27,9 @@ use antler_store::Store;
 use tokio::sync::{Mutex, watch};
 
 pub use error::SkillOpError;
+pub(crate) use personal::{PersonalCatalogs, adopt_personal_files};
+
+use crate::identity::Caller;
 
 /// The skills use-cases.
 pub struct SkillsService {
@@ -38,6 +44,10 @@ pub struct SkillsService {
     instance: String,
     /// Held while enabled state changes in the database and the catalog.
     writes: Mutex<()>,
+    /// Every person's own skills.
+    personal: Arc<PersonalCatalogs>,
+    /// The sandboxes, told when someone's personal skills change.
+    sandbox: Arc<dyn SandboxProvider>,
 }
 
 impl std::fmt::Debug for SkillsService {
@@ -58,6 +68,7 @@ impl Drop for SkillsService {
 }
 
 impl SkillsService {
+    #[expect(clippy::too_many_arguments, reason = "wired once, in App::start")]
     pub(crate) fn new(
         store: Store,
         catalog: Arc<Catalog>,
@@ -65,6 +76,8 @@ impl SkillsService {
         view: Arc<SkillsView>,
         synced: Option<watch::Receiver<u64>>,
         instance: String,
+        personal: Arc<PersonalCatalogs>,
+        sandbox: Arc<dyn SandboxProvider>,
     ) -> Self {
         SkillsService {
             store,
@@ -74,12 +87,23 @@ impl SkillsService {
             synced,
             instance,
             writes: Mutex::new(()),
+            personal,
+            sandbox,
         }
     }
 
-    /// The current catalog snapshot (cheap; never blocks on a rescan).
+    /// The shared catalog's current snapshot (cheap; never blocks on a rescan).
     pub fn snapshot(&self) -> Arc<Snapshot> {
         self.catalog.snapshot()
+    }
+
+    /// What `caller` sees: the shared catalog with their personal skills laid over it.
+    pub async fn snapshot_for(&self, caller: &Caller) -> Result<Arc<Snapshot>, SkillOpError> {
+        self.snapshot_of(caller.owner()).await
+    }
+
+    async fn snapshot_of(&self, owner: &str) -> Result<Arc<Snapshot>, SkillOpError> {
+        self.personal.overlay(owner, self.catalog.snapshot()).await
     }
 
     /// The catalog itself (for the run manager and the file watcher).
@@ -87,9 +111,30 @@ impl SkillsService {
         &self.catalog
     }
 
-    /// Enables or disables a skill; `category` is needed when the name is in both. Answers
-    /// the skill as it now is, once every sandbox's `/mnt/skills` shows the change.
+    /// Enables or disables one of the skills `caller` sees; `category` is needed when the
+    /// name is in more than one. Shared skills are the admins' to change; personal ones
+    /// their owner's. Answers the skill as it now is, once the sandboxes show the change.
     pub async fn set_enabled(
+        &self,
+        caller: &Caller,
+        name: &str,
+        category: Option<SkillCategory>,
+        enabled: bool,
+    ) -> Result<Skill, SkillOpError> {
+        let found = self
+            .snapshot_for(caller)
+            .await?
+            .find(name, category)?
+            .0
+            .category;
+        if found == SkillCategory::User {
+            return self.set_personal(caller, name, enabled).await;
+        }
+        require_admin(caller)?;
+        self.set_shared(name, category, enabled).await
+    }
+
+    async fn set_shared(
         &self,
         name: &str,
         category: Option<SkillCategory>,
@@ -106,6 +151,43 @@ impl SkillsService {
         self.changed(snapshot.version).await;
         let (skill, _) = snapshot.find(name, category)?;
         Ok(skill.clone())
+    }
+
+    /// Where `caller` installs when asking for `category`: `custom` (admins only) or `user`
+    /// (a personal skill); by default `custom` for admins and `user` for everyone else.
+    pub fn install_target(
+        &self,
+        caller: &Caller,
+        category: Option<SkillCategory>,
+    ) -> Result<SkillCategory, SkillOpError> {
+        let category = category.unwrap_or(if caller.is_admin() {
+            SkillCategory::Custom
+        } else {
+            SkillCategory::User
+        });
+        match category {
+            SkillCategory::User => Ok(category),
+            SkillCategory::Custom => require_admin(caller).map(|()| category),
+            SkillCategory::Public => Err(SkillOpError::Invalid(
+                "public skills ship with the server; install into 'custom' or 'user'".into(),
+            )),
+        }
+    }
+
+    /// Installs the archive in `file` for `caller` into `category` (see
+    /// [`SkillsService::install_target`]).
+    pub async fn install_as(
+        &self,
+        caller: &Caller,
+        file: File,
+        overwrite: bool,
+        enable: bool,
+        category: Option<SkillCategory>,
+    ) -> Result<InstallResult, SkillOpError> {
+        match self.install_target(caller, category)? {
+            SkillCategory::User => self.install_personal(caller, file, overwrite, enable).await,
+            _ => self.install(file, overwrite, enable).await,
+        }
     }
 
     /// Installs the `.skill` archive in `file` as a custom skill, enabled or not, and answers
@@ -154,6 +236,43 @@ impl SkillsService {
         Ok(tokio::task::spawn_blocking(move || installer.inspect(&file)).await??)
     }
 
+    /// Deletes one of the skills `caller` sees (kept restorable in history): a custom skill
+    /// (admins) or the caller's personal one. Without `category`, the name must be one of
+    /// the two only.
+    pub async fn delete_as(
+        &self,
+        caller: &Caller,
+        name: &str,
+        category: Option<SkillCategory>,
+    ) -> Result<(), SkillOpError> {
+        let category = match category {
+            Some(c) => c,
+            None => {
+                let snapshot = self.snapshot_for(caller).await?;
+                let mine = snapshot.find(name, Some(SkillCategory::User)).is_ok();
+                let shared = snapshot.find(name, Some(SkillCategory::Custom)).is_ok();
+                match (mine, shared) {
+                    (true, true) => {
+                        return Err(SkillOpError::Ambiguous(
+                            name.to_string(),
+                            vec![SkillCategory::Custom, SkillCategory::User],
+                        ));
+                    }
+                    (true, false) => SkillCategory::User,
+                    _ => SkillCategory::Custom,
+                }
+            }
+        };
+        match category {
+            SkillCategory::User => self.delete_personal(caller, name).await,
+            SkillCategory::Custom => {
+                require_admin(caller)?;
+                self.delete(name).await
+            }
+            SkillCategory::Public => Err(SkillOpError::ReadOnly(name.to_string())),
+        }
+    }
+
     /// Deletes a custom skill (kept restorable in history) and forgets its state.
     pub async fn delete(&self, name: &str) -> Result<(), SkillOpError> {
         let snapshot = self.catalog.snapshot();
@@ -181,8 +300,10 @@ impl SkillsService {
         Ok(())
     }
 
-    /// Rescans the skills directory and re-reads enabled state from the database.
+    /// Rescans the skills directory and re-reads enabled state from the database (personal
+    /// catalogs are read again on their next use).
     pub async fn reload(&self) -> Result<Arc<Snapshot>, SkillOpError> {
+        self.personal.forget(None);
         let snapshot = self.refresh().await?;
         self.changed(snapshot.version).await;
         Ok(snapshot)
@@ -226,6 +347,17 @@ impl SkillsService {
     }
 }
 
+/// Shared skills are managed by admins.
+fn require_admin(caller: &Caller) -> Result<(), SkillOpError> {
+    if caller.is_admin() {
+        Ok(())
+    } else {
+        Err(SkillOpError::Forbidden(
+            "shared skills are managed by admins; install or change your own with category \"user\"".into(),
+        ))
+    }
+}
+
 /// Enabled states as stored.
 pub(crate) async fn load_states(store: &Store) -> Result<States, antler_store::StoreError> {
     Ok(store
@@ -235,4 +367,18 @@ pub(crate) async fn load_states(store: &Store) -> Result<States, antler_store::S
         .into_iter()
         .map(|s| ((s.category, s.name), s.enabled))
         .collect())
+}
+
+/// Runs see their owner's skills; when those cannot be read, the shared ones (logged).
+#[async_trait::async_trait]
+impl antler_agent_runtime::runs::SkillSource for SkillsService {
+    async fn snapshot_for(&self, owner: &str) -> Arc<Snapshot> {
+        match self.snapshot_of(owner).await {
+            Ok(snapshot) => snapshot,
+            Err(error) => {
+                tracing::error!(%error, owner, "personal skills could not be read; the run sees the shared ones");
+                self.catalog.snapshot()
+            }
+        }
+    }
 }

@@ -7,6 +7,20 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::SkillsService;
 
+/// The notice for a change to `owner`'s personal skills: instance ids and owner ids hold
+/// no spaces.
+pub(super) fn personal_notice(instance: &str, owner: &str) -> String {
+    format!("{instance} user {owner}")
+}
+
+/// (sending instance, owner when only that person's skills changed).
+fn parse_notice(payload: &str) -> (&str, Option<&str>) {
+    match payload.split_once(" user ") {
+        Some((instance, owner)) => (instance, Some(owner)),
+        None => (payload, None),
+    }
+}
+
 impl SkillsService {
     /// Refreshes the catalog (and so the view) when another replica changed skills, or when
     /// notices were missed. The task holds the service weakly and ends with it.
@@ -24,7 +38,16 @@ impl SkillsService {
                 let Some(service) = service.upgrade() else {
                     return;
                 };
+                let (from, owner) = parse_notice(&from);
                 if from == service.instance {
+                    continue;
+                }
+                if let Some(owner) = owner {
+                    // Read again on next use; this server's sandboxes of that person follow.
+                    service.personal.forget(Some(owner));
+                    if let Err(error) = service.sandbox.refresh_personal(owner).await {
+                        tracing::warn!(%error, "could not follow a personal skills change elsewhere");
+                    }
                     continue;
                 }
                 match service.refresh().await {

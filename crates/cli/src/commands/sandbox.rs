@@ -122,7 +122,7 @@ async fn run(
     let mut temporary = cfg.clone();
     temporary.docker.warm_pool = 0;
     let provider =
-        DockerProvider::start_with(temporary, &config.data_dir, &view, &owner, false).await?;
+        DockerProvider::start_with(temporary, &config.data_dir, &view, &owner, false, None).await?;
     let result = match provider.acquire(thread).await {
         Ok(sandbox) => sandbox
             .exec(request.clone())

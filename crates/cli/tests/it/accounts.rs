@@ -192,10 +192,13 @@ async fn only_admins_manage_the_shared_catalog_and_the_accounts() {
     let (status, list) = send(other.get(server.url("/api/skills"))).await;
     assert_eq!(status, 200);
     assert_eq!(list["skills"][0]["name"], "shared");
-    let archive = reqwest::multipart::Form::new().part(
-        "file",
-        reqwest::multipart::Part::bytes(b"PK".to_vec()).file_name("x.skill"),
-    );
+    // Shared installs only: a user's own installs are personal skills (`personal_skills.rs`).
+    let archive = reqwest::multipart::Form::new()
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(b"PK".to_vec()).file_name("x.skill"),
+        )
+        .text("category", "custom");
     let refused = [
         other
             .put(server.url("/api/skills/shared"))
@@ -204,7 +207,7 @@ async fn only_admins_manage_the_shared_catalog_and_the_accounts() {
         other.post(server.url("/api/skills/reload")),
         other
             .post(server.url("/api/skills/install"))
-            .json(&json!({"thread_id": "t", "path": "/mnt/user-data/outputs/x.skill"})),
+            .json(&json!({"thread_id": "t", "path": "/mnt/user-data/outputs/x.skill", "category": "custom"})),
         other
             .post(server.url("/api/skills/upload"))
             .multipart(archive),
@@ -291,6 +294,27 @@ async fn single_user_data_is_adopted_by_the_first_admin() {
         "{health}"
     );
     std::fs::write(env.user_data("old").join("outputs/kept.txt"), "kept").unwrap();
+    // A personal skill of the single user, disabled.
+    let zip = antler_skills::archive::testing::ZipBuilder::new()
+        .file(
+            "mine/SKILL.md",
+            b"---\nname: mine\ndescription: The single user's own.\n---\n# Mine\n",
+        )
+        .finish()
+        .unwrap();
+    let form = reqwest::multipart::Form::new()
+        .part(
+            "file",
+            reqwest::multipart::Part::bytes(zip).file_name("mine.skill"),
+        )
+        .text("category", "user")
+        .text("enable", "false");
+    let (status, body) = send(plain.post(before.url("/api/skills/upload")).multipart(form)).await;
+    assert_eq!(
+        (status, &body["skill"]["category"]),
+        (200, &json!("user")),
+        "{body}"
+    );
     before.stop();
 
     let after = env.start();
@@ -299,6 +323,12 @@ async fn single_user_data_is_adopted_by_the_first_admin() {
     let (status, files) = after.get_json("/api/threads/old/artifacts").await;
     assert_eq!(status, 200);
     assert!(files.to_string().contains("kept.txt"), "{files}");
+    let (_, skill) = after.get_json("/api/skills/mine?category=user").await;
+    assert_eq!(
+        (&skill["category"], &skill["enabled"]),
+        (&json!("user"), &json!(false)),
+        "the personal skill and its state belong to the admin now: {skill}"
+    );
 }
 
 #[test]

@@ -21,6 +21,7 @@ mod langgraph;
 mod leftovers;
 mod limits;
 mod origin;
+mod personal_skills;
 mod replicas;
 mod runs;
 mod sandbox;

@@ -2,7 +2,7 @@
 //! skills. Both install routes share one pipeline (`App::install_archive`).
 
 use antler_protocol::error::ErrorEnvelope;
-use antler_protocol::skills::{ArchivePreview, InstallFromThread, InstallResult};
+use antler_protocol::skills::{ArchivePreview, InstallFromThread, InstallResult, SkillCategory};
 use antler_sandbox::VirtualPath;
 use axum::Json;
 use axum::extract::State;
@@ -10,21 +10,22 @@ use axum::extract::multipart::{Multipart, MultipartRejection};
 use axum::http::StatusCode;
 
 use crate::error::{ApiResult, AppError};
-use crate::extract::{ApiJson, ApiPath};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::files::multipart::{field_text, field_to_temp, multipart_error};
-use crate::params::{SkillName, check_thread_id};
-use crate::state::{Admin, AppState};
+use crate::params::{CategoryQuery, SkillName, check_thread_id};
+use crate::state::{AppState, Identity};
 
-/// Installs a `.skill` file that is in a thread (for example one the agent produced).
+/// Installs a `.skill` file that is in a thread (for example one the agent produced): as a
+/// shared custom skill (admins) or as a personal skill of the caller (`category: user`).
 #[utoipa::path(
     post,
     path = "/api/skills/install",
     tag = "skills",
     request_body = InstallFromThread,
     responses(
-        (status = 403, description = "The caller is not an admin (shared skills are managed by admins), or another site's page sent the request", body = ErrorEnvelope),
+        (status = 403, description = "A shared install by a non-admin, or another site's page sent the request", body = ErrorEnvelope),
         (status = 200, description = "Installed", body = InstallResult),
-        (status = 400, description = "Not a zip, or refused: `details.findings` lists every problem", body = ErrorEnvelope),
+        (status = 400, description = "Not a zip, refused (`details.findings` lists every problem), or category public", body = ErrorEnvelope),
         (status = 403, description = "The path resolves outside the thread's files", body = ErrorEnvelope),
         (status = 404, description = "No such thread or file", body = ErrorEnvelope),
         (status = 409, description = "Already installed (pass overwrite) or an install of that name is running", body = ErrorEnvelope),
@@ -34,10 +35,11 @@ use crate::state::{Admin, AppState};
 )]
 pub async fn install_skill(
     State(app): State<AppState>,
-    Admin(caller): Admin,
+    Identity(caller): Identity,
     ApiJson(body): ApiJson<InstallFromThread>,
 ) -> ApiResult<Json<InstallResult>> {
     check_thread_id(&body.thread_id)?;
+    let category = app.skills.install_target(&caller, body.category)?;
     let path = VirtualPath::parse_user_data(&body.path)
         .map_err(|e| AppError::new(StatusCode::BAD_REQUEST, "invalid_path", e.to_string()))?;
     let dirs = app.threads.existing_dirs(&caller, &body.thread_id).await?;
@@ -49,19 +51,21 @@ pub async fn install_skill(
     }
     Ok(Json(
         app.skills
-            .install(file, body.overwrite, body.enable)
+            .install_as(&caller, file, body.overwrite, body.enable, Some(category))
             .await?,
     ))
 }
 
-/// Installs an uploaded `.skill` archive (multipart: `file`, optional `overwrite`, `enable`).
+/// Installs an uploaded `.skill` archive (multipart: `file`, optional `overwrite`, `enable`,
+/// `category`): shared (`custom`, admins) or personal (`user`); by default `custom` for
+/// admins and `user` for everyone else.
 #[utoipa::path(
     post,
     path = "/api/skills/upload",
     tag = "skills",
     request_body(content = ArchiveForm, content_type = "multipart/form-data", description = "The archive and the install options"),
     responses(
-        (status = 403, description = "The caller is not an admin (shared skills are managed by admins), or another site's page sent the request", body = ErrorEnvelope),
+        (status = 403, description = "A shared install by a non-admin, or another site's page sent the request", body = ErrorEnvelope),
         (status = 200, description = "Installed", body = InstallResult),
         (status = 400, description = "No file, bad option, not a zip, or refused (`details.findings`)", body = ErrorEnvelope),
         (status = 409, description = "Already installed (pass overwrite) or an install of that name is running", body = ErrorEnvelope),
@@ -71,7 +75,7 @@ pub async fn install_skill(
 )]
 pub async fn upload_skill(
     State(app): State<AppState>,
-    Admin(_admin): Admin,
+    Identity(caller): Identity,
     multipart: Result<Multipart, MultipartRejection>,
 ) -> ApiResult<Json<InstallResult>> {
     let form = read_archive_form(&app, multipart).await?;
@@ -79,7 +83,7 @@ pub async fn upload_skill(
     // The temporary file is removed when `form` drops, after the install has read it.
     let result = app
         .skills
-        .install(file, form.overwrite, form.enable)
+        .install_as(&caller, file, form.overwrite, form.enable, form.category)
         .await?;
     drop(form);
     Ok(Json(result))
@@ -126,6 +130,10 @@ struct ArchiveForm {
     /// Enable it after installing (same values; default true).
     #[schema(pattern = "^(true|false|1|0|on|off|yes|no)?$")]
     enable: Option<String>,
+    /// `custom` (shared; admins only) or `user` (personal); default `custom` for admins,
+    /// `user` for everyone else.
+    #[schema(pattern = "^(custom|user)?$")]
+    category: Option<String>,
 }
 
 /// The form of `POST /api/skills/preview` (documentation only).
@@ -145,6 +153,7 @@ struct ReceivedArchive {
     archive: tempfile::NamedTempFile,
     overwrite: bool,
     enable: bool,
+    category: Option<SkillCategory>,
 }
 
 async fn read_archive_form(
@@ -154,7 +163,7 @@ async fn read_archive_form(
     let mut multipart = multipart?;
     let limit = app.config.skills.install.max_upload_bytes;
     let mut archive: Option<tempfile::NamedTempFile> = None;
-    let (mut overwrite, mut enable) = (false, true);
+    let (mut overwrite, mut enable, mut category) = (false, true, None);
     while let Some(mut field) = multipart
         .next_field()
         .await
@@ -184,9 +193,10 @@ async fn read_archive_form(
             }
             "overwrite" => overwrite = flag("overwrite", &field_text(field, limit).await?)?,
             "enable" => enable = flag("enable", &field_text(field, limit).await?)?,
+            "category" => category = install_category(&field_text(field, limit).await?)?,
             other => {
                 return Err(AppError::bad_request(format!(
-                    "unexpected form field {other:?}; expected file, overwrite, enable"
+                    "unexpected form field {other:?}; expected file, overwrite, enable, category"
                 )));
             }
         }
@@ -197,7 +207,20 @@ async fn read_archive_form(
         archive,
         overwrite,
         enable,
+        category,
     })
+}
+
+/// The `category` form field: empty for the default.
+fn install_category(value: &str) -> Result<Option<SkillCategory>, AppError> {
+    match value.trim() {
+        "" => Ok(None),
+        "custom" => Ok(Some(SkillCategory::Custom)),
+        "user" => Ok(Some(SkillCategory::User)),
+        other => Err(AppError::bad_request(format!(
+            "category must be custom or user, not {other:?}"
+        ))),
+    }
 }
 
 fn flag(name: &str, value: &str) -> Result<bool, AppError> {
@@ -210,26 +233,29 @@ fn flag(name: &str, value: &str) -> Result<bool, AppError> {
     }
 }
 
-/// Deletes a custom skill (the files move to `custom/.history/`; public skills are read-only).
+/// Deletes a custom skill (admins) or one of the caller's personal skills (the files move
+/// to history; public skills are read-only).
 #[utoipa::path(
     delete,
     path = "/api/skills/{name}",
     tag = "skills",
-    params(("name" = String, Path, description = "Skill name")),
+    params(("name" = String, Path, description = "Skill name"), CategoryQuery),
     responses(
-        (status = 403, description = "The caller is not an admin (shared skills are managed by admins), or another site's page sent the request", body = ErrorEnvelope),
         (status = 204, description = "Deleted"),
-        (status = 400, description = "Invalid name", body = ErrorEnvelope),
-        (status = 403, description = "Public skills cannot be deleted", body = ErrorEnvelope),
-        (status = 404, description = "No such custom skill", body = ErrorEnvelope),
-        (status = 409, description = "An install of that name is running", body = ErrorEnvelope),
+        (status = 400, description = "Invalid name or category", body = ErrorEnvelope),
+        (status = 403, description = "A public skill, a custom one and the caller is not an admin, or another site's page sent the request", body = ErrorEnvelope),
+        (status = 404, description = "No such custom or personal skill", body = ErrorEnvelope),
+        (status = 409, description = "The name is both custom and personal (pass ?category=), or an install of that name is running", body = ErrorEnvelope),
     )
 )]
 pub async fn delete_skill(
     State(app): State<AppState>,
-    Admin(_admin): Admin,
+    Identity(caller): Identity,
     ApiPath(name): ApiPath<SkillName>,
+    ApiQuery(query): ApiQuery<CategoryQuery>,
 ) -> ApiResult<StatusCode> {
-    app.skills.delete(name.as_str()).await?;
+    app.skills
+        .delete_as(&caller, name.as_str(), query.category)
+        .await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -13,9 +13,10 @@ use axum::response::{IntoResponse, Response};
 use crate::error::{ApiResult, AppError};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::params::{CategoryQuery, SkillName};
-use crate::state::{Admin, AppState};
+use crate::state::{Admin, AppState, Identity};
 
-/// Every skill with its state, plus skills that failed to load.
+/// Every skill the caller sees with its state (the shared ones and their own personal
+/// ones, category `user`), plus skills that failed to load.
 ///
 /// Served from memory with an `ETag`; `If-None-Match` answers 304; gzip when accepted.
 #[utoipa::path(
@@ -28,8 +29,12 @@ use crate::state::{Admin, AppState};
         (status = 304, description = "The listing matches If-None-Match"),
     )
 )]
-pub async fn list_skills(State(app): State<AppState>, headers: HeaderMap) -> Response {
-    let snapshot = app.skills.snapshot();
+pub async fn list_skills(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let snapshot = app.skills.snapshot_for(&caller).await?;
     let gzip = accepts_gzip(&headers);
     // Compared with the tag of the representation this client gets (gzip has its own).
     let tag = etag(&snapshot, gzip);
@@ -38,16 +43,16 @@ pub async fn list_skills(State(app): State<AppState>, headers: HeaderMap) -> Res
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| crate::files::etag::matches(v, &tag));
     if fresh {
-        return (
+        return Ok((
             StatusCode::NOT_MODIFIED,
             [
                 (header::ETAG, tag),
                 (header::VARY, "accept-encoding".into()),
             ],
         )
-            .into_response();
+            .into_response());
     }
-    listing_response(&snapshot, gzip)
+    Ok(listing_response(&snapshot, gzip))
 }
 
 /// One skill with its `SKILL.md` body and file list.
@@ -60,15 +65,16 @@ pub async fn list_skills(State(app): State<AppState>, headers: HeaderMap) -> Res
         (status = 200, description = "The skill", body = SkillDetail),
         (status = 400, description = "Invalid name or category", body = ErrorEnvelope),
         (status = 404, description = "No such skill", body = ErrorEnvelope),
-        (status = 409, description = "The name exists in both categories; pass ?category=", body = ErrorEnvelope),
+        (status = 409, description = "The name exists in more than one category; pass ?category=", body = ErrorEnvelope),
     )
 )]
 pub async fn get_skill(
     State(app): State<AppState>,
+    Identity(caller): Identity,
     ApiPath(name): ApiPath<SkillName>,
     ApiQuery(query): ApiQuery<CategoryQuery>,
 ) -> ApiResult<Json<SkillDetail>> {
-    let snapshot = app.skills.snapshot();
+    let snapshot = app.skills.snapshot_for(&caller).await?;
     let (skill, loaded) = snapshot
         .find(name.as_str(), query.category)
         .map_err(SkillOpError::from)?;
@@ -91,7 +97,8 @@ pub async fn get_skill(
     }))
 }
 
-/// Enables or disables a skill. The state is stored per (category, name).
+/// Enables or disables a skill: a shared one (admins; stored per category and name) or one
+/// of the caller's personal skills (category `user`).
 #[utoipa::path(
     put,
     path = "/api/skills/{name}",
@@ -99,11 +106,11 @@ pub async fn get_skill(
     params(("name" = String, Path, description = "Skill name")),
     request_body = SetSkillEnabled,
     responses(
-        (status = 403, description = "The caller is not an admin (shared skills are managed by admins), or another site's page sent the request", body = ErrorEnvelope),
+        (status = 403, description = "A shared skill and the caller is not an admin, or another site's page sent the request", body = ErrorEnvelope),
         (status = 200, description = "The updated skill", body = Skill),
         (status = 400, description = "Invalid name or malformed JSON", body = ErrorEnvelope),
         (status = 404, description = "No such skill", body = ErrorEnvelope),
-        (status = 409, description = "The name exists in both categories; give `category`", body = ErrorEnvelope),
+        (status = 409, description = "The name exists in more than one category; give `category`", body = ErrorEnvelope),
         (status = 413, description = "Body too large", body = ErrorEnvelope),
         (status = 415, description = "Body is not JSON", body = ErrorEnvelope),
         (status = 422, description = "JSON of the wrong shape", body = ErrorEnvelope),
@@ -111,13 +118,13 @@ pub async fn get_skill(
 )]
 pub async fn set_skill(
     State(app): State<AppState>,
-    Admin(_admin): Admin,
+    Identity(caller): Identity,
     ApiPath(name): ApiPath<SkillName>,
     ApiJson(body): ApiJson<SetSkillEnabled>,
 ) -> ApiResult<Json<Skill>> {
     Ok(Json(
         app.skills
-            .set_enabled(name.as_str(), body.category, body.enabled)
+            .set_enabled(&caller, name.as_str(), body.category, body.enabled)
             .await?,
     ))
 }

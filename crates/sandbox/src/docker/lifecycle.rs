@@ -15,6 +15,7 @@ use super::{DockerSandbox, Inner};
 use crate::error::SandboxError;
 use crate::files::HostFs;
 use crate::paths::{LOCAL_OWNER, ThreadDirs};
+use crate::personal::PersonalMount;
 use crate::storage;
 
 impl Inner {
@@ -24,11 +25,13 @@ impl Inner {
         self.reconcile_containers().await?;
         let data = self.data_dir.clone();
         let instance = self.instance.clone();
-        let removed =
-            tokio::task::spawn_blocking(move || storage::collect_garbage(&data, &instance))
-                .await
-                .map_err(|e| SandboxError::Infra(e.to_string()))?
-                .map_err(|e| SandboxError::Infra(format!("cannot clean sandbox slots: {e}")))?;
+        let removed = tokio::task::spawn_blocking(move || {
+            crate::personal::collect_garbage(&data, &instance)?;
+            storage::collect_garbage(&data, &instance)
+        })
+        .await
+        .map_err(|e| SandboxError::Infra(e.to_string()))?
+        .map_err(|e| SandboxError::Infra(format!("cannot clean sandbox slots: {e}")))?;
         if removed > 0 {
             tracing::info!(removed, "removed unused sandbox slots");
         }
@@ -72,13 +75,16 @@ impl Inner {
         &self,
         name: &str,
         user_data: &Path,
+        personal: Option<&PersonalMount>,
         thread: Option<&str>,
     ) -> Result<String, SandboxError> {
+        let personal_dir = personal.map(PersonalMount::dir);
         let body = container_body(
             &self.cfg,
             &Binds {
                 user_data,
                 skills_view: &self.skills_view,
+                personal: personal_dir.as_deref(),
             },
             self.user,
             &self.instance,
@@ -121,18 +127,24 @@ impl Inner {
         &self,
         thread: &str,
         container_id: String,
+        personal: Option<Arc<PersonalMount>>,
         permit: OwnedSemaphorePermit,
     ) -> Arc<DockerSandbox> {
         let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread);
+        let mut fs = HostFs::new(
+            dirs.user_data().to_path_buf(),
+            self.skills_view.clone(),
+            self.access,
+        );
+        if let Some(mount) = &personal {
+            fs = fs.with_personal(mount.dir());
+        }
         Arc::new(DockerSandbox {
             thread_id: thread.to_string(),
             container_id,
             docker: self.docker.clone(),
-            fs: HostFs::new(
-                dirs.user_data().to_path_buf(),
-                self.skills_view.clone(),
-                self.access,
-            ),
+            fs,
+            personal,
             max_output: self.cfg.max_output_bytes,
             max_timeout: Duration::from_secs(self.cfg.command_timeout_secs),
             busy: AtomicUsize::new(0),
@@ -142,7 +154,11 @@ impl Inner {
         })
     }
 
-    pub(super) async fn cold(&self, thread: &str) -> Result<Arc<DockerSandbox>, SandboxError> {
+    pub(super) async fn cold(
+        &self,
+        thread: &str,
+        owner: Option<&str>,
+    ) -> Result<Arc<DockerSandbox>, SandboxError> {
         let wait = Duration::from_secs(self.cfg.docker.acquire_timeout_secs);
         let permit = tokio::time::timeout(wait, self.permits.clone().acquire_owned())
             .await
@@ -168,9 +184,19 @@ impl Inner {
         .await
         .map_err(|e| SandboxError::Infra(e.to_string()))?
         .map_err(|e| SandboxError::Infra(format!("cannot prepare thread directories: {e}")))?;
+        let personal = match (&self.personal, owner) {
+            (Some(source), Some(owner)) => {
+                Some(source.mount_for(owner).await.map_err(|e| {
+                    SandboxError::Infra(format!("cannot copy personal skills: {e}"))
+                })?)
+            }
+            _ => None,
+        };
         let name = format!("antler-{}-{thread}", self.short_instance());
-        let id = self.create(&name, &user_data, Some(thread)).await?;
-        Ok(self.sandbox(thread, id, permit))
+        let id = self
+            .create(&name, &user_data, personal.as_deref(), Some(thread))
+            .await?;
+        Ok(self.sandbox(thread, id, personal, permit))
     }
 }
 

@@ -25,11 +25,14 @@ use crate::access::FileAccess;
 use crate::api::{Sandbox, SandboxInfo, SandboxProvider};
 use crate::config::{SandboxConfig, parse_user};
 use crate::error::SandboxError;
+use crate::personal::{PersonalMount, PersonalSkills, PersonalSource};
 
 /// A started container not yet given to a thread.
 struct Warm {
     container_id: String,
     slot: PathBuf,
+    /// Its `/mnt/skills/user`, filled when the container is given to a thread.
+    personal: Option<Arc<PersonalMount>>,
     permit: OwnedSemaphorePermit,
 }
 
@@ -50,6 +53,8 @@ struct Inner {
     shutting_down: AtomicBool,
     /// Whether every container of `instance` is this provider's to remove.
     owns_label: bool,
+    /// Where each owner's personal skills come from, when they are shown.
+    personal: Option<PersonalSource>,
 }
 
 /// Docker-backed sandboxes.
@@ -107,18 +112,20 @@ impl DockerProvider {
         skills_view: &Path,
         instance: &str,
     ) -> Result<Self, SandboxError> {
-        Self::start_with(cfg, data_dir, skills_view, instance, true).await
+        Self::start_with(cfg, data_dir, skills_view, instance, true, None).await
     }
 
     /// Like [`DockerProvider::start`]; `reconcile: false` leaves other containers of the
     /// label alone, at start and at shutdown (for a one-shot command next to a running
-    /// server).
+    /// server). With `personal`, each sandbox shows its owner's personal skills at
+    /// `/mnt/skills/user`.
     pub async fn start_with(
         cfg: SandboxConfig,
         data_dir: &Path,
         skills_view: &Path,
         instance: &str,
         reconcile: bool,
+        personal: Option<Arc<dyn PersonalSkills>>,
     ) -> Result<Self, SandboxError> {
         let docker = connect(&cfg)?;
         check(&docker, &cfg.image).await?;
@@ -150,6 +157,9 @@ impl DockerProvider {
             replenish: Notify::new(),
             shutting_down: AtomicBool::new(false),
             owns_label: reconcile,
+            personal: personal.map(|source| {
+                PersonalSource::new(source, crate::personal::personal_root(data_dir, instance))
+            }),
             cfg,
         });
         if reconcile {
@@ -207,7 +217,11 @@ impl SandboxProvider for DockerProvider {
         "docker"
     }
 
-    async fn acquire(&self, thread_id: &str) -> Result<Arc<dyn Sandbox>, SandboxError> {
+    async fn acquire_for(
+        &self,
+        thread_id: &str,
+        owner: Option<&str>,
+    ) -> Result<Arc<dyn Sandbox>, SandboxError> {
         let inner = &self.inner;
         if inner.shutting_down.load(Ordering::SeqCst) {
             return Err(SandboxError::Unavailable(
@@ -229,9 +243,9 @@ impl SandboxProvider for DockerProvider {
             inner.remove(&sb.container_id).await;
             sb.release_permit();
         }
-        let sb = match inner.take_warm(thread_id).await {
+        let sb = match inner.take_warm(thread_id, owner).await {
             Some(sb) => sb,
-            None => inner.cold(thread_id).await?,
+            None => inner.cold(thread_id, owner).await?,
         };
         inner
             .bound
@@ -239,6 +253,24 @@ impl SandboxProvider for DockerProvider {
             .await
             .insert(thread_id.to_string(), sb.clone());
         Ok(sb)
+    }
+
+    async fn refresh_personal(&self, owner: &str) -> Result<(), SandboxError> {
+        let Some(personal) = &self.inner.personal else {
+            return Ok(());
+        };
+        let mounts = self
+            .inner
+            .bound
+            .lock()
+            .await
+            .values()
+            .filter_map(|sb| sb.personal.clone())
+            .collect();
+        personal
+            .refresh_owner(mounts, owner)
+            .await
+            .map_err(|e| SandboxError::Infra(format!("cannot update personal skills: {e}")))
     }
 
     async fn release(&self, thread_id: &str) {

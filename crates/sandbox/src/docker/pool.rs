@@ -13,7 +13,11 @@ use crate::storage;
 
 impl Inner {
     /// Gives a warm container to `thread` when one is ready and the thread can move in.
-    pub(super) async fn take_warm(&self, thread: &str) -> Option<Arc<DockerSandbox>> {
+    pub(super) async fn take_warm(
+        &self,
+        thread: &str,
+        owner: Option<&str>,
+    ) -> Option<Arc<DockerSandbox>> {
         let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread);
         if storage::is_slotted(&dirs) {
             return None;
@@ -32,6 +36,15 @@ impl Inner {
             self.remove(&warm.container_id).await;
             return None;
         }
+        if let (Some(source), Some(mount), Some(owner)) = (&self.personal, &warm.personal, owner)
+            && let Err(error) = source.fill(mount, owner).await
+        {
+            // The thread's files already live in the slot, which stays theirs: a fresh
+            // container mounts it like any other.
+            tracing::warn!(thread, %error, "could not copy personal skills into a warm sandbox");
+            self.remove(&warm.container_id).await;
+            return None;
+        }
         let docker = self.docker.clone();
         let (id, name) = (
             warm.container_id.clone(),
@@ -45,7 +58,7 @@ impl Inner {
                 )
                 .await;
         });
-        Some(self.sandbox(thread, warm.container_id, warm.permit))
+        Some(self.sandbox(thread, warm.container_id, warm.personal, warm.permit))
     }
 
     pub(super) async fn make_warm(&self) -> Result<bool, SandboxError> {
@@ -58,16 +71,25 @@ impl Inner {
             .await
             .map_err(|e| SandboxError::Infra(e.to_string()))?
             .map_err(|e| SandboxError::Infra(format!("cannot create a slot: {e}")))?;
+        let personal = match &self.personal {
+            Some(source) => Some(
+                source
+                    .empty_mount()
+                    .map_err(|e| SandboxError::Infra(format!("cannot create a slot: {e}")))?,
+            ),
+            None => None,
+        };
         let name = format!(
             "antler-{}-warm-{}",
             self.short_instance(),
             &uuid::Uuid::new_v4().simple().to_string()[..12]
         );
-        match self.create(&name, &slot, None).await {
+        match self.create(&name, &slot, personal.as_deref(), None).await {
             Ok(container_id) => {
                 self.warm.lock().await.push(Warm {
                     container_id,
                     slot,
+                    personal,
                     permit,
                 });
                 Ok(true)

@@ -1,6 +1,7 @@
 //! One thread's container: commands through the exec API, files through the host side of
 //! the bind mounts.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -11,6 +12,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use crate::api::{ExecOutput, ExecRequest, GlobResult, GrepRequest, GrepResult, Listing, Sandbox};
 use crate::error::SandboxError;
 use crate::files::HostFs;
+use crate::personal::PersonalMount;
 
 /// A running container and what it is bound to.
 pub struct DockerSandbox {
@@ -18,6 +20,8 @@ pub struct DockerSandbox {
     pub(crate) container_id: String,
     pub(crate) docker: Docker,
     pub(crate) fs: HostFs,
+    /// The owner's personal skills at `/mnt/skills/user` (removed with the sandbox).
+    pub(crate) personal: Option<Arc<PersonalMount>>,
     pub(crate) max_output: usize,
     pub(crate) max_timeout: Duration,
     pub(crate) busy: AtomicUsize,

@@ -21,6 +21,8 @@ pub struct Binds<'a> {
     pub user_data: &'a Path,
     /// The skills view (mounted read-only).
     pub skills_view: &'a Path,
+    /// The owner's personal skills (mounted read-only at `/mnt/skills/user`).
+    pub personal: Option<&'a Path>,
 }
 
 /// The create request for one sandbox container.
@@ -43,6 +45,10 @@ pub fn container_body(
         })
         .collect();
     bind_list.push(format!("{}:/mnt/skills:ro", binds.skills_view.display()));
+    if let Some(personal) = binds.personal {
+        // Over the empty `user/` of the shared view, which is its mount point.
+        bind_list.push(format!("{}:/mnt/skills/user:ro", personal.display()));
+    }
     let labels = HashMap::from([
         (LABEL_SANDBOX.to_string(), "1".to_string()),
         (LABEL_THREAD.to_string(), thread.unwrap_or("").to_string()),
@@ -96,6 +102,7 @@ mod tests {
         let binds = Binds {
             user_data: Path::new("/d/t/user-data"),
             skills_view: Path::new("/d/skills-view"),
+            personal: Some(Path::new("/d/personal/x/user")),
         };
         let body = container_body(&cfg, &binds, (1000, 1000), "inst", Some("t1"));
         let host = body.host_config.unwrap();
@@ -118,6 +125,7 @@ mod tests {
                 "/d/t/user-data/uploads:/mnt/user-data/uploads:rw",
                 "/d/t/user-data/outputs:/mnt/user-data/outputs:rw",
                 "/d/skills-view:/mnt/skills:ro",
+                "/d/personal/x/user:/mnt/skills/user:ro",
             ]
         );
         assert_eq!(body.user.as_deref(), Some("1000:1000"));

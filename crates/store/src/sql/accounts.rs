@@ -410,6 +410,16 @@ impl AccountRepo for SqlAccounts {
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
+            // Personal skill states follow their skills (one the new owner already has a
+            // state for keeps it).
+            sqlx::query(
+                "UPDATE personal_skill_states SET owner = $2 WHERE owner = $1 AND name NOT IN \
+                 (SELECT name FROM personal_skill_states WHERE owner = $2)",
+            )
+            .bind(from)
+            .bind(to)
+            .execute(&mut *tx)
+            .await?;
             tx.commit().await?;
             moved
         });

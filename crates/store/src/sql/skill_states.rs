@@ -60,4 +60,41 @@ impl SkillStateRepo for SqlSkillStates {
         });
         Ok(())
     }
+
+    async fn list_personal(&self, owner: &str) -> Result<Vec<(String, bool)>, StoreError> {
+        Ok(on!(&self.0, p => sqlx::query_as(
+            "SELECT name, enabled FROM personal_skill_states WHERE owner = $1",
+        )
+        .bind(owner)
+        .fetch_all(p)
+        .await?))
+    }
+
+    async fn set_personal(&self, owner: &str, name: &str, enabled: bool) -> Result<(), StoreError> {
+        on!(&self.0, p => {
+            sqlx::query(
+                "INSERT INTO personal_skill_states (owner, name, enabled, updated_at) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (owner, name) DO UPDATE SET \
+                 enabled = excluded.enabled, updated_at = excluded.updated_at",
+            )
+            .bind(owner)
+            .bind(name)
+            .bind(enabled)
+            .bind(p.time(Utc::now()))
+            .execute(p)
+            .await?;
+        });
+        Ok(())
+    }
+
+    async fn remove_personal(&self, owner: &str, name: &str) -> Result<(), StoreError> {
+        on!(&self.0, p => {
+            sqlx::query("DELETE FROM personal_skill_states WHERE owner = $1 AND name = $2")
+                .bind(owner)
+                .bind(name)
+                .execute(p)
+                .await?;
+        });
+        Ok(())
+    }
 }

@@ -44,7 +44,10 @@ export function SkillPreview({ url, path, threadId }: { url: string; path: strin
       toast({
         kind: "success",
         message: `Installed “${result.skill.name}”${result.replaced ? " (replaced the previous version)" : ""}.`,
-        link: { to: `/settings/skills?tab=custom&skill=${encodeURIComponent(result.skill.name)}`, label: "View in Settings" },
+        link: {
+          to: `/settings/skills?tab=${result.skill.category}&skill=${encodeURIComponent(result.skill.name)}`,
+          label: "View in Settings",
+        },
       });
     } catch (e) {
       if (e instanceof ApiError && e.code === "skill_exists") setInstall({ kind: "exists", message: e.message });
