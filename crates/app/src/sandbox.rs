@@ -75,17 +75,13 @@ pub(crate) async fn start_provider(
 /// The enabled skills as the view should hold them.
 pub(crate) fn wanted(snapshot: &Snapshot) -> Vec<ProjectedSkill> {
     snapshot
-        .list
-        .skills
-        .iter()
-        .filter(|s| s.enabled)
-        .filter_map(|s| {
-            let (_, loaded) = snapshot.find(&s.name, Some(s.category)).ok()?;
-            Some(ProjectedSkill {
-                category: s.category,
-                relative_path: s.relative_path.clone(),
-                source: loaded.dir.clone(),
-            })
+        .entries()
+        .filter(|(s, _)| s.enabled)
+        .map(|(s, loaded)| ProjectedSkill {
+            category: s.category,
+            relative_path: s.relative_path.clone(),
+            source: loaded.dir.clone(),
+            load_id: loaded.load_id,
         })
         .collect()
 }

@@ -447,6 +447,7 @@ mod tests {
                 category: antler_protocol::skills::SkillCategory::User,
                 relative_path: "notes".into(),
                 source: self.0.clone(),
+                load_id: 0,
             }]
         }
     }

@@ -198,6 +198,7 @@ mod tests {
             category: SkillCategory::User,
             relative_path: "notes".into(),
             source: source_dir,
+            load_id: 0,
         }]);
         let root = personal_root(tmp.path(), "i1");
         let personal = PersonalSource::new(Arc::new(source), root.clone());

@@ -25,6 +25,10 @@ pub struct ProjectedSkill {
     pub relative_path: String,
     /// The skill directory on the host.
     pub source: PathBuf,
+    /// The catalog's id for this reading of the skill (the skills crate's `load_id`): while
+    /// it stays the same the files are taken as unchanged and not fingerprinted again;
+    /// 0 means unknown (always checked).
+    pub load_id: u64,
 }
 
 /// What a sync changed.
@@ -43,8 +47,8 @@ pub struct SyncReport {
 pub struct SkillsView {
     root: PathBuf,
     staging: PathBuf,
-    /// Fingerprint of each projected skill, keyed by `<category>/<relative path>`.
-    projected: Mutex<HashMap<String, u64>>,
+    /// Load id and fingerprint of each projected skill, keyed by `<category>/<relative path>`.
+    projected: Mutex<HashMap<String, (u64, u64)>>,
 }
 
 /// Files copied per skill at most (a skill is instructions and a few scripts).
@@ -118,16 +122,28 @@ impl SkillsView {
             }
         }
         for (skill, key) in wanted.iter().zip(keys) {
+            // A toggle or another skill's install leaves this one's reading, and so its
+            // files, as they were: no need to walk them again.
+            let known = projected.get(&key).copied();
+            if let Some((load_id, _)) = known
+                && load_id != 0
+                && load_id == skill.load_id
+            {
+                continue;
+            }
             let print = fingerprint(&skill.source);
-            let change = match projected.get(&key) {
-                Some(existing) if *existing == print => continue,
+            let change = match known {
+                Some((_, existing)) if existing == print => {
+                    projected.insert(key, (skill.load_id, print));
+                    continue;
+                }
                 Some(_) => &mut report.updated,
                 None => &mut report.added,
             };
             match self.place(&key, &skill.source) {
                 Ok(()) => {
                     *change += 1;
-                    projected.insert(key, print);
+                    projected.insert(key, (skill.load_id, print));
                 }
                 Err(e) => {
                     first_error.get_or_insert(e);
@@ -258,6 +274,7 @@ mod tests {
                     category: **c,
                     relative_path: r.to_string(),
                     source: (*s).clone(),
+                    load_id: 0,
                 })
                 .collect()
         };

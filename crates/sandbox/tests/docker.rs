@@ -73,6 +73,7 @@ impl Env {
             category: SkillCategory::Public,
             relative_path: name.into(),
             source: dir,
+            load_id: 0,
         }
     }
 
@@ -493,6 +494,7 @@ async fn personal_skills_appear_only_in_their_owner_sandboxes_warm_or_cold() {
             category: SkillCategory::User,
             relative_path: "notes".into(),
             source: dir,
+            load_id: 0,
         })),
     });
     let provider = DockerProvider::start_with(

@@ -48,10 +48,11 @@ pub struct Snapshot {
     pub version: u64,
     /// The listing as served by `GET /api/skills`.
     pub list: SkillList,
-    /// `list` serialised as JSON, built once per version.
-    pub json: Bytes,
+    /// `list` serialised as JSON, built on first use: a change (a toggle) does not pay for
+    /// serialising a large catalog, the first listing of the version does, once.
+    json: OnceLock<Bytes>,
     /// Strong ETag of `json`, quoted.
-    pub etag: String,
+    etag: OnceLock<String>,
     /// `json` gzip-compressed, built on first use (browsers always accept gzip, and the
     /// listing of a large catalog is otherwise bound by bytes on the wire).
     gzip: OnceLock<Bytes>,
@@ -104,19 +105,36 @@ impl Snapshot {
     }
 
     fn from_parts(version: u64, list: SkillList, scan: Arc<Scan>) -> Self {
-        // Serialising plain data structures cannot fail; an empty body would still be valid.
-        let json = Bytes::from(serde_json::to_vec(&list).unwrap_or_default());
-        let digest = Sha256::digest(&json);
-        let etag = format!("\"{}\"", hex::encode(&digest[..16]));
         Snapshot {
             version,
             list,
-            json,
-            etag,
+            json: OnceLock::new(),
+            etag: OnceLock::new(),
             gzip: OnceLock::new(),
             prompt: OnceLock::new(),
             scan,
         }
+    }
+
+    /// The listing serialised as JSON (built once per snapshot).
+    pub fn json(&self) -> &Bytes {
+        // Serialising plain data structures cannot fail; an empty body would still be valid.
+        self.json
+            .get_or_init(|| Bytes::from(serde_json::to_vec(&self.list).unwrap_or_default()))
+    }
+
+    /// Strong ETag of [`Snapshot::json`], quoted: the same listing gets the same tag, on
+    /// every replica.
+    pub fn etag(&self) -> &str {
+        self.etag.get_or_init(|| {
+            let digest = Sha256::digest(self.json());
+            format!("\"{}\"", hex::encode(&digest[..16]))
+        })
+    }
+
+    /// Every listed skill with what was loaded for it, in listing order.
+    pub fn entries(&self) -> impl Iterator<Item = (&Skill, &LoadedSkill)> {
+        self.list.skills.iter().zip(self.scan.skills.iter())
     }
 
     /// What one person sees: the shared catalog with their personal skills (a catalog of
@@ -148,12 +166,13 @@ impl Snapshot {
     /// The listing JSON compressed with gzip, computed once per snapshot.
     pub fn json_gzip(&self) -> &Bytes {
         self.gzip.get_or_init(|| {
+            let json = self.json();
             let mut encoder = flate2::write::GzEncoder::new(
-                Vec::with_capacity(self.json.len() / 8),
+                Vec::with_capacity(json.len() / 8),
                 flate2::Compression::new(6),
             );
             // Writing into a Vec cannot fail.
-            let _ = encoder.write_all(&self.json);
+            let _ = encoder.write_all(json);
             Bytes::from(encoder.finish().unwrap_or_default())
         })
     }
@@ -165,10 +184,7 @@ impl Snapshot {
         category: Option<SkillCategory>,
     ) -> Result<(&Skill, &LoadedSkill), FindError> {
         let mut hits = self
-            .list
-            .skills
-            .iter()
-            .zip(self.scan.skills.iter())
+            .entries()
             .filter(|(s, _)| s.name == name && category.is_none_or(|c| c == s.category));
         let first = hits
             .next()
@@ -308,6 +324,81 @@ impl Catalog {
         self.update(|inner| inner.scan = fresh)
     }
 
+    /// Reads the one skill at `<category>/<relative_path>` again (installed, replaced or
+    /// deleted) and publishes the result without touching the others (blocking). Falls back
+    /// to a full rescan when the change cannot be judged alone (its name collides with
+    /// another skill's, or another path reaches the same folder).
+    pub fn refresh_skill(&self, category: SkillCategory, relative_path: &str) -> Arc<Snapshot> {
+        let _one_scan_at_a_time = lock(&self.scan_lock);
+        let current = lock(&self.inner).scan.clone();
+        match patched(
+            &current,
+            &self.skills_dir,
+            category,
+            relative_path,
+            &self.limits,
+        ) {
+            Some(fresh) => self.update(|inner| inner.scan = Arc::new(fresh)),
+            None => {
+                let fresh = Arc::new(scan_categories(
+                    &self.skills_dir,
+                    self.categories,
+                    &self.limits,
+                ));
+                self.update(|inner| inner.scan = fresh)
+            }
+        }
+    }
+
+    /// After files changed under the given paths: the skills they belong to are read again
+    /// one by one; a path that belongs to no single skill (a category or namespace folder)
+    /// means a full rescan.
+    pub fn refresh_paths(&self, paths: &[PathBuf]) -> Arc<Snapshot> {
+        let snapshot = self.snapshot();
+        let mut skills = std::collections::BTreeSet::new();
+        for path in paths {
+            match self.skill_of(&snapshot, path) {
+                Some(key) => {
+                    skills.insert(key);
+                }
+                None => return self.rescan(),
+            }
+        }
+        let mut latest = snapshot;
+        for (category, rel) in skills {
+            latest = self.refresh_skill(category, &rel);
+        }
+        latest
+    }
+
+    /// The skill folder (category, relative path) a changed path belongs to: the deepest
+    /// folder above it that holds a `SKILL.md` or was a skill.
+    fn skill_of(&self, snapshot: &Snapshot, path: &Path) -> Option<(SkillCategory, String)> {
+        // Watchers report absolute paths; the directory may have been given relative.
+        let canonical = self.skills_dir.canonicalize().ok();
+        let rel = path
+            .strip_prefix(&self.skills_dir)
+            .ok()
+            .or_else(|| canonical.as_ref().and_then(|c| path.strip_prefix(c).ok()))?;
+        let mut parts = rel.components().map(|c| c.as_os_str().to_str());
+        let category =
+            SkillCategory::parse(parts.next()??).filter(|c| self.categories.contains(c))?;
+        let below: Vec<&str> = parts.collect::<Option<_>>()?;
+        for depth in (1..=below.len()).rev() {
+            let candidate = below[..depth].join("/");
+            let dir = self.skills_dir.join(category.as_str()).join(&candidate);
+            let known = snapshot
+                .list
+                .skills
+                .iter()
+                .any(|s| s.category == category && s.relative_path == candidate);
+            if known || dir.join(crate::SKILL_FILE).exists() {
+                return Some((category, candidate));
+            }
+        }
+        None
+    }
+
     /// Replaces every enabled state (for example after reading them from the database).
     pub fn replace_states(&self, states: States) -> Arc<Snapshot> {
         self.update(|inner| inner.states = states)
@@ -340,6 +431,56 @@ impl Catalog {
         self.changes.send_replace(inner.version);
         snapshot
     }
+}
+
+/// `current` with the skill at `<category>/<rel>` read again, or `None` when that cannot be
+/// judged without a full scan.
+fn patched(
+    current: &Scan,
+    skills_dir: &Path,
+    category: SkillCategory,
+    rel: &str,
+    limits: &ScanLimits,
+) -> Option<Scan> {
+    let mut fresh = current.clone();
+    let mut gone = None;
+    fresh.skills.retain(|s| {
+        let this = s.category == category && s.relative_path == rel;
+        if this {
+            gone = Some(s.name.clone());
+        }
+        !this
+    });
+    // A skill that lost a name clash to this one may load now: only a full scan knows.
+    if let Some(name) = gone
+        && current.errors.iter().any(|e| {
+            e.message
+                .contains(&format!("duplicate skill name '{name}'"))
+        })
+    {
+        return None;
+    }
+    let prefix = format!("{category}/{rel}/");
+    fresh.errors.retain(|e| !e.path.starts_with(&prefix));
+    match crate::discovery::load_one(skills_dir, category, rel, limits) {
+        None => {}
+        Some(Err(error)) => fresh.errors.push(error),
+        Some(Ok(skill)) => {
+            let clash = fresh
+                .skills
+                .iter()
+                .any(|s| s.category == category && (s.name == skill.name || s.dir == skill.dir));
+            if clash {
+                return None;
+            }
+            let at = fresh
+                .skills
+                .partition_point(|s| (s.category, &s.name) < (skill.category, &skill.name));
+            fresh.skills.insert(at, skill);
+        }
+    }
+    fresh.errors.sort_by(|a, b| a.path.cmp(&b.path));
+    Some(fresh)
 }
 
 /// A poisoned lock only means another thread panicked mid-update; the data is still whole
@@ -447,7 +588,57 @@ mod tests {
             seen.prompt_section(8000)
                 .contains("/mnt/skills/custom/pdf/SKILL.md")
         );
-        assert!(!shared.snapshot().json.windows(5).any(|w| w == b"diary"));
+        assert!(!shared.snapshot().json().windows(5).any(|w| w == b"diary"));
+    }
+
+    #[test]
+    fn one_skill_is_read_again_alone_and_the_others_keep_their_reading() {
+        let (tmp, c) = catalog(|p| {
+            write_skill(&p.join("public/pdf"), "pdf", "pdf");
+            write_skill(&p.join("custom/team/report"), "report", "report");
+        });
+        let before = c.snapshot();
+        let pdf = before.find("pdf", None).unwrap().1.load_id;
+        write_skill(&tmp.path().join("custom/new"), "new", "fresh");
+        let after = c.refresh_skill(SkillCategory::Custom, "new");
+        assert_eq!(after.list.skills.len(), 3);
+        assert_eq!(after.find("new", None).unwrap().0.description, "fresh");
+        assert_eq!(after.find("pdf", None).unwrap().1.load_id, pdf, "untouched");
+        let names: Vec<_> = after.list.skills.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["pdf", "new", "report"], "category then name order");
+        // A changed file: the watcher's paths lead to its skill only.
+        write_skill(&tmp.path().join("custom/team/report"), "report", "edited");
+        let changed = c.refresh_paths(&[tmp.path().join("custom/team/report/SKILL.md")]);
+        let (report, loaded) = changed.find("report", None).unwrap();
+        assert_eq!(report.description, "edited");
+        assert_ne!(
+            loaded.load_id,
+            after.find("report", None).unwrap().1.load_id
+        );
+        assert_eq!(changed.find("pdf", None).unwrap().1.load_id, pdf);
+        // Removed, and broken: gone from the list, the breakage reported.
+        std::fs::remove_dir_all(tmp.path().join("custom/new")).unwrap();
+        let gone = c.refresh_paths(&[tmp.path().join("custom/new")]);
+        assert!(gone.find("new", None).is_err());
+        std::fs::write(
+            tmp.path().join("custom/team/report/SKILL.md"),
+            "no frontmatter",
+        )
+        .unwrap();
+        let broken = c.refresh_skill(SkillCategory::Custom, "team/report");
+        assert!(broken.find("report", None).is_err());
+        assert_eq!(broken.list.errors.len(), 1, "{:?}", broken.list.errors);
+        // A name taken by another skill: the full scan decides, as at start.
+        write_skill(&tmp.path().join("custom/pdf2"), "pdf", "another pdf");
+        c.refresh_skill(SkillCategory::Custom, "pdf2");
+        write_skill(&tmp.path().join("custom/pdf3"), "pdf", "a third pdf");
+        let clash = c.refresh_skill(SkillCategory::Custom, "pdf3");
+        assert_eq!(
+            clash.list,
+            Catalog::load(tmp.path(), ScanLimits::default(), States::new())
+                .snapshot()
+                .list
+        );
     }
 
     #[test]
@@ -486,16 +677,16 @@ mod tests {
     fn the_serialised_listing_and_etag_follow_the_state() {
         let (_tmp, c) = catalog(|p| write_skill(&p.join("public/a"), "a", "d"));
         let before = c.snapshot();
-        let parsed: SkillList = serde_json::from_slice(&before.json).unwrap();
+        let parsed: SkillList = serde_json::from_slice(before.json()).unwrap();
         assert_eq!(parsed, before.list);
         let after = c.set_enabled(SkillCategory::Public, "a", false);
-        assert_ne!(before.etag, after.etag);
+        assert_ne!(before.etag(), after.etag());
         let mut unzipped = Vec::new();
         std::io::Read::read_to_end(
             &mut flate2::read::GzDecoder::new(&after.json_gzip()[..]),
             &mut unzipped,
         )
         .unwrap();
-        assert_eq!(unzipped, after.json);
+        assert_eq!(unzipped, &after.json()[..]);
     }
 }

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use antler_protocol::paths::SKILLS_ROOT;
 use antler_protocol::skills::{SkillCategory, SkillLoadError};
 
+use rayon::prelude::*;
+
 use crate::SKILL_FILE;
 use crate::validate::{Mode, inspect};
 
@@ -60,6 +62,15 @@ pub struct LoadedSkill {
     pub warnings: Vec<String>,
     /// The same, with their codes.
     pub warning_details: Vec<antler_protocol::skills::SkillWarning>,
+    /// Unique to this reading of the skill: a skill read again (its files may have changed)
+    /// gets a new one, one carried over unchanged keeps it.
+    pub load_id: u64,
+}
+
+/// The next [`LoadedSkill::load_id`] (never 0, which means "unknown").
+fn next_load_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl LoadedSkill {
@@ -113,9 +124,18 @@ pub fn scan_categories(
         let mut walk = Walker::new(&root, category, limits).run(cat_dir);
         out.errors.extend(walk.errors);
         let mut names: HashMap<String, String> = HashMap::new();
-        for (rel, dir) in walk.candidates {
+        // Reading and parsing dominate a large scan: done on every core, merged in order.
+        let loaded: Vec<_> = walk
+            .candidates
+            .into_par_iter()
+            .map(|(rel, dir)| {
+                let result = load(category, &rel, &dir, limits);
+                (rel, dir, result)
+            })
+            .collect();
+        for (rel, dir, result) in loaded {
             let aliases = walk.aliases.remove(&dir).unwrap_or_default();
-            match load(category, &rel, &dir, limits) {
+            match result {
                 Ok(mut skill) => {
                     for alias in aliases {
                         // Judged by the path it was found at first; the others are links.
@@ -341,7 +361,26 @@ fn load(
         dir: dir.to_path_buf(),
         warnings,
         warning_details,
+        load_id: next_load_id(),
     })
+}
+
+/// Reads the one skill at `<skills_dir>/<category>/<rel>`: `None` when there is no
+/// `SKILL.md` there (it was removed), else the skill or why it does not load. The directory
+/// must resolve inside the skills directory, as in a scan.
+pub fn load_one(
+    skills_dir: &Path,
+    category: SkillCategory,
+    rel: &str,
+    limits: &ScanLimits,
+) -> Option<Result<LoadedSkill, SkillLoadError>> {
+    let root = skills_dir.canonicalize().ok()?;
+    let dir = root.join(category.as_str()).join(rel).canonicalize().ok()?;
+    let file = dir.join(SKILL_FILE).canonicalize().ok()?;
+    if !dir.starts_with(&root) || !file.starts_with(&root) || !file.is_file() {
+        return None;
+    }
+    Some(load(category, rel, &dir, limits))
 }
 
 #[cfg(test)]

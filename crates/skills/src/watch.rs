@@ -20,8 +20,8 @@ impl std::fmt::Debug for WatchGuard {
     }
 }
 
-/// Watches the catalog's skills directory recursively and rescans after changes settle for
-/// `debounce`. Reads (including the scan's own) and changes only inside hidden entries
+/// Watches the catalog's skills directory recursively and refreshes the skills whose files
+/// changed once changes settle for `debounce`. Reads (including the scan's own) and changes only inside hidden entries
 /// (staging areas, `.history`) are ignored, so a rescan never triggers another.
 pub fn watch(catalog: Arc<Catalog>, debounce: Duration) -> notify::Result<WatchGuard> {
     let root = catalog.skills_dir().to_path_buf();
@@ -32,16 +32,21 @@ pub fn watch(catalog: Arc<Catalog>, debounce: Duration) -> notify::Result<WatchG
             None,
             move |result: DebounceEventResult| match result {
                 Ok(events) => {
-                    let relevant = events.iter().any(|e| {
-                        !e.event.kind.is_access()
-                            && e.event.paths.iter().any(|p| visible(&handler_root, p))
-                    });
-                    if relevant {
-                        let snapshot = catalog.rescan();
+                    let paths: Vec<std::path::PathBuf> = events
+                        .iter()
+                        .filter(|e| !e.event.kind.is_access())
+                        .flat_map(|e| e.event.paths.iter())
+                        .filter(|p| visible(&handler_root, p))
+                        .cloned()
+                        .collect();
+                    if !paths.is_empty() {
+                        // Only the skills the changed files belong to are read again.
+                        let snapshot = catalog.refresh_paths(&paths);
                         tracing::info!(
                             version = snapshot.version,
                             skills = snapshot.list.skills.len(),
-                            "skills changed on disk; catalog rescanned"
+                            changed = paths.len(),
+                            "skills changed on disk; catalog refreshed"
                         );
                     }
                 }

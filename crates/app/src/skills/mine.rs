@@ -59,8 +59,11 @@ impl SkillsService {
                 .catalog
                 .set_enabled(SkillCategory::User, &installed.name, enable);
         }
-        let rescanned = personal.clone();
-        tokio::task::spawn_blocking(move || rescanned.catalog.rescan()).await?;
+        let (refreshed, name) = (personal.clone(), installed.name.clone());
+        tokio::task::spawn_blocking(move || {
+            refreshed.catalog.refresh_skill(SkillCategory::User, &name)
+        })
+        .await?;
         self.personal_changed(owner).await;
         let skill = self
             .personal_skill(owner, &installed.name)
@@ -96,14 +99,20 @@ impl SkillsService {
             .clone();
         let installer = personal.installer.clone();
         let owned = name.to_string();
+        let removed = relative.clone();
         tokio::task::spawn_blocking(move || installer.delete(&owned, &relative)).await??;
         {
             let _writing = self.writes.lock().await;
             self.store.skill_states.remove_personal(owner, name).await?;
             personal.catalog.forget_state(SkillCategory::User, name);
         }
-        let rescanned = personal.clone();
-        tokio::task::spawn_blocking(move || rescanned.catalog.rescan()).await?;
+        let refreshed = personal.clone();
+        tokio::task::spawn_blocking(move || {
+            refreshed
+                .catalog
+                .refresh_skill(SkillCategory::User, &removed)
+        })
+        .await?;
         self.personal_changed(owner).await;
         tracing::info!(skill.name = %name, "personal skill deleted");
         Ok(())

@@ -210,9 +210,11 @@ impl SkillsService {
             self.catalog
                 .set_enabled(SkillCategory::Custom, &installed.name, enable);
         }
-        let snapshot = self.rescan().await?;
+        let snapshot = self
+            .refresh_one(SkillCategory::Custom, installed.name.clone())
+            .await?;
         self.changed(snapshot.version).await;
-        // A delete of the same name may have run between the install and the rescan: it
+        // A delete of the same name may have run between the install and the refresh: it
         // was the last change, so it stands.
         let (skill, _) = snapshot
             .find(&installed.name, Some(SkillCategory::Custom))
@@ -285,6 +287,7 @@ impl SkillsService {
         };
         let installer = self.installer.clone();
         let owned = name.to_string();
+        let removed = relative.clone();
         tokio::task::spawn_blocking(move || installer.delete(&owned, &relative)).await??;
         {
             let _writing = self.writes.lock().await;
@@ -294,7 +297,7 @@ impl SkillsService {
                 .await?;
             self.catalog.forget_state(SkillCategory::Custom, name);
         }
-        let snapshot = self.rescan().await?;
+        let snapshot = self.refresh_one(SkillCategory::Custom, removed).await?;
         self.changed(snapshot.version).await;
         tracing::info!(skill.name = %name, "custom skill deleted");
         Ok(())
@@ -315,6 +318,19 @@ impl SkillsService {
         let _writing = self.writes.lock().await;
         let states = load_states(&self.store).await?;
         Ok(self.catalog.replace_states(states))
+    }
+
+    /// Reads one shared skill folder again (after an install or delete).
+    async fn refresh_one(
+        &self,
+        category: SkillCategory,
+        relative_path: String,
+    ) -> Result<Arc<Snapshot>, SkillOpError> {
+        let catalog = self.catalog.clone();
+        Ok(
+            tokio::task::spawn_blocking(move || catalog.refresh_skill(category, &relative_path))
+                .await?,
+        )
     }
 
     async fn rescan(&self) -> Result<Arc<Snapshot>, SkillOpError> {

@@ -31,7 +31,7 @@ pub(crate) fn list(config: Option<PathBuf>, json: bool) -> ExitCode {
     };
     let snapshot = app.skills.snapshot();
     if json {
-        println!("{}", String::from_utf8_lossy(&snapshot.json));
+        println!("{}", String::from_utf8_lossy(snapshot.json()));
         return ExitCode::SUCCESS;
     }
     println!("{:<8} {:<32} {:<8} NOTES", "CATEGORY", "NAME", "ENABLED");

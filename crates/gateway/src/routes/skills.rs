@@ -165,16 +165,16 @@ fn listing_response(snapshot: &Snapshot, gzip: bool) -> Response {
         )
             .into_response()
     } else {
-        (headers, tag, Body::from(snapshot.json.clone())).into_response()
+        (headers, tag, Body::from(snapshot.json().clone())).into_response()
     }
 }
 
 /// Each representation has its own entity tag (RFC 9110 §8.8.3).
 fn etag(snapshot: &Snapshot, gzip: bool) -> String {
     if gzip {
-        format!("{}-gzip\"", snapshot.etag.trim_end_matches('"'))
+        format!("{}-gzip\"", snapshot.etag().trim_end_matches('"'))
     } else {
-        snapshot.etag.clone()
+        snapshot.etag().to_string()
     }
 }
 
