@@ -126,7 +126,9 @@ pub struct SkillLoadError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct SkillList {
     /// The loaded skills.
-    pub skills: Vec<Skill>,
+    // Shared between catalog versions: a toggle copies one entry, not the catalog.
+    #[schema(value_type = Vec<Skill>)]
+    pub skills: Vec<std::sync::Arc<Skill>>,
     /// Skills that failed to load.
     pub errors: Vec<SkillLoadError>,
 }

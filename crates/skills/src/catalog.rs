@@ -63,38 +63,58 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    fn build(version: u64, scan: Arc<Scan>, states: &States) -> Self {
-        let enabled = |cat: SkillCategory, name: &str| {
-            states
-                .get(&(cat, name.to_string()))
-                .copied()
-                .unwrap_or(true)
-        };
+    /// The snapshot of `scan` with `states`. Entries of `previous` for the same reading of a
+    /// skill (load id) in the same state are shared, not copied: a toggle of one skill in a
+    /// catalog of thousands allocates one entry.
+    fn build(version: u64, scan: Arc<Scan>, states: &States, previous: Option<&Snapshot>) -> Self {
+        let states: HashMap<(SkillCategory, &str), bool> = states
+            .iter()
+            .map(|((category, name), enabled)| ((*category, name.as_str()), *enabled))
+            .collect();
+        let enabled =
+            |cat: SkillCategory, name: &str| states.get(&(cat, name)).copied().unwrap_or(true);
         let enabled_custom: HashSet<&str> = scan
             .skills
             .iter()
             .filter(|s| s.category == SkillCategory::Custom && enabled(s.category, &s.name))
             .map(|s| s.name.as_str())
             .collect();
-        let skills: Vec<Skill> = scan
+        let reusable: HashMap<u64, &Arc<Skill>> = previous
+            .map(|p| {
+                p.list
+                    .skills
+                    .iter()
+                    .zip(p.scan.skills.iter())
+                    .map(|(s, l)| (l.load_id, s))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let skills: Vec<Arc<Skill>> = scan
             .skills
             .iter()
-            .map(|s| Skill {
-                name: s.name.clone(),
-                description: s.description.clone(),
-                license: s.license.clone(),
-                compatibility: s.compatibility.clone(),
-                metadata: s.metadata.clone(),
-                allowed_tools: s.allowed_tools.clone(),
-                category: s.category,
-                relative_path: s.relative_path.clone(),
-                enabled: enabled(s.category, &s.name),
-                editable: s.category != SkillCategory::Public,
-                shadowed: s.category == SkillCategory::Public
-                    && enabled_custom.contains(s.name.as_str()),
-                location: s.location(),
-                warnings: s.warnings.clone(),
-                warning_details: s.warning_details.clone(),
+            .map(|s| {
+                let on = enabled(s.category, &s.name);
+                let shadowed =
+                    s.category == SkillCategory::Public && enabled_custom.contains(s.name.as_str());
+                match reusable.get(&s.load_id) {
+                    Some(old) if old.enabled == on && old.shadowed == shadowed => Arc::clone(old),
+                    _ => Arc::new(Skill {
+                        name: s.name.clone(),
+                        description: s.description.clone(),
+                        license: s.license.clone(),
+                        compatibility: s.compatibility.clone(),
+                        metadata: s.metadata.clone(),
+                        allowed_tools: s.allowed_tools.clone(),
+                        category: s.category,
+                        relative_path: s.relative_path.clone(),
+                        enabled: on,
+                        editable: s.category != SkillCategory::Public,
+                        shadowed,
+                        location: s.location(),
+                        warnings: s.warnings.clone(),
+                        warning_details: s.warning_details.clone(),
+                    }),
+                }
             })
             .collect();
         let list = SkillList {
@@ -134,7 +154,11 @@ impl Snapshot {
 
     /// Every listed skill with what was loaded for it, in listing order.
     pub fn entries(&self) -> impl Iterator<Item = (&Skill, &LoadedSkill)> {
-        self.list.skills.iter().zip(self.scan.skills.iter())
+        self.list
+            .skills
+            .iter()
+            .zip(self.scan.skills.iter())
+            .map(|(s, l)| (&**s, &**l))
     }
 
     /// What one person sees: the shared catalog with their personal skills (a catalog of
@@ -150,7 +174,9 @@ impl Snapshot {
             .collect();
         let mut list = shared.list.clone();
         for skill in &mut list.skills {
-            skill.shadowed |= mine.contains(skill.name.as_str());
+            if !skill.shadowed && mine.contains(skill.name.as_str()) {
+                Arc::make_mut(skill).shadowed = true;
+            }
         }
         list.skills.extend(personal.list.skills.iter().cloned());
         list.errors.extend(personal.list.errors.iter().cloned());
@@ -199,7 +225,11 @@ impl Snapshot {
 
     /// The skills the agent sees: enabled and not shadowed.
     pub fn prompt_skills(&self) -> impl Iterator<Item = &Skill> {
-        self.list.skills.iter().filter(|s| s.enabled && !s.shadowed)
+        self.list
+            .skills
+            .iter()
+            .map(|s| &**s)
+            .filter(|s| s.enabled && !s.shadowed)
     }
 
     /// The `<skill_system>` section for the system prompt, within `budget` characters.
@@ -281,7 +311,7 @@ impl Catalog {
         states: States,
     ) -> Self {
         let scan = Arc::new(scan_categories(skills_dir, categories, &limits));
-        let snapshot = Snapshot::build(1, scan.clone(), &states);
+        let snapshot = Snapshot::build(1, scan.clone(), &states, None);
         let (changes, _) = watch::channel(1);
         Catalog {
             skills_dir: skills_dir.to_path_buf(),
@@ -422,10 +452,12 @@ impl Catalog {
         let mut inner = lock(&self.inner);
         change(&mut inner);
         inner.version += 1;
+        let previous = self.current.load();
         let snapshot = Arc::new(Snapshot::build(
             inner.version,
             inner.scan.clone(),
             &inner.states,
+            Some(&previous),
         ));
         self.current.store(snapshot.clone());
         self.changes.send_replace(inner.version);
@@ -476,7 +508,7 @@ fn patched(
             let at = fresh
                 .skills
                 .partition_point(|s| (s.category, &s.name) < (skill.category, &skill.name));
-            fresh.skills.insert(at, skill);
+            fresh.skills.insert(at, Arc::new(skill));
         }
     }
     fresh.errors.sort_by(|a, b| a.path.cmp(&b.path));

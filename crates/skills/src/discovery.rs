@@ -86,8 +86,8 @@ impl LoadedSkill {
 /// The result of scanning the skills directory.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Scan {
-    /// Loaded skills, sorted by category then name.
-    pub skills: Vec<LoadedSkill>,
+    /// Loaded skills, sorted by category then name (shared between scans that keep them).
+    pub skills: Vec<std::sync::Arc<LoadedSkill>>,
     /// Skills or directories that were skipped, and why.
     pub errors: Vec<SkillLoadError>,
 }
@@ -161,7 +161,7 @@ pub fn scan_categories(
                         continue;
                     }
                     names.insert(skill.name.clone(), rel.clone());
-                    out.skills.push(skill);
+                    out.skills.push(std::sync::Arc::new(skill));
                 }
                 Err(e) => out.errors.push(e),
             }
