@@ -40,12 +40,13 @@ pub struct App {
     pub runs: RunsService,
     /// Runs the agent's tools: Docker containers per thread, or host directories.
     pub sandbox: Arc<dyn SandboxProvider>,
-    /// Degradations reported by `/health` (for example a file watcher that failed to start).
-    pub warnings: Vec<String>,
+    /// Degradations reported by `/health` (for example a file watcher that failed to start,
+    /// which is only known a moment after the start).
+    warnings: Arc<std::sync::Mutex<Vec<String>>>,
     /// This server's id (container labels, run ownership, notices).
     pub instance: String,
-    /// Keeps the skills file watcher running for the life of the app.
-    _watcher: Option<WatchGuard>,
+    /// Keeps the skills file watcher running for the life of the app (set once it started).
+    _watcher: Arc<std::sync::Mutex<Option<WatchGuard>>>,
     /// Background tasks stopped with the app (view follower, replica duties).
     _tasks: Vec<AbortOnDrop>,
     /// Holds `instance` so no other server sharing the data dir takes it (servers only).
@@ -102,11 +103,25 @@ impl App {
             tokio::task::spawn_blocking(move || Catalog::load(&dir, limits, states)).await?,
         );
         let mut warnings = Vec::new();
-        let watcher = if config.skills.watch {
-            start_watcher(&catalog, &config, &mut warnings)
-        } else {
-            None
-        };
+        let shared_warnings = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let watcher = Arc::new(std::sync::Mutex::new(None));
+        if config.skills.watch {
+            // Registering a watch on every folder of a large catalog takes a while: the
+            // server answers meanwhile.
+            let (catalog, debounce) = (
+                catalog.clone(),
+                Duration::from_millis(config.skills.watch_debounce_ms),
+            );
+            let (slot, warned) = (watcher.clone(), shared_warnings.clone());
+            tokio::task::spawn_blocking(move || {
+                let guard = start_watcher(catalog.clone(), debounce, &warned);
+                if guard.is_some() {
+                    // What changed between the first scan and the watch is caught up.
+                    catalog.rescan();
+                }
+                *lock(&slot) = guard;
+            });
+        }
         let snapshot = catalog.snapshot();
         tracing::info!(
             skills = snapshot.list.skills.len(),
@@ -244,13 +259,21 @@ impl App {
             skills,
             store,
             sandbox,
-            warnings,
+            warnings: {
+                lock(&shared_warnings).extend(warnings);
+                shared_warnings
+            },
             instance,
             config,
             _watcher: watcher,
             _tasks: tasks,
             _claim: claim,
         })
+    }
+
+    /// Degradations reported by `/health`.
+    pub fn warnings(&self) -> Vec<String> {
+        lock(&self.warnings).clone()
     }
 
     /// Stops the sandboxes (bounded).
@@ -261,21 +284,23 @@ impl App {
 
 /// Starts the skills file watcher; a failure is a warning on `/health`, not a stop.
 fn start_watcher(
-    catalog: &Arc<Catalog>,
-    config: &Config,
-    warnings: &mut Vec<String>,
+    catalog: Arc<Catalog>,
+    debounce: Duration,
+    warnings: &std::sync::Mutex<Vec<String>>,
 ) -> Option<WatchGuard> {
-    match antler_skills::watch::watch(
-        catalog.clone(),
-        Duration::from_millis(config.skills.watch_debounce_ms),
-    ) {
+    match antler_skills::watch::watch(catalog, debounce) {
         Ok(guard) => Some(guard),
         Err(error) => {
             tracing::warn!(%error, "skills file watcher failed to start; use POST /api/skills/reload after changes");
-            warnings.push(format!(
+            lock(warnings).push(format!(
                 "skills file watcher is not running ({error}); changes on disk need POST /api/skills/reload"
             ));
             None
         }
     }
+}
+
+/// A poisoned lock only means a thread panicked while holding it; the value is whole.
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -1,17 +1,24 @@
 //! Keeps the catalog fresh when files change on disk (debounced).
+//!
+//! Events are filtered where notify delivers them: a scan opens every folder and file of the
+//! catalog, and with tens of thousands of skills the open events of one rescan would cost a
+//! general-purpose debouncer more than the rescan itself. What remains (writes, creations,
+//! removals, renames outside hidden folders) is gathered until the changes settle, and only
+//! the skills they touch are read again.
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
-use notify::{RecommendedWatcher, RecursiveMode};
-use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
+use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
 use crate::Catalog;
 
 /// Stops watching when dropped.
 pub struct WatchGuard {
-    _debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
+    _watcher: RecommendedWatcher,
 }
 
 impl std::fmt::Debug for WatchGuard {
@@ -21,46 +28,61 @@ impl std::fmt::Debug for WatchGuard {
 }
 
 /// Watches the catalog's skills directory recursively and refreshes the skills whose files
-/// changed once changes settle for `debounce`. Reads (including the scan's own) and changes only inside hidden entries
-/// (staging areas, `.history`) are ignored, so a rescan never triggers another.
+/// changed once changes settle for `debounce`. Reads (including the scan's own) and changes
+/// only inside hidden entries (staging areas, `.history`) are ignored, so a refresh never
+/// triggers another.
 pub fn watch(catalog: Arc<Catalog>, debounce: Duration) -> notify::Result<WatchGuard> {
     let root = catalog.skills_dir().to_path_buf();
-    let handler_root = root.clone();
-    let mut debouncer =
-        new_debouncer(
-            debounce,
-            None,
-            move |result: DebounceEventResult| match result {
-                Ok(events) => {
-                    let paths: Vec<std::path::PathBuf> = events
-                        .iter()
-                        .filter(|e| !e.event.kind.is_access())
-                        .flat_map(|e| e.event.paths.iter())
-                        .filter(|p| visible(&handler_root, p))
-                        .cloned()
-                        .collect();
-                    if !paths.is_empty() {
-                        // Only the skills the changed files belong to are read again.
-                        let snapshot = catalog.refresh_paths(&paths);
-                        tracing::info!(
-                            version = snapshot.version,
-                            skills = snapshot.list.skills.len(),
-                            changed = paths.len(),
-                            "skills changed on disk; catalog refreshed"
-                        );
+    let filter_root = root.clone();
+    let (tx, rx) = std::sync::mpsc::channel::<PathBuf>();
+    let mut watcher = notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
+        match result {
+            // Events were lost (the kernel queue overflowed): only a full rescan is safe.
+            Ok(event) if event.need_rescan() => {
+                let _ = tx.send(filter_root.clone());
+            }
+            Ok(event) if !event.kind.is_access() => {
+                for path in event.paths {
+                    if visible(&filter_root, &path) {
+                        let _ = tx.send(path);
                     }
                 }
-                Err(errors) => {
-                    for error in errors {
-                        tracing::warn!(%error, "skills watcher error");
-                    }
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "skills watcher error"),
+        }
+    })?;
+    watcher.watch(&root, RecursiveMode::Recursive)?;
+    // Ends when the watcher (and with it the sender) is dropped.
+    std::thread::Builder::new()
+        .name("skills-watch".into())
+        .spawn(move || settle_and_refresh(&rx, debounce, &catalog))
+        .map_err(|e| notify::Error::generic(&e.to_string()))?;
+    Ok(WatchGuard { _watcher: watcher })
+}
+
+/// Gathers changed paths until none arrives for `quiet`, then refreshes what they touch.
+fn settle_and_refresh(rx: &Receiver<PathBuf>, quiet: Duration, catalog: &Catalog) {
+    while let Ok(first) = rx.recv() {
+        let mut paths = BTreeSet::from([first]);
+        loop {
+            match rx.recv_timeout(quiet) {
+                Ok(path) => {
+                    paths.insert(path);
                 }
-            },
-        )?;
-    debouncer.watch(&root, RecursiveMode::Recursive)?;
-    Ok(WatchGuard {
-        _debouncer: debouncer,
-    })
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+        let paths: Vec<PathBuf> = paths.into_iter().collect();
+        let snapshot = catalog.refresh_paths(&paths);
+        tracing::info!(
+            version = snapshot.version,
+            skills = snapshot.list.skills.len(),
+            changed = paths.len(),
+            "skills changed on disk; catalog refreshed"
+        );
+    }
 }
 
 /// True when no component below `root` is hidden.
