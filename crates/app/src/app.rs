@@ -97,6 +97,9 @@ impl App {
         )
         .await?;
         let states = load_states(&store).await?;
+        // Changes from this moment on are caught up once the watcher runs; a little earlier,
+        // because file times come from a coarse clock.
+        let scanned_from = std::time::SystemTime::now() - Duration::from_millis(50);
         let dir = config.skills_dir.clone();
         let limits = config.skills.limits();
         let catalog = Arc::new(
@@ -115,8 +118,8 @@ impl App {
             let (slot, warned) = (watcher.clone(), shared_warnings.clone());
             tokio::task::spawn_blocking(move || {
                 let guard = start_watcher(catalog.clone(), debounce, &warned);
-                if guard.is_some() {
-                    // What changed between the first scan and the watch is caught up.
+                if guard.is_some() && catalog.changed_since(scanned_from) {
+                    // Something changed between the first scan and the watch.
                     catalog.rescan();
                 }
                 *lock(&slot) = guard;

@@ -429,6 +429,48 @@ impl Catalog {
         None
     }
 
+    /// Whether anything the current snapshot was read from may have changed at or after
+    /// `since`: a category, namespace or skill folder, or a `SKILL.md`, modified then or
+    /// gone (folders change when entries are added, removed or renamed in them). Costs a
+    /// `stat` per skill, no reading: how a watcher that started late finds out whether it
+    /// missed something.
+    pub fn changed_since(&self, since: std::time::SystemTime) -> bool {
+        let newer = |path: &Path| {
+            std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .map_or(true, |t| t >= since)
+        };
+        let Ok(root) = self.skills_dir.canonicalize() else {
+            return true;
+        };
+        let category_changed = self.categories.iter().any(|c| {
+            let dir = root.join(c.as_str());
+            dir.exists() && newer(&dir)
+        });
+        if category_changed {
+            return true;
+        }
+        let snapshot = self.snapshot();
+        let mut seen: HashSet<PathBuf> = HashSet::new();
+        for (_, loaded) in snapshot.entries() {
+            if newer(&loaded.dir) || newer(&loaded.dir.join(crate::SKILL_FILE)) {
+                return true;
+            }
+            // The namespaces above it, each once.
+            let mut parent = loaded.dir.parent();
+            while let Some(dir) = parent {
+                if dir == root || !dir.starts_with(&root) || !seen.insert(dir.to_path_buf()) {
+                    break;
+                }
+                if newer(dir) {
+                    return true;
+                }
+                parent = dir.parent();
+            }
+        }
+        false
+    }
+
     /// Replaces every enabled state (for example after reading them from the database).
     pub fn replace_states(&self, states: States) -> Arc<Snapshot> {
         self.update(|inner| inner.states = states)
@@ -671,6 +713,30 @@ mod tests {
                 .snapshot()
                 .list
         );
+    }
+
+    #[test]
+    fn changes_after_a_moment_are_noticed_by_their_folders_and_files() {
+        let (tmp, c) = catalog(|p| {
+            write_skill(&p.join("public/pdf"), "pdf", "pdf");
+            write_skill(&p.join("custom/team/report"), "report", "report");
+        });
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        // File times come from a coarse clock: each change waits a little after `since`.
+        let pause = || std::thread::sleep(std::time::Duration::from_millis(30));
+        let since = std::time::SystemTime::now();
+        assert!(!c.changed_since(since));
+        pause();
+        write_skill(
+            &tmp.path().join("custom/team/report"),
+            "report",
+            "edited in place",
+        );
+        assert!(c.changed_since(since), "a SKILL.md edited");
+        let since = std::time::SystemTime::now();
+        pause();
+        std::fs::create_dir(tmp.path().join("custom/team/new")).unwrap();
+        assert!(c.changed_since(since), "a folder added in a namespace");
     }
 
     #[test]
