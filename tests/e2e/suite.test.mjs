@@ -184,6 +184,30 @@ describe("web UI end to end", { concurrency: false }, () => {
     await s.close();
   });
 
+  it("n. typing / offers the skills; the keyboard picks one and the run gets its instructions", { timeout: 120_000 }, async () => {
+    const s = await stack.page();
+    const { page } = s;
+    await page.goto("/");
+    const box = page.getByRole("textbox", { name: "Message" });
+    await box.fill("/csv");
+    const menu = page.getByRole("listbox", { name: "Skills" });
+    await menu.waitFor();
+    const option = menu.getByRole("option", { name: /csv-insights/ });
+    assert.equal(await option.getAttribute("aria-selected"), "true");
+    await shot(page, "n-slash-menu");
+    await box.press("Enter");
+    assert.equal(await box.inputValue(), "/csv-insights ");
+    assert.equal(await menu.count(), 0, "the menu closes once a skill is picked");
+    await box.pressSequentially("sales.csv n-slash");
+    await box.press("Enter");
+    await page.waitForURL(/\/threads\/[^/]+/);
+    await page.getByTestId("assistant-text").filter({ hasText: "Activated by hand." }).waitFor({ timeout: 60_000 });
+    const system = await systemPromptFor("n-slash");
+    assert.ok(system.includes('<activated_skill name="csv-insights"'), "the run got the skill's instructions");
+    s.assertNoErrors();
+    await s.close();
+  });
+
   it("c. Settings installs a dropped .skill after a preview, offers Replace existing on 409, and lists an invalid archive's findings", { timeout: 120_000 }, async () => {
     const s = await stack.page();
     const { page } = s;

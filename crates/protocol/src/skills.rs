@@ -97,6 +97,16 @@ pub struct Skill {
     pub location: String,
     /// Problems that did not stop the skill from loading.
     pub warnings: Vec<String>,
+    /// Left out of the agent's catalog (`disable-model-invocation: true`): only a slash
+    /// command activates it.
+    #[serde(default)]
+    pub disable_model_invocation: bool,
+    /// Offered as a slash command, `/name arguments` (`user-invocable`, default true).
+    #[serde(default = "yes")]
+    pub user_invocable: bool,
+    /// What to type after the slash command (`argument-hint`).
+    #[serde(default)]
+    pub argument_hint: Option<String>,
     /// The same problems with a machine-readable code each (`name-format`,
     /// `name-dir-mismatch`, `unknown-key`, `metadata-value-not-string`, `field-not-string`…).
     pub warning_details: Vec<SkillWarning>,

@@ -113,6 +113,9 @@ impl Snapshot {
                         location: s.location(),
                         warnings: s.warnings.clone(),
                         warning_details: s.warning_details.clone(),
+                        disable_model_invocation: s.disable_model_invocation,
+                        user_invocable: s.user_invocable,
+                        argument_hint: s.argument_hint.clone(),
                     }),
                 }
             })
@@ -223,13 +226,20 @@ impl Snapshot {
         Ok(first)
     }
 
-    /// The skills the agent sees: enabled and not shadowed.
+    /// The skills the agent sees: enabled, not shadowed, and not kept for slash commands
+    /// only.
     pub fn prompt_skills(&self) -> impl Iterator<Item = &Skill> {
         self.list
             .skills
             .iter()
             .map(|s| &**s)
-            .filter(|s| s.enabled && !s.shadowed)
+            .filter(|s| s.enabled && !s.shadowed && !s.disable_model_invocation)
+    }
+
+    /// The skill `/name` activates: enabled, not shadowed, offered as a slash command.
+    pub fn slash_command(&self, name: &str) -> Option<(&Skill, &LoadedSkill)> {
+        self.entries()
+            .find(|(s, _)| s.name == name && s.enabled && !s.shadowed && s.user_invocable)
     }
 
     /// The `<skill_system>` section for the system prompt, within `budget` characters.

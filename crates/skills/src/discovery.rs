@@ -62,6 +62,13 @@ pub struct LoadedSkill {
     pub warnings: Vec<String>,
     /// The same, with their codes.
     pub warning_details: Vec<antler_protocol::skills::SkillWarning>,
+    /// Left out of the model's catalog (`disable-model-invocation: true`); slash commands
+    /// still activate it.
+    pub disable_model_invocation: bool,
+    /// Offered as a slash command (`user-invocable`, default true).
+    pub user_invocable: bool,
+    /// What to type after its slash command (`argument-hint`).
+    pub argument_hint: Option<String>,
     /// Unique to this reading of the skill: a skill read again (its files may have changed)
     /// gets a new one, one carried over unchanged keeps it.
     pub load_id: u64,
@@ -361,6 +368,9 @@ fn load(
         dir: dir.to_path_buf(),
         warnings,
         warning_details,
+        disable_model_invocation: fm.disable_model_invocation,
+        user_invocable: fm.user_invocable,
+        argument_hint: fm.argument_hint,
         load_id: next_load_id(),
     })
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde_yaml::Value;
 
 /// The fields of a skill's frontmatter, before validation.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Frontmatter {
     /// `name`, when present.
     pub name: Option<String>,
@@ -22,8 +22,33 @@ pub struct Frontmatter {
     pub metadata: BTreeMap<String, String>,
     /// `allowed-tools`, from a space-separated string or a list.
     pub allowed_tools: Vec<String>,
-    /// Keys the specification does not define, kept as written.
+    /// Keys the specification does not define, kept as written (the extension fields too,
+    /// so validation can name them).
     pub extra: BTreeMap<String, Value>,
+    /// Extension `disable-model-invocation: true`: not offered to the model, only to people
+    /// as a slash command.
+    pub disable_model_invocation: bool,
+    /// Extension `user-invocable` (default true): offered as a slash command.
+    pub user_invocable: bool,
+    /// Extension `argument-hint`: what to type after the slash command.
+    pub argument_hint: Option<String>,
+}
+
+impl Default for Frontmatter {
+    fn default() -> Self {
+        Frontmatter {
+            name: None,
+            description: None,
+            license: None,
+            compatibility: None,
+            metadata: BTreeMap::new(),
+            allowed_tools: Vec::new(),
+            extra: BTreeMap::new(),
+            disable_model_invocation: false,
+            user_invocable: true,
+            argument_hint: None,
+        }
+    }
 }
 
 /// A parsed `SKILL.md`: frontmatter, body and the problems seen while reading it.
@@ -125,6 +150,19 @@ pub fn parse(text: &str) -> Result<ParsedSkillFile, ParseError> {
             }
             "metadata" => fm.metadata = metadata_field(&value, &mut warnings),
             "allowed-tools" => fm.allowed_tools = allowed_tools_field(&value, &mut warnings),
+            "disable-model-invocation" | "user-invocable" | "argument-hint" => {
+                match key.as_str() {
+                    "disable-model-invocation" => {
+                        fm.disable_model_invocation =
+                            flag_field(&key, &value, false, &mut warnings);
+                    }
+                    "user-invocable" => {
+                        fm.user_invocable = flag_field(&key, &value, true, &mut warnings);
+                    }
+                    _ => fm.argument_hint = Some(text_field(&key, &value, &mut warnings)),
+                }
+                fm.extra.insert(key, value);
+            }
             _ => {
                 warnings.push(warn(
                     "unknown-key",
@@ -167,6 +205,26 @@ fn string_field(
 
 /// Any YAML value as text, for optional fields real skills write in other shapes (DeerFlow's
 /// `compatibility` mapping): read as text, with a warning, rather than dropping the skill.
+/// A boolean extension field: `true`/`false` (also as text); anything else keeps `default`,
+/// with a warning.
+fn flag_field(key: &str, value: &Value, default: bool, warnings: &mut Vec<ParseWarning>) -> bool {
+    match value {
+        Value::Bool(b) => *b,
+        Value::String(s) if s.trim().eq_ignore_ascii_case("true") => true,
+        Value::String(s) if s.trim().eq_ignore_ascii_case("false") => false,
+        other => {
+            warnings.push(warn(
+                "field-not-boolean",
+                format!(
+                    "'{key}' should be true or false, not {}; read as {default}",
+                    describe(other)
+                ),
+            ));
+            default
+        }
+    }
+}
+
 fn text_field(key: &str, value: &Value, warnings: &mut Vec<ParseWarning>) -> String {
     match value {
         Value::String(s) => s.clone(),

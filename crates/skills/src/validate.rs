@@ -139,7 +139,7 @@ pub fn inspect(text: &str, dir_name: Option<&str>, mode: Mode) -> Inspection {
                     .frontmatter
                     .extra
                     .keys()
-                    .map(|k| unknown_key_finding(k, mode)),
+                    .filter_map(|k| unknown_key_finding(k, mode)),
             );
             findings.sort_by_key(|f| f.severity != Severity::Error);
             Inspection {
@@ -156,9 +156,11 @@ pub fn inspect(text: &str, dir_name: Option<&str>, mode: Mode) -> Inspection {
 
 /// A key the specification does not define, judged for `mode`: an error for the validator
 /// (extension fields only with `--strict`), a warning otherwise.
-fn unknown_key_finding(key: &str, mode: Mode) -> Finding {
+fn unknown_key_finding(key: &str, mode: Mode) -> Option<Finding> {
     let extension = EXTENSION_FIELDS.contains(&key);
-    match (mode, extension) {
+    Some(match (mode, extension) {
+        // Loading and installing use them: nothing to say.
+        (Mode::Lenient | Mode::Strict, true) => return None,
         (Mode::Reference, true) => Finding::new(
             Severity::Warning,
             "extension-field",
@@ -174,7 +176,7 @@ fn unknown_key_finding(key: &str, mode: Mode) -> Finding {
             "unknown-key",
             format!("unknown frontmatter key '{key}' (kept, not used)"),
         ),
-    }
+    })
 }
 
 /// Checks the fields of parsed frontmatter.

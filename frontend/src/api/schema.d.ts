@@ -1318,12 +1318,19 @@ export interface components {
         Skill: {
             /** @description The frontmatter `allowed-tools`, split into names. */
             allowed_tools: string[];
+            /** @description What to type after the slash command (`argument-hint`). */
+            argument_hint?: string | null;
             /** @description `public`, `custom` or `user` (the caller's personal skill). */
             category: components["schemas"]["SkillCategory"];
             /** @description The frontmatter `compatibility`, when given. */
             compatibility?: string | null;
             /** @description The frontmatter `description`. */
             description: string;
+            /**
+             * @description Left out of the agent's catalog (`disable-model-invocation: true`): only a slash
+             *     command activates it.
+             */
+            disable_model_invocation?: boolean;
             /** @description Whether its files may be replaced or deleted (custom and personal skills). */
             editable: boolean;
             /** @description Whether the agent may use it. */
@@ -1354,6 +1361,8 @@ export interface components {
              *     category (personal over custom over public).
              */
             shadowed: boolean;
+            /** @description Offered as a slash command, `/name arguments` (`user-invocable`, default true). */
+            user_invocable?: boolean;
             /**
              * @description The same problems with a machine-readable code each (`name-format`,
              *     `name-dir-mismatch`, `unknown-key`, `metadata-value-not-string`, `field-not-string`…).

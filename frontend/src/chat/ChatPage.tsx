@@ -20,6 +20,7 @@ import { threadsStore, upsertThread } from "../state/threads";
 import { Composer } from "./Composer";
 import { MessageList } from "./MessageList";
 import { Sidebar } from "./Sidebar";
+import { useSlashCommands } from "./slashCommands";
 import { useAttachments } from "./useAttachments";
 import { Welcome } from "./Welcome";
 
@@ -71,6 +72,7 @@ export function ChatPage() {
 
   const onError = useCallback((message: string) => toast({ kind: "error", message }), [toast]);
   const attachments = useAttachments(ensureThread, onError);
+  const commands = useSlashCommands();
   const drop = useFileDrop((files) => void attachments.add(files), info.models.length > 0);
 
   // Another conversation: start with an empty message box (not after creating this one).
@@ -180,6 +182,7 @@ export function ChatPage() {
           onStop={() => void session?.stop()}
           onFiles={(f) => void attachments.add(f)}
           onRemoveAttachment={attachments.remove}
+          commands={commands}
         />
         {drop.dragging && (
           <div className="drop-overlay" aria-hidden="true">

@@ -1,6 +1,8 @@
-// The message box: Enter sends, Shift+Enter breaks the line; attach files; Stop while running.
-import { useRef, useState } from "react";
+// The message box: Enter sends, Shift+Enter breaks the line; attach files; Stop while running;
+// `/` opens the menu of skills to activate (arrow keys move, Enter or Tab picks, Escape closes).
+import { useId, useRef, useState } from "react";
 import { Icon } from "../components/Icon";
+import { type SlashCommand, matchingCommands } from "./slashCommands";
 import type { Attachment } from "./useAttachments";
 
 export interface ComposerProps {
@@ -14,11 +16,23 @@ export interface ComposerProps {
   onStop: () => void;
   onFiles: (files: File[]) => void;
   onRemoveAttachment: (key: string) => void;
+  /** Skills offered as `/name` commands. */
+  commands?: SlashCommand[];
 }
 
 export function Composer(props: ComposerProps) {
   const [text, setText] = useState("");
+  const [active, setActive] = useState(0);
+  const [dismissed, setDismissed] = useState<string | null>(null);
   const fileInput = useRef<HTMLInputElement>(null);
+  const menuId = useId();
+  const matches = dismissed === text ? [] : matchingCommands(text, props.commands ?? []);
+  const menuOpen = matches.length > 0 && !props.disabled;
+  const current = Math.min(active, Math.max(0, matches.length - 1));
+  const pick = (command: SlashCommand) => {
+    setText(`/${command.name} `);
+    setActive(0);
+  };
   const canSend = !props.disabled && !props.streaming && !props.uploading && text.trim().length > 0;
   const send = () => {
     if (!canSend) return;
@@ -44,6 +58,28 @@ export function Composer(props: ComposerProps) {
               <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={`Remove ${a.name}`} onClick={() => props.onRemoveAttachment(a.key)}>
                 <Icon name="x" size={12} />
               </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {menuOpen && (
+        <ul className="slash-menu" role="listbox" id={menuId} aria-label="Skills">
+          {matches.map((c, i) => (
+            <li
+              key={c.name}
+              id={`${menuId}-${i}`}
+              role="option"
+              aria-selected={i === current}
+              className={i === current ? "active" : undefined}
+              onMouseDown={(e) => {
+                // Keeps the focus in the message box.
+                e.preventDefault();
+                pick(c);
+              }}
+            >
+              <span className="slash-name">/{c.name}</span>
+              {c.argumentHint && <span className="slash-hint">{c.argumentHint}</span>}
+              <span className="slash-description">{c.description}</span>
             </li>
           ))}
         </ul>
@@ -78,8 +114,35 @@ export function Composer(props: ComposerProps) {
           title="Enter sends, Shift+Enter starts a new line"
           value={text}
           rows={Math.min(8, Math.max(1, text.split("\n").length))}
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => {
+            setText(e.target.value);
+            setActive(0);
+          }}
+          /* A text box that suggests (ARIA allows autocomplete and an active descendant on
+             one); it stays a text box for everything that finds the message box by role. */
+          aria-autocomplete="list"
+          aria-controls={menuOpen ? menuId : undefined}
+          aria-activedescendant={menuOpen ? `${menuId}-${current}` : undefined}
           onKeyDown={(e) => {
+            if (menuOpen) {
+              const chosen = matches[current];
+              if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+                e.preventDefault();
+                const step = e.key === "ArrowDown" ? 1 : -1;
+                setActive((current + step + matches.length) % matches.length);
+                return;
+              }
+              if ((e.key === "Enter" || e.key === "Tab") && !e.shiftKey && chosen && !e.nativeEvent.isComposing) {
+                e.preventDefault();
+                pick(chosen);
+                return;
+              }
+              if (e.key === "Escape") {
+                e.preventDefault();
+                setDismissed(text);
+                return;
+              }
+            }
             if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
               e.preventDefault();
               send();

@@ -4,6 +4,7 @@
 //! step is streamed to the run's event log and saved as a checkpoint.
 
 mod model_call;
+mod slash;
 mod state;
 mod tools;
 
@@ -24,6 +25,7 @@ use crate::model::{ModelClient, ModelError};
 use crate::prompt::system_prompt;
 use crate::runs::log::EventLog;
 use crate::tools::{SandboxHandle, ToolRegistry};
+use slash::Activation;
 
 /// Everything one run needs.
 pub struct AgentRun<'a> {
@@ -138,11 +140,15 @@ impl AgentRun<'_> {
 
     /// Runs the loop on `state` (which already holds the thread's earlier messages).
     pub async fn run(&self, state: &mut AgentState, input: Vec<Message>) -> Outcome {
+        let activation = slash::activation(&input, self.skills);
+        if let Some(a) = &activation {
+            tracing::info!(run.id = self.run_id, skill.name = %a.name, "skill activated by a slash command");
+        }
         state.values.messages.extend(input);
         if let Err(outcome) = self.checkpoint(state).await {
             return outcome;
         }
-        let outcome = self.steps(state).await;
+        let outcome = self.steps(state, activation.as_ref()).await;
         let svc = self.services();
         if outcome.status == RunStatus::Success {
             for hook in self.hooks {
@@ -157,18 +163,25 @@ impl AgentRun<'_> {
         outcome
     }
 
-    async fn steps(&self, state: &mut AgentState) -> Outcome {
+    async fn steps(&self, state: &mut AgentState, activation: Option<&Activation>) -> Outcome {
         let Some(model) = self.model else {
             return Outcome::failed("No model is configured. Set ANTLER_MODEL_BASE_URL and ANTLER_MODEL (and OPENAI_API_KEY), or add `models` to the configuration.".into());
         };
         let (section, complete) = self.skills.prompt(self.prompt_budget);
-        let system = system_prompt(&section);
+        let mut system = system_prompt(&section);
+        if let Some(a) = activation {
+            system.push_str("\n\n");
+            system.push_str(&a.section());
+        }
         // `search_skills` is offered only when the prompt cannot list every skill.
-        let tool_defs = if complete {
+        let mut tool_defs = if complete {
             self.tools.definitions_without("search_skills")
         } else {
             self.tools.definitions()
         };
+        if let Some(a) = activation {
+            tool_defs.retain(|d| d["function"]["name"].as_str().is_some_and(|n| a.allows(n)));
+        }
         let svc = self.services();
         loop {
             if self.cancel.is_cancelled() {
@@ -228,7 +241,7 @@ impl AgentRun<'_> {
                 return Outcome::stop(RunStatus::Success, StopReason::Completed, None);
             }
             state.step += 1;
-            let ran = self.run_tools(&ai, state).await;
+            let ran = self.run_tools(&ai, state, activation).await;
             let effects = match ran {
                 Ok(effects) => effects,
                 Err(fatal) => {

@@ -3,6 +3,7 @@
 use antler_protocol::messages::{AiMessage, Message};
 use antler_protocol::stream::{MessagePart, Node, StreamEvent};
 
+use super::slash::Activation;
 use super::{AgentRun, AgentState};
 use crate::langchain::tool_message;
 use crate::tools::{Effect, ToolContext, ToolError, ToolOutput};
@@ -15,6 +16,7 @@ impl AgentRun<'_> {
         &self,
         ai: &AiMessage,
         state: &mut AgentState,
+        activation: Option<&Activation>,
     ) -> Result<Vec<Effect>, String> {
         let ctx = ToolContext {
             sandbox: self.sandbox,
@@ -25,7 +27,16 @@ impl AgentRun<'_> {
         let valid = ai.tool_calls.iter().map(|call| {
             let ctx = &ctx;
             async move {
-                let result = self.tools.call(&call.name, call.args.clone(), ctx).await;
+                let result = match activation {
+                    // The skill the person activated limits the tools (`allowed-tools`).
+                    Some(a) if !a.allows(&call.name) => Err(ToolError::Model(format!(
+                        "'{}' is not allowed while following the skill '{}' (its allowed-tools: {}).",
+                        call.name,
+                        a.name,
+                        a.allowed.as_deref().unwrap_or_default().join(", ")
+                    ))),
+                    _ => self.tools.call(&call.name, call.args.clone(), ctx).await,
+                };
                 (call.id.clone(), call.name.clone(), result)
             }
         });

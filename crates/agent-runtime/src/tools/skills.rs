@@ -156,6 +156,9 @@ mod tests {
             location: format!("/mnt/skills/public/{name}/SKILL.md"),
             warnings: Vec::new(),
             warning_details: Vec::new(),
+            disable_model_invocation: false,
+            user_invocable: true,
+            argument_hint: None,
         }
     }
 

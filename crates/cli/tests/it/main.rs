@@ -27,6 +27,7 @@ mod runs;
 mod sandbox;
 mod skill_races;
 mod skill_search;
+mod skill_slash;
 mod threads;
 mod uploads;
 mod web;
