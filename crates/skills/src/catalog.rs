@@ -263,18 +263,39 @@ impl Snapshot {
         }
     }
 
-    fn render_prompt(&self, budget: usize) -> (Arc<str>, bool) {
-        let skills: Vec<PromptSkill<'_>> = self
-            .prompt_skills()
-            .map(|s| PromptSkill {
-                name: &s.name,
-                description: &s.description,
-                location: &s.location,
-            })
-            .collect();
-        let (section, complete) = prompt::render_within(&skills, budget);
+    /// Like [`Snapshot::prompt`], with the skills named in `recent` (most recently used
+    /// first) listed before the others when not all of them fit: what a person used lately
+    /// stays in view in a catalog too big for the prompt.
+    pub fn prompt_with_recent(&self, budget: usize, recent: &[String]) -> (Arc<str>, bool) {
+        let (section, complete) = self.prompt(budget);
+        if complete || recent.is_empty() {
+            return (section, complete);
+        }
+        let rank = |name: &str| recent.iter().position(|r| r == name);
+        let mut skills: Vec<&Skill> = self.prompt_skills().collect();
+        // Stable: the rest keeps its order (category, then name).
+        skills.sort_by_key(|s| rank(&s.name).unwrap_or(usize::MAX));
+        let (section, complete) = prompt::render_within(&prompt_view(&skills), budget);
         (section.into(), complete)
     }
+
+    fn render_prompt(&self, budget: usize) -> (Arc<str>, bool) {
+        let skills: Vec<&Skill> = self.prompt_skills().collect();
+        let (section, complete) = prompt::render_within(&prompt_view(&skills), budget);
+        (section.into(), complete)
+    }
+}
+
+/// What the prompt shows of each skill.
+fn prompt_view<'a>(skills: &[&'a Skill]) -> Vec<PromptSkill<'a>> {
+    skills
+        .iter()
+        .map(|s| PromptSkill {
+            name: &s.name,
+            description: &s.description,
+            location: &s.location,
+        })
+        .collect()
 }
 
 struct Inner {

@@ -23,6 +23,7 @@ use crate::hooks::{Flow, Hook, Services};
 use crate::langchain::{repair_dangling_tool_calls, to_openai};
 use crate::model::{ModelClient, ModelError};
 use crate::prompt::system_prompt;
+use crate::runs::RecentSkills;
 use crate::runs::log::EventLog;
 use crate::tools::{SandboxHandle, ToolRegistry};
 use slash::Activation;
@@ -45,6 +46,10 @@ pub struct AgentRun<'a> {
     pub sandbox: &'a SandboxHandle,
     /// The catalog at run start.
     pub skills: &'a Snapshot,
+    /// Who the run is for.
+    pub owner: &'a str,
+    /// The skills people used lately (read or activated skills are recorded here).
+    pub recent: &'a RecentSkills,
     /// The tools the model may call.
     pub tools: &'a ToolRegistry,
     /// Limits.
@@ -143,6 +148,7 @@ impl AgentRun<'_> {
         let activation = slash::activation(&input, self.skills);
         if let Some(a) = &activation {
             tracing::info!(run.id = self.run_id, skill.name = %a.name, "skill activated by a slash command");
+            self.recent.record(self.owner, &a.name);
         }
         state.values.messages.extend(input);
         if let Err(outcome) = self.checkpoint(state).await {
@@ -167,7 +173,8 @@ impl AgentRun<'_> {
         let Some(model) = self.model else {
             return Outcome::failed("No model is configured. Set ANTLER_MODEL_BASE_URL and ANTLER_MODEL (and OPENAI_API_KEY), or add `models` to the configuration.".into());
         };
-        let (section, complete) = self.skills.prompt(self.prompt_budget);
+        let recent = self.recent.list(self.owner);
+        let (section, complete) = self.skills.prompt_with_recent(self.prompt_budget, &recent);
         let mut system = system_prompt(&section);
         if let Some(a) = activation {
             system.push_str("\n\n");

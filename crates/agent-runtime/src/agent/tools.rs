@@ -48,6 +48,7 @@ impl AgentRun<'_> {
             );
             (call.id.clone(), call.name.clone(), Err(ToolError::Model(message)))
         }));
+        self.note_skills_read(ai);
         let metadata = self.metadata(Node::Tools, state.step);
         let mut effects = Vec::new();
         let mut messages = Vec::new();
@@ -80,5 +81,23 @@ impl AgentRun<'_> {
         }
         self.log.emit(&StreamEvent::Updates(Node::Tools, &messages));
         fatal.map_or(Ok(effects), Err)
+    }
+
+    /// Records the skills whose `SKILL.md` the model asked to read as used by the run's owner.
+    fn note_skills_read(&self, ai: &AiMessage) {
+        for call in ai.tool_calls.iter().filter(|c| c.name == "read_file") {
+            let Some(path) = call.args.get("path").and_then(|p| p.as_str()) else {
+                continue;
+            };
+            if let Some(skill) = self
+                .skills
+                .list
+                .skills
+                .iter()
+                .find(|s| s.enabled && s.location == path)
+            {
+                self.recent.record(self.owner, &skill.name);
+            }
+        }
     }
 }

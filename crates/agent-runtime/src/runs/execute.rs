@@ -113,6 +113,8 @@ impl RunManager {
             model,
             sandbox: &sandbox,
             skills: &snapshot,
+            owner: &run.owner,
+            recent: &self.recent,
             tools: &self.tools,
             cfg: &self.deps.cfg,
             prompt_budget: self.deps.prompt_budget,

@@ -59,6 +59,8 @@ pub struct RunManager {
     pub(super) deps: RunDeps,
     pub(super) hooks: Vec<Box<dyn Hook>>,
     pub(super) tools: ToolRegistry,
+    /// The skills each person used lately (listed first in a prompt that cannot hold all).
+    pub(super) recent: super::recent::RecentSkills,
     pub(super) active: Mutex<HashMap<String, Arc<ActiveRun>>>,
     pub(super) threads: Mutex<HashMap<String, Arc<ThreadQueue>>>,
 }
@@ -75,6 +77,7 @@ impl RunManager {
             deps,
             hooks: pipeline(),
             tools: ToolRegistry::builtin(),
+            recent: super::recent::RecentSkills::default(),
             active: Mutex::new(HashMap::new()),
             threads: Mutex::new(HashMap::new()),
         })

@@ -8,8 +8,10 @@ pub mod log;
 mod manager;
 mod notices;
 mod queue;
+mod recent;
 mod replicas;
 pub mod stream;
 
 pub use active::{ActiveRun, RunError};
 pub use manager::{RunDeps, RunManager, SkillSource};
+pub use recent::RecentSkills;

@@ -108,6 +108,27 @@ async fn with_ten_thousand_skills_the_agent_finds_and_reads_one_the_prompt_does_
     );
     assert_eq!(results[1].0, "read_file");
     assert!(results[1].1.contains("# zz-tax-filing"), "{}", results[1].1);
+
+    // Read once, it heads the list in the person's next conversation.
+    server.create_thread("t2").await;
+    let (status, _) = server
+        .post_json(
+            "/api/threads/t2/runs/wait",
+            run_body("taxes again", &["values"]),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let requests = model_requests(&model).await;
+    let next = requests.as_array().unwrap()[3]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let listed = next.find("<name>zz-tax-filing</name>");
+    let first_other = next.find("<name>skill-00000</name>");
+    assert!(
+        listed.is_some() && first_other.is_none_or(|other| listed < Some(other)),
+        "the recently used skill is listed first"
+    );
 }
 
 #[tokio::test]
