@@ -418,10 +418,8 @@ impl Catalog {
         let snapshot = self.snapshot();
         let mut skills = std::collections::BTreeSet::new();
         for path in paths {
-            match self.skill_of(&snapshot, path) {
-                Some(key) => {
-                    skills.insert(key);
-                }
+            match self.skills_of(&snapshot, path) {
+                Some(keys) => skills.extend(keys),
                 None => return self.rescan(),
             }
         }
@@ -432,9 +430,11 @@ impl Catalog {
         latest
     }
 
-    /// The skill folder (category, relative path) a changed path belongs to: the deepest
-    /// folder above it that holds a `SKILL.md` or was a skill.
-    fn skill_of(&self, snapshot: &Snapshot, path: &Path) -> Option<(SkillCategory, String)> {
+    /// The skill folders (category, relative path) a changed path touches: the deepest
+    /// folder above it that holds a `SKILL.md` or was a skill; for a path that is gone, the
+    /// skills that were at or below it (none: nothing to do, as after a delete). `None` when
+    /// only a full scan can tell (a folder outside every skill changed).
+    fn skills_of(&self, snapshot: &Snapshot, path: &Path) -> Option<Vec<(SkillCategory, String)>> {
         // Watchers report absolute paths; the directory may have been given relative.
         let canonical = self.skills_dir.canonicalize().ok();
         let rel = path
@@ -445,19 +445,47 @@ impl Catalog {
         let category =
             SkillCategory::parse(parts.next()??).filter(|c| self.categories.contains(c))?;
         let below: Vec<&str> = parts.collect::<Option<_>>()?;
-        for depth in (1..=below.len()).rev() {
-            let candidate = below[..depth].join("/");
-            let dir = self.skills_dir.join(category.as_str()).join(&candidate);
-            let known = snapshot
+        let known = |candidate: &str| {
+            snapshot
                 .list
                 .skills
                 .iter()
-                .any(|s| s.category == category && s.relative_path == candidate);
-            if known || dir.join(crate::SKILL_FILE).exists() {
-                return Some((category, candidate));
+                .any(|s| s.category == category && s.relative_path == candidate)
+        };
+        for depth in (1..=below.len()).rev() {
+            let candidate = below[..depth].join("/");
+            let dir = self.skills_dir.join(category.as_str()).join(&candidate);
+            if known(&candidate) || dir.join(crate::SKILL_FILE).exists() {
+                return Some(vec![(category, candidate)]);
             }
         }
-        None
+        if below.is_empty() || path.symlink_metadata().is_ok() {
+            return None;
+        }
+        let gone = below.join("/");
+        let nested = format!("{gone}/");
+        // A load error reported below it goes too: only a full scan clears those.
+        let errors_below = format!("{category}/{nested}");
+        if snapshot
+            .list
+            .errors
+            .iter()
+            .any(|e| e.path.starts_with(&errors_below))
+        {
+            return None;
+        }
+        Some(
+            snapshot
+                .list
+                .skills
+                .iter()
+                .filter(|s| {
+                    s.category == category
+                        && (s.relative_path == gone || s.relative_path.starts_with(&nested))
+                })
+                .map(|s| (category, s.relative_path.clone()))
+                .collect(),
+        )
     }
 
     /// Whether anything the current snapshot was read from may have changed at or after
@@ -725,6 +753,12 @@ mod tests {
         std::fs::remove_dir_all(tmp.path().join("custom/new")).unwrap();
         let gone = c.refresh_paths(&[tmp.path().join("custom/new")]);
         assert!(gone.find("new", None).is_err());
+        let version = gone.version;
+        let again = c.refresh_paths(&[tmp.path().join("custom/new")]);
+        assert_eq!(
+            again.version, version,
+            "a path already gone changes nothing"
+        );
         std::fs::write(
             tmp.path().join("custom/team/report/SKILL.md"),
             "no frontmatter",
