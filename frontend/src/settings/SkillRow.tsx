@@ -36,9 +36,20 @@ export function SkillRow({
             </span>
           )}
           {skill.shadowed && (
-            <span className="badge" title="An enabled custom skill with the same name replaces it for the agent">
+            <span className="badge" title="An enabled skill of the same name in a later category (custom, then personal) replaces it for the agent">
               shadowed
             </span>
+          )}
+          {skill.disable_model_invocation && (
+            <span className="badge" title="Not offered to the agent; type /name in a message to use it" data-testid="slash-only">
+              slash only
+            </span>
+          )}
+          {skill.user_invocable !== false && skill.enabled && !skill.shadowed && (
+            <code className="skill-command" title="Type this at the start of a message to use the skill">
+              /{skill.name}
+              {skill.argument_hint ? ` ${skill.argument_hint}` : ""}
+            </code>
           )}
         </div>
         <p className="skill-desc">{skill.description}</p>

@@ -66,6 +66,24 @@ describe("Settings → Skills", () => {
     expect(screen.getByRole("tab", { name: /Custom\s*1/ })).toBeTruthy();
     expect(screen.getByText("1 warning")).toBeTruthy();
     expect(screen.getByRole("switch", { name: "Enable csv-insights" }).getAttribute("aria-checked")).toBe("true");
+    expect(screen.getByText("/csv-insights")).toBeTruthy();
+  });
+
+  it("shows the slash command with its argument hint, and marks slash-only skills", async () => {
+    const list: SkillList = {
+      skills: [
+        skill("pdf", "public", { argument_hint: "<file.pdf>" }),
+        skill("by-hand", "public", { disable_model_invocation: true }),
+        skill("model-only", "public", { user_invocable: false }),
+      ],
+      errors: [],
+    };
+    vi.stubGlobal("fetch", vi.fn(async () => new Response(JSON.stringify(list), { status: 200 })));
+    renderPage();
+    expect(await screen.findByText("/pdf <file.pdf>")).toBeTruthy();
+    expect(screen.getAllByTestId("slash-only")).toHaveLength(1);
+    expect(screen.getByText("/by-hand")).toBeTruthy();
+    expect(screen.queryByText("/model-only")).toBeNull();
   });
 
   it("rolls back an optimistic toggle the server refuses and says why", async () => {
