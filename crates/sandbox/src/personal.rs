@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use antler_protocol::skills::SkillCategory;
 use async_trait::async_trait;
 
+use crate::error::SandboxError;
 use crate::view::{ProjectedSkill, SkillsView};
 
 /// Where the personal skills of an owner come from (the application's catalogs).
@@ -109,33 +110,41 @@ impl PersonalSource {
     }
 
     /// A fresh, empty mount (blocking).
-    pub fn empty_mount(&self) -> io::Result<Arc<PersonalMount>> {
-        PersonalMount::create(&self.root).map(Arc::new)
+    pub fn empty_mount(&self) -> Result<Arc<PersonalMount>, SandboxError> {
+        PersonalMount::create(&self.root)
+            .map(Arc::new)
+            .map_err(failed)
     }
 
     /// A mount showing `owner`'s skills.
-    pub async fn mount_for(&self, owner: &str) -> io::Result<Arc<PersonalMount>> {
+    pub async fn mount_for(&self, owner: &str) -> Result<Arc<PersonalMount>, SandboxError> {
         let root = self.root.clone();
         let mount = tokio::task::spawn_blocking(move || PersonalMount::create(&root))
             .await
-            .map_err(io::Error::other)??;
+            .map_err(io::Error::other)
+            .and_then(|created| created)
+            .map_err(failed)?;
         let mount = Arc::new(mount);
         self.fill(&mount, owner).await?;
         Ok(mount)
     }
 
     /// Makes `mount` show `owner`'s skills.
-    pub async fn fill(&self, mount: &Arc<PersonalMount>, owner: &str) -> io::Result<()> {
-        self.refresh(vec![mount.clone()], owner, true).await
+    pub async fn fill(&self, mount: &Arc<PersonalMount>, owner: &str) -> Result<(), SandboxError> {
+        self.refresh(vec![mount.clone()], owner, true)
+            .await
+            .map_err(failed)
     }
 
     /// Brings the mounts of `owner` among `mounts` up to date (one read of the skills).
     pub async fn refresh_owner(
         &self,
-        mounts: Vec<Arc<PersonalMount>>,
+        mounts: impl IntoIterator<Item = Arc<PersonalMount>>,
         owner: &str,
-    ) -> io::Result<()> {
-        self.refresh(mounts, owner, false).await
+    ) -> Result<(), SandboxError> {
+        self.refresh(mounts.into_iter().collect(), owner, false)
+            .await
+            .map_err(failed)
     }
 
     async fn refresh(
@@ -169,6 +178,11 @@ impl PersonalSource {
         .await
         .map_err(io::Error::other)?
     }
+}
+
+/// A copy of personal skills that could not be made or updated.
+fn failed(error: io::Error) -> SandboxError {
+    SandboxError::Infra(format!("cannot copy personal skills: {error}"))
 }
 
 #[cfg(test)]

@@ -63,9 +63,12 @@ pub fn watch(catalog: Arc<Catalog>, debounce: Duration) -> notify::Result<WatchG
 
 /// Gathers changed paths until none arrives for `quiet`, then refreshes what they touch.
 fn settle_and_refresh(rx: &Receiver<PathBuf>, quiet: Duration, catalog: &Catalog) {
+    // Changes that never pause (a long copy) are applied at least this often.
+    let longest = (quiet * 10).max(Duration::from_secs(2));
     while let Ok(first) = rx.recv() {
+        let started = std::time::Instant::now();
         let mut paths = BTreeSet::from([first]);
-        loop {
+        while started.elapsed() < longest {
             match rx.recv_timeout(quiet) {
                 Ok(path) => {
                     paths.insert(path);

@@ -59,10 +59,11 @@ impl SkillsService {
                 .catalog
                 .set_enabled(SkillCategory::User, &installed.name, enable);
         }
-        let (refreshed, name) = (personal.clone(), installed.name.clone());
-        tokio::task::spawn_blocking(move || {
-            refreshed.catalog.refresh_skill(SkillCategory::User, &name)
-        })
+        super::refresh_one(
+            &personal.catalog,
+            SkillCategory::User,
+            installed.name.clone(),
+        )
         .await?;
         self.personal_changed(owner).await;
         let skill = self
@@ -106,13 +107,7 @@ impl SkillsService {
             self.store.skill_states.remove_personal(owner, name).await?;
             personal.catalog.forget_state(SkillCategory::User, name);
         }
-        let refreshed = personal.clone();
-        tokio::task::spawn_blocking(move || {
-            refreshed
-                .catalog
-                .refresh_skill(SkillCategory::User, &removed)
-        })
-        .await?;
+        super::refresh_one(&personal.catalog, SkillCategory::User, removed).await?;
         self.personal_changed(owner).await;
         tracing::info!(skill.name = %name, "personal skill deleted");
         Ok(())

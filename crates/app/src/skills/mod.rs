@@ -326,11 +326,7 @@ impl SkillsService {
         category: SkillCategory,
         relative_path: String,
     ) -> Result<Arc<Snapshot>, SkillOpError> {
-        let catalog = self.catalog.clone();
-        Ok(
-            tokio::task::spawn_blocking(move || catalog.refresh_skill(category, &relative_path))
-                .await?,
-        )
+        refresh_one(&self.catalog, category, relative_path).await
     }
 
     async fn rescan(&self) -> Result<Arc<Snapshot>, SkillOpError> {
@@ -361,6 +357,19 @@ impl SkillsService {
             }
         }
     }
+}
+
+/// Reads one skill folder of `catalog` again, off the async threads.
+async fn refresh_one(
+    catalog: &Arc<Catalog>,
+    category: SkillCategory,
+    relative_path: String,
+) -> Result<Arc<Snapshot>, SkillOpError> {
+    let catalog = catalog.clone();
+    Ok(
+        tokio::task::spawn_blocking(move || catalog.refresh_skill(category, &relative_path))
+            .await?,
+    )
 }
 
 /// Shared skills are managed by admins.

@@ -22,7 +22,7 @@ use super::SkillOpError;
 
 /// One person's skills.
 pub(crate) struct Personal {
-    pub(crate) catalog: Catalog,
+    pub(crate) catalog: Arc<Catalog>,
     pub(crate) installer: Arc<Installer>,
     /// The last overlay built, with the (shared, personal) versions it was built from.
     overlay: Mutex<Option<(u64, u64, Arc<Snapshot>)>>,
@@ -77,10 +77,12 @@ impl PersonalCatalogs {
                     .collect();
                 let root = self.users_dir.join(owner).join("skills");
                 let limits = self.limits;
-                let catalog = tokio::task::spawn_blocking(move || {
-                    Catalog::load_personal(&root, limits, states)
-                })
-                .await?;
+                let catalog = Arc::new(
+                    tokio::task::spawn_blocking(move || {
+                        Catalog::load_personal(&root, limits, states)
+                    })
+                    .await?,
+                );
                 let installer = Installer::into_dir(
                     self.users_dir
                         .join(owner)

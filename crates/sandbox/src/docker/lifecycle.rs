@@ -185,11 +185,7 @@ impl Inner {
         .map_err(|e| SandboxError::Infra(e.to_string()))?
         .map_err(|e| SandboxError::Infra(format!("cannot prepare thread directories: {e}")))?;
         let personal = match (&self.personal, owner) {
-            (Some(source), Some(owner)) => {
-                Some(source.mount_for(owner).await.map_err(|e| {
-                    SandboxError::Infra(format!("cannot copy personal skills: {e}"))
-                })?)
-            }
+            (Some(source), Some(owner)) => Some(source.mount_for(owner).await?),
             _ => None,
         };
         let name = format!("antler-{}-{thread}", self.short_instance());

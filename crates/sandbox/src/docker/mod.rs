@@ -259,7 +259,7 @@ impl SandboxProvider for DockerProvider {
         let Some(personal) = &self.inner.personal else {
             return Ok(());
         };
-        let mounts = self
+        let mounts: Vec<_> = self
             .inner
             .bound
             .lock()
@@ -267,10 +267,7 @@ impl SandboxProvider for DockerProvider {
             .values()
             .filter_map(|sb| sb.personal.clone())
             .collect();
-        personal
-            .refresh_owner(mounts, owner)
-            .await
-            .map_err(|e| SandboxError::Infra(format!("cannot update personal skills: {e}")))
+        personal.refresh_owner(mounts, owner).await
     }
 
     async fn release(&self, thread_id: &str) {

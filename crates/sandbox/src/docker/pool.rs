@@ -72,11 +72,7 @@ impl Inner {
             .map_err(|e| SandboxError::Infra(e.to_string()))?
             .map_err(|e| SandboxError::Infra(format!("cannot create a slot: {e}")))?;
         let personal = match &self.personal {
-            Some(source) => Some(
-                source
-                    .empty_mount()
-                    .map_err(|e| SandboxError::Infra(format!("cannot create a slot: {e}")))?,
-            ),
+            Some(source) => Some(source.empty_mount()?),
             None => None,
         };
         let name = format!(
