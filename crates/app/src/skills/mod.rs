@@ -210,9 +210,8 @@ impl SkillsService {
             self.catalog
                 .set_enabled(SkillCategory::Custom, &installed.name, enable);
         }
-        let snapshot = self
-            .refresh_one(SkillCategory::Custom, installed.name.clone())
-            .await?;
+        let snapshot =
+            refresh_one(&self.catalog, SkillCategory::Custom, installed.name.clone()).await?;
         self.changed(snapshot.version).await;
         // A delete of the same name may have run between the install and the refresh: it
         // was the last change, so it stands.
@@ -297,7 +296,7 @@ impl SkillsService {
                 .await?;
             self.catalog.forget_state(SkillCategory::Custom, name);
         }
-        let snapshot = self.refresh_one(SkillCategory::Custom, removed).await?;
+        let snapshot = refresh_one(&self.catalog, SkillCategory::Custom, removed).await?;
         self.changed(snapshot.version).await;
         tracing::info!(skill.name = %name, "custom skill deleted");
         Ok(())
@@ -318,15 +317,6 @@ impl SkillsService {
         let _writing = self.writes.lock().await;
         let states = load_states(&self.store).await?;
         Ok(self.catalog.replace_states(states))
-    }
-
-    /// Reads one shared skill folder again (after an install or delete).
-    async fn refresh_one(
-        &self,
-        category: SkillCategory,
-        relative_path: String,
-    ) -> Result<Arc<Snapshot>, SkillOpError> {
-        refresh_one(&self.catalog, category, relative_path).await
     }
 
     async fn rescan(&self) -> Result<Arc<Snapshot>, SkillOpError> {
