@@ -43,11 +43,17 @@ export ANTLER_DATA="$data" ANTLER_PORT="$port" DOCKER_GID="$(stat -c %g /var/run
 export ANTLER_ADMIN_EMAIL="compose-admin@antler.test" ANTLER_ADMIN_PASSWORD="compose-password-$RANDOM$RANDOM"
 files=(-f docker-compose.yml -f docker-compose.test.yml -p "$project")
 
+# Each build leaves the replaced image and its build stages dangling (about 1.2 GB a run);
+# remove exactly those at the end, so repeated runs do not fill the disk.
+dangling_before=$(docker images -q --filter dangling=true | sort -u)
+
 cleanup() {
   "${compose[@]}" "${files[@]}" logs --no-color antler > /tmp/antler-compose-test.log 2>&1 || true
   "${compose[@]}" "${files[@]}" down -v --remove-orphans >/dev/null 2>&1 || true
   docker ps -aq --filter label=antler.instance=compose-test | xargs -r docker rm -f >/dev/null 2>&1 || true
   rm -rf "$data" docker/prebuilt
+  comm -13 <(echo "$dangling_before") <(docker images -q --filter dangling=true | sort -u) \
+    | xargs -r docker rmi >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
