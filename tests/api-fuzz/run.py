@@ -46,6 +46,8 @@ def main():
             "ANTLER_DATA_DIR": str(root / "data"),
             "ANTLER_SKILLS_DIR": str(root / "skills"),
             "ANTLER_SKILLS_WATCH": "false",
+            # Sources the fuzzer makes up cannot be fetched here; fail them fast.
+            "ANTLER_SKILLS_IMPORT_TIMEOUT_SECS": "5",
             "ANTLER_SANDBOX_PROVIDER": "local",
             "ANTLER_MODEL_BASE_URL": f"{mock_url}/v1",
             "ANTLER_MODEL": "mock",

@@ -1,7 +1,11 @@
 // End-to-end tests of the web UI against the real server, the Docker sandbox and the scripted
 // model. One server and one model for the whole suite; every scenario uses new threads.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { strToU8, zipSync } from "fflate";
 import { ADMIN, SCREENSHOTS, Stack, screenshot, sendMessage, threadIdOf, until } from "./harness.mjs";
@@ -676,6 +680,44 @@ describe("web UI end to end", { concurrency: false }, () => {
       s.assertNoErrors();
     } finally {
       await s.close();
+    }
+  });
+  it("o. an admin previews a Git repository, sees why one skill is refused, and imports the chosen one", { timeout: 60_000 }, async () => {
+    const repo = mkdtempSync(join(tmpdir(), "antler-e2e-repo-"));
+    const git = (...args) => execFileSync("git", ["-c", "user.email=e2e@antler.test", "-c", "user.name=e2e", ...args], { cwd: repo });
+    const s = await stack.page();
+    try {
+      git("init", "-q", "-b", "main");
+      for (const [dir, name] of [["skills/o-imported", "o-imported"], ["skills/o-linky", "o-linky"]]) {
+        mkdirSync(join(repo, dir), { recursive: true });
+        writeFileSync(join(repo, dir, "SKILL.md"), `---\nname: ${name}\ndescription: Imported from Git in the end-to-end test.\n---\n# ${name}\n`);
+      }
+      symlinkSync("/etc/passwd", join(repo, "skills/o-linky/passwd"));
+      git("add", "-A");
+      git("commit", "-q", "-m", "skills");
+      const { page } = s;
+      await page.goto("/settings/skills?tab=custom");
+      await page.getByRole("button", { name: "Add from Git" }).click();
+      const dialog = page.getByRole("dialog", { name: "Add skills from Git" });
+      await dialog.getByTestId("import-url").fill(`file://${repo}`);
+      await dialog.getByTestId("import-preview").click();
+      await dialog.getByTestId("import-preview-list").waitFor();
+      assert.equal(await dialog.getByTestId("import-candidate").count(), 2);
+      assert.equal(await dialog.getByLabel("Install o-linky").isDisabled(), true);
+      await dialog.getByTestId("findings").getByText("symlink").waitFor();
+      assert.equal(await dialog.getByLabel("Install o-imported").isChecked(), true);
+      await shot(page, "o-git-import-preview");
+      await dialog.getByTestId("confirm-import").click();
+      await page.getByTestId("toast").filter({ hasText: "Imported “o-imported”" }).waitFor();
+      const row = page.locator('[data-testid=skill-row][data-skill="o-imported"]');
+      await row.waitFor();
+      assert.equal(await row.getByRole("switch").getAttribute("aria-checked"), "true");
+      const { skills } = await stack.api("GET", "/api/skills");
+      assert.ok(!skills.some((k) => k.name === "o-linky"), "the refused skill was not installed");
+      s.assertNoErrors();
+    } finally {
+      await s.close();
+      rmSync(repo, { recursive: true, force: true });
     }
   });
 });

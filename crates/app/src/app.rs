@@ -215,6 +215,11 @@ impl App {
             instance.clone(),
             personal,
             sandbox.clone(),
+            crate::skills::ImportSettings::new(
+                config.skills.import.limits(),
+                config.skills.install.limits(),
+                scratch.join("imports"),
+            ),
         ));
         let manager = RunManager::new(RunDeps {
             store: store.clone(),

@@ -24,5 +24,7 @@ pub use config::Config;
 pub use files::{FileError, FilesService};
 pub use identity::Caller;
 pub use runs::{RunOpError, RunsService};
-pub use skills::{SkillOpError, SkillsService};
+pub use skills::{
+    ImportOptions, ImportSettings, SkillOpError, SkillsService, UpdateOutcome, UpdateReport,
+};
 pub use threads::{ThreadError, ThreadsService};

@@ -187,6 +187,41 @@ enum SkillCommand {
         #[arg(long, short)]
         config: Option<PathBuf>,
     },
+    /// Import skills from a Git repository (or a local directory) as custom skills. Without
+    /// --skill or --all it only lists what the repository holds.
+    Add {
+        /// https://, ssh://, git://, file:// URL, user@host:path, or a local path.
+        source: String,
+        /// Branch, tag or commit (the default branch when absent).
+        #[arg(long = "ref", value_name = "REF")]
+        git_ref: Option<String>,
+        /// A skill to install, by name or folder path (repeatable).
+        #[arg(long = "skill", value_name = "NAME")]
+        skills: Vec<String>,
+        /// Install every installable skill found.
+        #[arg(long, conflicts_with = "skills")]
+        all: bool,
+        /// Also search dot-folders such as .curated/.
+        #[arg(long)]
+        include_hidden: bool,
+        /// Replace installed custom skills of the same names.
+        #[arg(long)]
+        overwrite: bool,
+        /// Install them disabled.
+        #[arg(long)]
+        disable: bool,
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
+    /// Bring skills imported from Git up to the newest commit of the ref they came from.
+    Update {
+        /// The skills to update (default: every imported skill).
+        names: Vec<String>,
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -248,6 +283,30 @@ fn main() -> ExitCode {
                 disable,
                 config,
             } => commands::skill::install(config.as_deref(), &file, overwrite, !disable),
+            SkillCommand::Add {
+                source,
+                git_ref,
+                skills,
+                all,
+                include_hidden,
+                overwrite,
+                disable,
+                config,
+            } => commands::skill_import::add(
+                config.as_deref(),
+                &source,
+                antler_app::ImportOptions {
+                    git_ref,
+                    skills,
+                    all,
+                    include_hidden,
+                    overwrite,
+                    enable: !disable,
+                },
+            ),
+            SkillCommand::Update { names, config } => {
+                commands::skill_import::update(config.as_deref(), &names)
+            }
         },
     }
 }

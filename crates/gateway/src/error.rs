@@ -6,6 +6,7 @@ use antler_agent_runtime::runs::RunError;
 use antler_app::{AccountError, FileError, RunOpError, SkillOpError, ThreadError};
 use antler_protocol::error::{ErrorBody, ErrorEnvelope};
 use antler_protocol::skills::InstallFinding;
+use antler_skills::import::ImportError;
 use antler_skills::install::InstallError;
 use axum::Json;
 use axum::http::StatusCode;
@@ -230,10 +231,30 @@ impl From<SkillOpError> for AppError {
             e @ SkillOpError::ReadOnly(_) => AppError::forbidden(e.to_string()),
             SkillOpError::Conflict(m) => AppError::conflict(m),
             SkillOpError::Install(e) => install_error(e),
+            SkillOpError::Import(e) => import_error(e),
+            SkillOpError::UnknownImport { unknown, available } => {
+                let details = json!({ "unknown": unknown, "available": available });
+                let message = SkillOpError::UnknownImport { unknown, available }.to_string();
+                AppError::new(StatusCode::BAD_REQUEST, "unknown_skill", message)
+                    .with_details(details)
+            }
             SkillOpError::Store(e) => e.into(),
             SkillOpError::Internal(m) => AppError::internal(anyhow::anyhow!(m)),
         }
     }
+}
+
+/// Import failures: the source (400), the server (503), the repository (422, 413, 504).
+fn import_error(e: ImportError) -> AppError {
+    let (status, code) = match &e {
+        ImportError::InvalidSource(_) => (StatusCode::BAD_REQUEST, "invalid_source"),
+        ImportError::GitUnavailable => (StatusCode::SERVICE_UNAVAILABLE, "git_unavailable"),
+        ImportError::CloneFailed(_) => (StatusCode::UNPROCESSABLE_ENTITY, "fetch_failed"),
+        ImportError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "repository_too_large"),
+        ImportError::Timeout(_) => (StatusCode::GATEWAY_TIMEOUT, "fetch_timeout"),
+        ImportError::Io(_) => return AppError::internal(e),
+    };
+    AppError::new(status, code, e.to_string())
 }
 
 /// Installer failures: 400 invalid, 413 too large, 409 conflicts.

@@ -22,7 +22,8 @@ use antler_app::Config;
 
 use crate::error::{AppError, InternalCause};
 use crate::routes::{
-    artifacts, auth, health, models, runs, skill_install, skills, threads, uploads, users,
+    artifacts, auth, health, models, runs, skill_import, skill_install, skills, threads, uploads,
+    users,
 };
 use crate::state::AppState;
 
@@ -69,6 +70,7 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(skills::list_skills))
         .routes(routes!(skills::reload_skills))
         .routes(routes!(skill_install::install_skill))
+        .routes(routes!(skill_import::import_skills))
         .routes(routes!(
             skills::get_skill,
             skills::set_skill,

@@ -274,3 +274,96 @@ pub struct InstallResult {
     /// Non-fatal problems (dropped entries, unknown frontmatter keys).
     pub warnings: Vec<String>,
 }
+
+/// Where an imported skill came from: recorded in the skill's history at import, read by
+/// `antler skill update` to fetch a newer commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SkillOrigin {
+    /// The repository URL without credentials (or a local directory).
+    pub url: String,
+    /// The branch, tag or commit asked for; the default branch when absent.
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub git_ref: Option<String>,
+    /// The commit installed; absent for a plain directory.
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// The skill's folder inside the repository (`""` at its root).
+    pub path: String,
+    /// When it was imported (RFC 3339).
+    pub imported_at: String,
+}
+
+/// `POST /api/skills/import` body. Without `skills` or `all` nothing is installed: the
+/// answer previews what the repository holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportRequest {
+    /// The repository: `https://`, `http://`, `ssh://`, `git://`, `file://` or
+    /// `user@host:path`.
+    #[schema(
+        example = "https://github.com/example/skills.git",
+        min_length = 1,
+        max_length = 2048
+    )]
+    pub url: String,
+    /// Branch, tag or commit (full or abbreviated); the default branch when absent.
+    #[serde(rename = "ref", default)]
+    #[schema(pattern = "^[A-Za-z0-9._/+@-]+$", max_length = 255)]
+    pub git_ref: Option<String>,
+    /// Skills to install, by name or by folder path in the repository.
+    #[serde(default)]
+    pub skills: Vec<String>,
+    /// Install every installable skill found.
+    #[serde(default)]
+    pub all: bool,
+    /// Also search dot-folders such as `.curated/`.
+    #[serde(default)]
+    pub include_hidden: bool,
+    /// Replace installed custom skills of the same names (old versions go to history).
+    #[serde(default)]
+    pub overwrite: bool,
+    /// Enable the installed skills (default true).
+    #[serde(default = "yes")]
+    pub enable: bool,
+}
+
+/// A skill found in an imported repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ImportCandidate {
+    /// Frontmatter `name` (the folder's name when it has none).
+    pub name: String,
+    /// Its folder in the repository (`""` at the root).
+    pub path: String,
+    /// Frontmatter `description`.
+    pub description: Option<String>,
+    /// True when it would install (no findings).
+    pub installable: bool,
+    /// Every problem that refuses it (symlinks, oversized files, invalid `SKILL.md`).
+    pub findings: Vec<InstallFinding>,
+    /// Problems that would not refuse it.
+    pub warnings: Vec<String>,
+    /// A custom skill of this name is installed already (installing needs `overwrite`).
+    pub exists: bool,
+    /// Chosen by the request (`skills` or `all`).
+    pub selected: bool,
+}
+
+/// What an import found and, unless it was a preview, installed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ImportResult {
+    /// The repository URL without credentials.
+    pub url: String,
+    /// The ref asked for.
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub git_ref: Option<String>,
+    /// The commit looked at (pass it as `ref` to install exactly what was previewed).
+    pub commit: Option<String>,
+    /// Every skill found, ordered by path.
+    pub skills: Vec<ImportCandidate>,
+    /// Dot-folders not searched (set `include_hidden` to search them).
+    pub hidden_skipped: Vec<String>,
+    /// True when a search bound stopped early (some skills may be missing).
+    pub truncated: bool,
+    /// What was installed, in order (empty for a preview).
+    pub installed: Vec<InstallResult>,
+}

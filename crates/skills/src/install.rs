@@ -12,13 +12,15 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use antler_protocol::skills::InstallFinding;
+use antler_protocol::skills::{InstallFinding, SkillOrigin};
 use rustix::fs::{CWD, RenameFlags, renameat_with};
 
 use crate::archive::{self, ArchiveLimits, ExtractError, Inspection};
 
 /// Hidden folder (ignored by discovery) holding replaced and deleted versions.
 pub const HISTORY_DIR: &str = ".history";
+/// The file in a skill's history folder recording where an imported skill came from.
+pub const ORIGIN_FILE: &str = "origin.json";
 /// Versions kept per skill in history.
 pub const HISTORY_KEEP: usize = 5;
 
@@ -120,6 +122,18 @@ impl Installer {
 
     /// Installs the archive in `file` (blocking).
     pub fn install(&self, file: &File, overwrite: bool) -> Result<Installed, InstallError> {
+        self.install_from(file, overwrite, None)
+    }
+
+    /// Installs the archive in `file` (blocking), recording `origin` in the skill's history
+    /// (an install without one forgets any earlier origin: the skill no longer is that
+    /// repository's).
+    pub fn install_from(
+        &self,
+        file: &File,
+        overwrite: bool,
+        origin: Option<&SkillOrigin>,
+    ) -> Result<Installed, InstallError> {
         let inspection = self.inspect(file)?;
         if !inspection.is_installable() {
             return Err(InstallError::Refused {
@@ -150,11 +164,39 @@ impl Installer {
             ExtractError::Io(e) => InstallError::Io(e),
         })?;
         let replaced = self.swap_in(&fresh, &target, &name, overwrite)?;
+        self.record_origin(&name, origin)?;
         Ok(Installed {
             name,
             replaced,
             warnings: inspection.warnings,
         })
+    }
+
+    /// Where the installed skill `name` was imported from, when it was.
+    pub fn origin(&self, name: &str) -> Option<SkillOrigin> {
+        let path = self
+            .custom_dir
+            .join(HISTORY_DIR)
+            .join(name)
+            .join(ORIGIN_FILE);
+        let bytes = std::fs::read(path).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    fn record_origin(&self, name: &str, origin: Option<&SkillOrigin>) -> io::Result<()> {
+        let history = self.custom_dir.join(HISTORY_DIR).join(name);
+        let path = history.join(ORIGIN_FILE);
+        let Some(origin) = origin else {
+            return match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            };
+        };
+        std::fs::create_dir_all(&history)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(&history)?;
+        serde_json::to_writer_pretty(&mut tmp, origin).map_err(io::Error::other)?;
+        tmp.persist(&path).map_err(|e| e.error)?;
+        Ok(())
     }
 
     /// Moves the custom skill directory `relative_path` (under `custom/`) to history.
@@ -232,7 +274,12 @@ fn prune(history: &Path, keep: usize) {
     let Ok(read) = std::fs::read_dir(history) else {
         return;
     };
-    let mut versions: Vec<PathBuf> = read.filter_map(Result::ok).map(|e| e.path()).collect();
+    // Only version folders count; the origin record stays.
+    let mut versions: Vec<PathBuf> = read
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
     versions.sort();
     let excess = versions.len().saturating_sub(keep);
     for old in versions.into_iter().take(excess) {

@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod discovery;
 pub mod files;
 pub mod frontmatter;
+pub mod import;
 pub mod install;
 pub mod name;
 pub mod prompt;

@@ -6,6 +6,7 @@ import { ApiError, apiErrorOf, request } from "./http";
 import type { paths } from "./schema";
 import type {
   ArchivePreview,
+  ImportRequest,
   InstallFromThread,
   Role,
   RunStatus,
@@ -121,6 +122,9 @@ export const api = {
   reloadSkills: () => call(client.POST("/api/skills/reload")),
   deleteSkill: (name: string, category?: SkillCategory) =>
     call(client.DELETE("/api/skills/{name}", { params: { path: { name }, query: category ? { category } : {} } })),
+  /** Previews (no `skills`, not `all`) or imports skills from a Git repository (admins). */
+  importSkills: (body: Partial<ImportRequest> & Pick<ImportRequest, "url">) =>
+    call(client.POST("/api/skills/import", { body: body as ImportRequest })),
   previewSkillFile: (file: File) =>
     call(
       client.POST("/api/skills/preview", {

@@ -219,6 +219,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/skills/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Previews or imports skills from a Git repository as shared custom skills. Without
+         *     `skills` or `all` nothing is installed: the answer lists every skill found, whether it
+         *     would install (`installable`, `findings`) and whether one of that name exists. Pass the
+         *     previewed `commit` as `ref` to install exactly what was previewed. Each installed skill
+         *     records its origin, so `antler skill update` can bring it to a newer commit.
+         */
+        post: operations["import_skills"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/skills/install": {
         parameters: {
             query?: never;
@@ -985,6 +1008,66 @@ export interface components {
          * @enum {string}
          */
         IfNotExists: "reject" | "create";
+        /** @description A skill found in an imported repository. */
+        ImportCandidate: {
+            /** @description Frontmatter `description`. */
+            description?: string | null;
+            /** @description A custom skill of this name is installed already (installing needs `overwrite`). */
+            exists: boolean;
+            /** @description Every problem that refuses it (symlinks, oversized files, invalid `SKILL.md`). */
+            findings: components["schemas"]["InstallFinding"][];
+            /** @description True when it would install (no findings). */
+            installable: boolean;
+            /** @description Frontmatter `name` (the folder's name when it has none). */
+            name: string;
+            /** @description Its folder in the repository (`""` at the root). */
+            path: string;
+            /** @description Chosen by the request (`skills` or `all`). */
+            selected: boolean;
+            /** @description Problems that would not refuse it. */
+            warnings: string[];
+        };
+        /**
+         * @description `POST /api/skills/import` body. Without `skills` or `all` nothing is installed: the
+         *     answer previews what the repository holds.
+         */
+        ImportRequest: {
+            /** @description Install every installable skill found. */
+            all?: boolean;
+            /** @description Enable the installed skills (default true). */
+            enable?: boolean;
+            /** @description Also search dot-folders such as `.curated/`. */
+            include_hidden?: boolean;
+            /** @description Replace installed custom skills of the same names (old versions go to history). */
+            overwrite?: boolean;
+            /** @description Branch, tag or commit (full or abbreviated); the default branch when absent. */
+            ref?: string | null;
+            /** @description Skills to install, by name or by folder path in the repository. */
+            skills?: string[];
+            /**
+             * @description The repository: `https://`, `http://`, `ssh://`, `git://`, `file://` or
+             *     `user@host:path`.
+             * @example https://github.com/example/skills.git
+             */
+            url: string;
+        };
+        /** @description What an import found and, unless it was a preview, installed. */
+        ImportResult: {
+            /** @description The commit looked at (pass it as `ref` to install exactly what was previewed). */
+            commit?: string | null;
+            /** @description Dot-folders not searched (set `include_hidden` to search them). */
+            hidden_skipped: string[];
+            /** @description What was installed, in order (empty for a preview). */
+            installed: components["schemas"]["InstallResult"][];
+            /** @description The ref asked for. */
+            ref?: string | null;
+            /** @description Every skill found, ordered by path. */
+            skills: components["schemas"]["ImportCandidate"][];
+            /** @description True when a search bound stopped early (some skills may be missing). */
+            truncated: boolean;
+            /** @description The repository URL without credentials. */
+            url: string;
+        };
         /** @description One problem that refuses an archive (or, in a preview, would refuse it). */
         InstallFinding: {
             /** @description What is wrong, for people. */
@@ -2600,6 +2683,138 @@ export interface operations {
             };
             /** @description Too many or too large headers */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    import_skills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportRequest"];
+            };
+        };
+        responses: {
+            /** @description What the repository holds and what was installed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            /** @description Unsupported URL or ref, a chosen skill unknown (`details.available`) or refused (`details.findings`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an admin, or another site's page sent the request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A chosen skill is installed already (pass overwrite) or being installed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The repository or a chosen skill exceeds a size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid body, or git could not fetch the repository or ref (its message is included) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description git is not installed on the server */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Fetching took longer than the time limit */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,7 +3,7 @@ import { useCallback, useMemo, useRef, useState, type KeyboardEvent } from "reac
 import { useSearchParams } from "react-router-dom";
 import { api } from "../api/client";
 import { errorMessage } from "../api/http";
-import type { InstallResult, Skill, SkillCategory } from "../api/types";
+import type { ImportResult, InstallResult, Skill, SkillCategory } from "../api/types";
 import { ConfirmDialog } from "../components/Dialog";
 import { Icon } from "../components/Icon";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
@@ -11,6 +11,7 @@ import { useToast } from "../components/Toasts";
 import { useOptionalAuth } from "../auth/auth";
 import { useFileDrop } from "../hooks/useFileDrop";
 import { pluralize } from "../lib/format";
+import { GitImportDialog } from "./GitImportDialog";
 import { InstallDialog } from "./InstallDialog";
 import { SkillDrawer } from "./SkillDrawer";
 import { SkillRow } from "./SkillRow";
@@ -53,6 +54,7 @@ export function SkillsPage() {
   const [deleting, setDeleting] = useState<Skill | null>(null);
   const [deleteBusy, setDeleteBusy] = useState(false);
   const [installOpen, setInstallOpen] = useState(false);
+  const [importOpen, setImportOpen] = useState(false);
   const [droppedFile, setDroppedFile] = useState<File | null>(null);
   const [reloading, setReloading] = useState(false);
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
@@ -110,6 +112,18 @@ export function SkillsPage() {
     });
   };
 
+  const onImported = (result: ImportResult) => {
+    setImportOpen(false);
+    void load();
+    const names = result.installed.map((r) => `“${r.skill.name}”`);
+    setParams((p) => {
+      p.set("tab", "custom");
+      p.delete("skill");
+      return p;
+    });
+    toast({ kind: "success", message: `Imported ${names.join(", ")} from ${result.url}.` });
+  };
+
   const confirmDelete = async () => {
     if (!deleting) return;
     setDeleteBusy(true);
@@ -146,6 +160,11 @@ export function SkillsPage() {
           {canManage && (
             <button type="button" className="btn btn-sm" onClick={() => void doReload()} disabled={reloading}>
               <Icon name="refresh" size={14} /> {reloading ? "Reloading…" : "Reload"}
+            </button>
+          )}
+          {canManage && (
+            <button type="button" className="btn btn-sm" onClick={() => setImportOpen(true)}>
+              <Icon name="download" size={14} /> Add from Git
             </button>
           )}
           <button type="button" className="btn btn-primary btn-sm" onClick={() => setInstallOpen(true)}>
@@ -247,6 +266,7 @@ export function SkillsPage() {
         }}
         onInstalled={onInstalled}
       />
+      <GitImportDialog open={importOpen} onClose={() => setImportOpen(false)} onImported={onImported} />
       <ConfirmDialog
         open={deleting !== null}
         title="Delete skill?"

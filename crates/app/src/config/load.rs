@@ -189,6 +189,14 @@ impl Config {
                 self.skills.install.max_file_bytes,
             ),
             ("skills.install.max_ratio", self.skills.install.max_ratio),
+            (
+                "skills.import.max_repo_bytes",
+                self.skills.import.max_repo_bytes,
+            ),
+            (
+                "skills.import.timeout_secs",
+                self.skills.import.timeout_secs,
+            ),
         ];
         if let Some((key, _)) = at_least_one.iter().find(|(_, v)| *v == 0) {
             return Err(ConfigError::new(*key, "must be at least 1"));

@@ -170,6 +170,8 @@ pub struct SkillsConfig {
     pub max_dirs: usize,
     /// Limits applied to `.skill` archives.
     pub install: InstallConfig,
+    /// Limits applied to imports from Git.
+    pub import: ImportConfig,
 }
 
 impl Default for SkillsConfig {
@@ -182,6 +184,37 @@ impl Default for SkillsConfig {
             max_depth: limits.max_depth,
             max_dirs: limits.max_dirs,
             install: InstallConfig::default(),
+            import: ImportConfig::default(),
+        }
+    }
+}
+
+/// `skills.import.*`: bounds on fetching a repository to import skills from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ImportConfig {
+    /// Most bytes a fetched repository may take on disk (history and files).
+    pub max_repo_bytes: u64,
+    /// Longest a fetch may take, in seconds.
+    pub timeout_secs: u64,
+}
+
+impl Default for ImportConfig {
+    fn default() -> Self {
+        let limits = antler_skills::import::ImportLimits::default();
+        ImportConfig {
+            max_repo_bytes: limits.max_repo_bytes,
+            timeout_secs: limits.timeout.as_secs(),
+        }
+    }
+}
+
+impl ImportConfig {
+    /// The fetch limits these settings describe.
+    pub fn limits(&self) -> antler_skills::import::ImportLimits {
+        antler_skills::import::ImportLimits {
+            max_repo_bytes: self.max_repo_bytes,
+            timeout: std::time::Duration::from_secs(self.timeout_secs),
         }
     }
 }

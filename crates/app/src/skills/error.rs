@@ -31,6 +31,17 @@ pub enum SkillOpError {
     /// Public skills are read-only.
     #[error("'{0}' is a public skill; public skills are read-only (disable it instead)")]
     ReadOnly(String),
+    /// An import named skills the repository does not hold.
+    #[error("the repository holds no skill named {}; it holds: {}", .unknown.join(", "), .available.join(", "))]
+    UnknownImport {
+        /// The names or paths that matched nothing.
+        unknown: Vec<String>,
+        /// The names it does hold.
+        available: Vec<String>,
+    },
+    /// The repository could not be fetched or looked at.
+    #[error(transparent)]
+    Import(#[from] antler_skills::import::ImportError),
     /// The archive was refused, the name is taken or busy, or the disk failed.
     #[error(transparent)]
     Install(#[from] InstallError),

@@ -9,6 +9,7 @@
 //! version before answering, so a disabled skill is gone from `/mnt/skills` by then.
 
 mod error;
+mod import;
 mod mine;
 mod personal;
 mod replicas;
@@ -16,7 +17,7 @@ mod replicas;
 use std::fs::File;
 use std::sync::Arc;
 
-use antler_protocol::skills::{InstallResult, Skill, SkillCategory};
+use antler_protocol::skills::{InstallResult, Skill, SkillCategory, SkillOrigin};
 use antler_sandbox::SandboxProvider;
 use antler_sandbox::view::SkillsView;
 use antler_skills::archive::Inspection;
@@ -27,6 +28,7 @@ use antler_store::Store;
 use tokio::sync::{Mutex, watch};
 
 pub use error::SkillOpError;
+pub use import::{ImportOptions, ImportSettings, UpdateOutcome, UpdateReport};
 pub(crate) use personal::{PersonalCatalogs, adopt_personal_files};
 
 use crate::identity::Caller;
@@ -48,6 +50,8 @@ pub struct SkillsService {
     personal: Arc<PersonalCatalogs>,
     /// The sandboxes, told when someone's personal skills change.
     sandbox: Arc<dyn SandboxProvider>,
+    /// Bounds and scratch space of imports from Git.
+    imports: ImportSettings,
 }
 
 impl std::fmt::Debug for SkillsService {
@@ -78,6 +82,7 @@ impl SkillsService {
         instance: String,
         personal: Arc<PersonalCatalogs>,
         sandbox: Arc<dyn SandboxProvider>,
+        imports: ImportSettings,
     ) -> Self {
         SkillsService {
             store,
@@ -89,6 +94,7 @@ impl SkillsService {
             writes: Mutex::new(()),
             personal,
             sandbox,
+            imports,
         }
     }
 
@@ -198,9 +204,22 @@ impl SkillsService {
         overwrite: bool,
         enable: bool,
     ) -> Result<InstallResult, SkillOpError> {
+        self.install_recorded(file, overwrite, enable, None).await
+    }
+
+    /// [`SkillsService::install`], recording where the skill was imported from.
+    async fn install_recorded(
+        &self,
+        file: File,
+        overwrite: bool,
+        enable: bool,
+        origin: Option<SkillOrigin>,
+    ) -> Result<InstallResult, SkillOpError> {
         let installer = self.installer.clone();
-        let installed =
-            tokio::task::spawn_blocking(move || installer.install(&file, overwrite)).await??;
+        let installed = tokio::task::spawn_blocking(move || {
+            installer.install_from(&file, overwrite, origin.as_ref())
+        })
+        .await??;
         {
             let _writing = self.writes.lock().await;
             self.store

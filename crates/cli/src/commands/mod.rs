@@ -10,6 +10,7 @@ pub(crate) mod migrate;
 pub(crate) mod sandbox;
 pub(crate) mod serve;
 pub(crate) mod skill;
+pub(crate) mod skill_import;
 pub(crate) mod user;
 
 /// Exit code for configuration errors.

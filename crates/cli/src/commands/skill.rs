@@ -1,10 +1,11 @@
-//! `antler skill list|validate`.
+//! `antler skill list|validate|install`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use antler_app::{App, SkillOpError};
+use antler_protocol::skills::InstallResult;
 use antler_skills::install::InstallError;
 use antler_skills::validate::{Mode, inspect};
 use antler_skills::{SKILL_FILE, Severity};
@@ -12,10 +13,12 @@ use antler_skills::{SKILL_FILE, Severity};
 use super::{fail, load_config, runtime};
 
 /// Exit code when an archive is refused.
-const EXIT_REFUSED: u8 = 1;
+pub(crate) const EXIT_REFUSED: u8 = 1;
 
 /// Starts the app for a one-shot command (skills and database only).
-fn start(config: Option<&Path>) -> Result<(tokio::runtime::Runtime, Arc<App>), ExitCode> {
+pub(crate) fn start(
+    config: Option<&Path>,
+) -> Result<(tokio::runtime::Runtime, Arc<App>), ExitCode> {
     let config = load_config(config)?;
     let rt = runtime()?;
     match rt.block_on(App::start_one_shot(config)) {
@@ -117,26 +120,38 @@ pub(crate) fn install(
     };
     match rt.block_on(app.skills.install(archive, overwrite, enable)) {
         Ok(result) => {
-            for w in &result.warnings {
-                println!("warning: {w}");
-            }
-            let verb = if result.replaced {
-                "replaced"
-            } else {
-                "installed"
-            };
-            let state = if result.skill.enabled {
-                "enabled"
-            } else {
-                "disabled"
-            };
-            println!(
-                "{verb}: {} ({state}) at {}",
-                result.skill.name, result.skill.location
-            );
+            print_installed(&result);
             ExitCode::SUCCESS
         }
-        Err(SkillOpError::Install(InstallError::Refused { findings, .. })) => {
+        Err(e) => refused(e),
+    }
+}
+
+/// `installed: NAME (enabled) at LOCATION`, after the install's warnings.
+pub(crate) fn print_installed(result: &InstallResult) {
+    for w in &result.warnings {
+        println!("warning: {w}");
+    }
+    let verb = if result.replaced {
+        "replaced"
+    } else {
+        "installed"
+    };
+    let state = if result.skill.enabled {
+        "enabled"
+    } else {
+        "disabled"
+    };
+    println!(
+        "{verb}: {} ({state}) at {}",
+        result.skill.name, result.skill.location
+    );
+}
+
+/// Prints why a skill operation failed, with every finding of a refused archive.
+pub(crate) fn refused(error: SkillOpError) -> ExitCode {
+    match error {
+        SkillOpError::Install(InstallError::Refused { findings, .. }) => {
             println!(
                 "error: the archive was refused ({} problem(s))",
                 findings.len()
@@ -146,18 +161,18 @@ pub(crate) fn install(
             }
             ExitCode::from(EXIT_REFUSED)
         }
-        Err(SkillOpError::Install(InstallError::NotAZip(why))) => {
+        SkillOpError::Install(InstallError::NotAZip(why)) => {
             println!("error: the file is not a zip archive");
             println!("  [not-a-zip] : {why}");
             ExitCode::from(EXIT_REFUSED)
         }
-        Err(SkillOpError::Install(InstallError::Exists(name))) => {
+        SkillOpError::Install(InstallError::Exists(name)) => {
             println!(
                 "error: a custom skill named '{name}' is already installed; pass --overwrite to replace it"
             );
             ExitCode::from(EXIT_REFUSED)
         }
-        Err(e) => {
+        e => {
             println!("error: {e}");
             ExitCode::from(EXIT_REFUSED)
         }

@@ -25,6 +25,7 @@ mod personal_skills;
 mod replicas;
 mod runs;
 mod sandbox;
+mod skill_import;
 mod skill_races;
 mod skill_search;
 mod skill_slash;

@@ -5,6 +5,7 @@ pub mod auth;
 pub mod health;
 pub mod models;
 pub mod runs;
+pub mod skill_import;
 pub mod skill_install;
 pub mod skills;
 pub mod threads;
