@@ -146,6 +146,41 @@ class LangGraphSdkTest(unittest.TestCase):
         )
         self.assertGreaterEqual(len(history), 2)
 
+    def test_stateless_runs_and_deleting_a_run(self):
+        async def scenario():
+            client = self.client()
+            before = await client.threads.search(limit=100)
+            # Thread id None: a stateless run on a temporary thread, deleted afterwards.
+            values = await client.runs.wait(
+                None, "lead_agent", input={"messages": [{"role": "user", "content": "slow please"}]}
+            )
+            streamed = [
+                part.event
+                async for part in client.runs.stream(
+                    None, "lead_agent", input={"messages": [{"role": "user", "content": "slow please"}]}
+                )
+            ]
+            for _ in range(200):
+                after = await client.threads.search(limit=100)
+                if len(after) == len(before):
+                    break
+                await asyncio.sleep(0.05)
+            thread = await client.threads.create()
+            run = await client.runs.create(
+                thread["thread_id"], "lead_agent", input={"messages": [{"role": "user", "content": "slow please"}]}
+            )
+            await client.runs.join(thread["thread_id"], run["run_id"])
+            await client.runs.delete(thread["thread_id"], run["run_id"])
+            left = await client.runs.list(thread["thread_id"])
+            return before, values, streamed, after, left
+
+        before, values, streamed, after, left = asyncio.run(scenario())
+        self.assertEqual(values["messages"][-1]["content"], "a slow answer that takes a little while to stream")
+        self.assertEqual(streamed[0], "metadata")
+        self.assertEqual(streamed[-1], "end")
+        self.assertEqual(len(after), len(before), "the temporary threads were deleted")
+        self.assertEqual(left, [])
+
 
     def test_without_a_token_the_server_answers_401(self):
         async def scenario():

@@ -23,7 +23,7 @@ pub use app::App;
 pub use config::Config;
 pub use files::{FileError, FilesService};
 pub use identity::Caller;
-pub use runs::{RunOpError, RunsService};
+pub use runs::{RunOpError, RunsService, Started};
 pub use skills::{
     ImportOptions, ImportSettings, SkillOpError, SkillsService, UpdateOutcome, UpdateReport,
 };

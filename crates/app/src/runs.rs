@@ -40,6 +40,9 @@ pub enum RunOpError {
         /// The run asked for.
         run_id: String,
     },
+    /// The run is still pending or running (cancel it first).
+    #[error("run '{0}' is still active; cancel it before deleting it")]
+    Active(String),
     /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -153,6 +156,29 @@ impl RunsService {
     ) -> Result<Run, RunOpError> {
         self.record(caller, thread_id, run_id).await?;
         Ok(wire(self.manager.cancel(thread_id, run_id, wait).await?))
+    }
+
+    /// Deletes a finished run of the caller's thread with its events (its messages stay in
+    /// the thread).
+    pub async fn delete(
+        &self,
+        caller: &Caller,
+        thread_id: &str,
+        run_id: &str,
+    ) -> Result<(), RunOpError> {
+        let record = self.record(caller, thread_id, run_id).await?;
+        if matches!(record.status, RunStatus::Pending | RunStatus::Running) {
+            return Err(RunOpError::Active(run_id.to_string()));
+        }
+        if !self.store.runs.delete(thread_id, run_id).await? {
+            // It became active again in between, or another request deleted it.
+            return Err(RunOpError::RunNotFound {
+                thread_id: thread_id.to_string(),
+                run_id: run_id.to_string(),
+            });
+        }
+        tracing::info!(thread.id = thread_id, run.id = run_id, "run deleted");
+        Ok(())
     }
 
     /// Waits for a run to end, then answers the thread's values.

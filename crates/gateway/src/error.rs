@@ -210,6 +210,9 @@ impl From<RunOpError> for AppError {
                 e.to_string(),
             ),
             e @ RunOpError::RunNotFound { .. } => AppError::not_found(e.to_string()),
+            e @ RunOpError::Active(_) => {
+                AppError::new(StatusCode::CONFLICT, "run_active", e.to_string())
+            }
             RunOpError::Store(e) => e.into(),
         }
     }

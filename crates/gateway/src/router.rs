@@ -22,8 +22,8 @@ use antler_app::Config;
 
 use crate::error::{AppError, InternalCause};
 use crate::routes::{
-    artifacts, auth, health, models, runs, skill_import, skill_install, skills, threads, uploads,
-    users,
+    artifacts, auth, health, models, runs, skill_import, skill_install, skills, stateless, threads,
+    uploads, users,
 };
 use crate::state::AppState;
 
@@ -61,7 +61,10 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(runs::stream_run))
         .routes(routes!(runs::create_run, runs::list_runs))
         .routes(routes!(runs::wait_run))
-        .routes(routes!(runs::get_run))
+        .routes(routes!(runs::get_run, stateless::delete_run))
+        .routes(routes!(stateless::create_stateless))
+        .routes(routes!(stateless::stream_stateless))
+        .routes(routes!(stateless::wait_stateless))
         .routes(routes!(runs::cancel_run))
         .routes(routes!(runs::join_run))
         .routes(routes!(runs::join_stream))

@@ -86,6 +86,16 @@ wire_enum! {
 }
 
 wire_enum! {
+    /// What a stateless run (`POST /api/runs…`) does with its temporary thread at the end.
+    pub enum OnCompletion {
+        /// Delete it with its files and sandbox (the default).
+        Delete = "delete",
+        /// Keep it: it is an ordinary thread of the caller from then on.
+        Keep = "keep",
+    }
+}
+
+wire_enum! {
     /// What a run request does for a thread that does not exist.
     pub enum IfNotExists {
         /// 404 (the default).
@@ -142,6 +152,9 @@ pub struct RunCreate {
     /// `reject` (default: 404 for an unknown thread) or `create`.
     #[serde(default)]
     pub if_not_exists: Option<IfNotExists>,
+    /// Stateless runs only: `delete` (default) or `keep` the temporary thread afterwards.
+    #[serde(default)]
+    pub on_completion: Option<OnCompletion>,
 }
 
 /// Token and call counters of a run.

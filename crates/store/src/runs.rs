@@ -108,6 +108,9 @@ pub trait RunRepo: Send + Sync + 'static {
         limit: u32,
         offset: u32,
     ) -> Result<Vec<RunRecord>, StoreError>;
+    /// Deletes a thread's run with its events unless it is `pending` or `running`; false
+    /// when no such finished run exists.
+    async fn delete(&self, thread_id: &str, run_id: &str) -> Result<bool, StoreError>;
     /// Updates status, stop reason and counters.
     async fn update(&self, run_id: &str, update: &RunUpdate) -> Result<(), StoreError>;
     /// Marks every `pending` or `running` run of `instance` (all instances when `None`) as

@@ -138,6 +138,47 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
 }
 
 #[tokio::test]
+async fn finished_runs_are_deleted_with_their_events_and_active_ones_are_kept() {
+    let (_tmp, stores) = stores().await;
+    for (engine, store) in stores {
+        store
+            .threads
+            .create("local", "t", Map::new())
+            .await
+            .unwrap();
+        for (id, status) in [("done", RunStatus::Success), ("live", RunStatus::Running)] {
+            store.runs.create(&run(id, "t", status, "a")).await.unwrap();
+            let event = StoredEvent {
+                seq: 1,
+                event: "end".into(),
+                data: "null".into(),
+            };
+            store.runs.append_events(id, &[event]).await.unwrap();
+        }
+        assert!(
+            !store.runs.delete("other", "done").await.unwrap(),
+            "{engine}"
+        );
+        assert!(!store.runs.delete("t", "live").await.unwrap(), "{engine}");
+        assert!(store.runs.delete("t", "done").await.unwrap(), "{engine}");
+        assert!(!store.runs.delete("t", "done").await.unwrap(), "{engine}");
+        assert!(
+            store.runs.get("t", "done").await.unwrap().is_none(),
+            "{engine}"
+        );
+        assert!(
+            store.runs.events_after("done", 0).await.unwrap().is_empty(),
+            "{engine}"
+        );
+        assert_eq!(
+            store.runs.events_after("live", 0).await.unwrap().len(),
+            1,
+            "{engine}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn event_logs_replay_after_a_position() {
     let (_tmp, stores) = stores().await;
     for (engine, store) in stores {

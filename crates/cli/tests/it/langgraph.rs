@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use crate::common::{Env, mock_llm, run_body};
+use crate::common::{Env, mock_llm, read_sse, run_body};
 
 #[tokio::test]
 async fn info_and_ok_answer_without_a_credential() {
@@ -60,4 +60,108 @@ async fn json_sent_as_text_plain_is_read_and_runs_record_their_graph_on_the_thre
         )
         .await;
     assert_eq!(found.as_array().unwrap().len(), 1, "{found}");
+}
+
+/// The caller's thread ids, newest first.
+async fn thread_ids(server: &crate::common::Server) -> Vec<String> {
+    let (_, found) = server
+        .post_json("/api/threads/search", json!({"limit": 100}))
+        .await;
+    found
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["thread_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn stateless_runs_use_a_temporary_thread_that_is_deleted_unless_kept() {
+    let env = Env::new();
+    let model =
+        mock_llm("scenarios:\n  - match: \"\"\n    turns:\n      - content: \"stateless hi\"\n")
+            .await;
+    let server = env.start_agent(&model, &[("ANTLER_AGENT_GENERATE_TITLES", "false")]);
+
+    // wait: the final values, then the thread is gone.
+    let (status, values) = server
+        .post_json("/api/runs/wait", run_body("hello", &["values"]))
+        .await;
+    assert_eq!(status, 200, "{values}");
+    let last = values["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"], "stateless hi", "{values}");
+    crate::common::wait_for("the temporary thread to be deleted", async || {
+        thread_ids(&server).await.is_empty()
+    })
+    .await;
+
+    // stream: the usual events, with where the run lived.
+    let r = server
+        .http
+        .post(server.url("/api/runs/stream"))
+        .json(&run_body("hello again", &["values"]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let location = r.headers()["content-location"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(location.starts_with("/api/threads/"), "{location}");
+    let events = read_sse(r, |e| e.event == "end").await;
+    assert_eq!(events.first().unwrap().event, "metadata");
+    assert_eq!(events.last().unwrap().event, "end");
+    crate::common::wait_for("the streamed run's thread to be deleted", async || {
+        thread_ids(&server).await.is_empty()
+    })
+    .await;
+
+    // A refused request leaves nothing behind either.
+    let (status, _) = server
+        .post_json(
+            "/api/runs/wait",
+            json!({"assistant_id": "lead_agent", "input": {"messages": "x"}}),
+        )
+        .await;
+    assert_eq!(status, 422);
+    assert!(thread_ids(&server).await.is_empty());
+
+    // keep: an ordinary thread afterwards, and its finished run can be deleted.
+    let mut body = run_body("keep me", &["values"]);
+    body["on_completion"] = json!("keep");
+    let r = server
+        .http
+        .post(server.url("/api/runs"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let run: serde_json::Value = r.json().await.unwrap();
+    let (thread, run_id) = (
+        run["thread_id"].as_str().unwrap().to_string(),
+        run["run_id"].as_str().unwrap().to_string(),
+    );
+    server
+        .wait_run(&thread, &run_id, |r| r["status"] == "success")
+        .await;
+    assert_eq!(thread_ids(&server).await, std::slice::from_ref(&thread));
+    let path = format!("/api/threads/{thread}/runs/{run_id}");
+    let (status, _) = server.delete(&path).await;
+    assert_eq!(status, 204);
+    let (status, _) = server.get_json(&path).await;
+    assert_eq!(status, 404);
+    let (status, body) = server.delete(&path).await;
+    assert_eq!(status, 404, "{body}");
+    // The conversation itself stays.
+    let (_, state) = server
+        .get_json(&format!("/api/threads/{thread}/state"))
+        .await;
+    assert_eq!(state["values"]["messages"].as_array().unwrap().len(), 2);
 }

@@ -8,6 +8,7 @@ pub mod runs;
 pub mod skill_import;
 pub mod skill_install;
 pub mod skills;
+pub mod stateless;
 pub mod threads;
 pub mod uploads;
 pub mod users;

@@ -38,17 +38,19 @@ pub struct RunPath {
     #[expect(dead_code, reason = "validated by the ThreadId extractor")]
     thread_id: String,
     /// The run.
-    run_id: String,
+    pub(crate) run_id: String,
 }
 
-fn location(thread_id: &str, run_id: &str) -> HeaderValue {
+pub(crate) fn location(thread_id: &str, run_id: &str) -> HeaderValue {
     HeaderValue::from_str(&format!("/api/threads/{thread_id}/runs/{run_id}"))
         .unwrap_or_else(|_| HeaderValue::from_static("/api/threads"))
 }
 
-/// Cancels the run when a streaming client goes away, unless it asked to continue.
-struct DisconnectGuard {
-    run: Option<Arc<ActiveRun>>,
+/// Cancels the run when a streaming client goes away, unless it asked to continue; then
+/// runs `then` (a stateless run's cleanup) either way.
+pub(crate) struct DisconnectGuard {
+    pub(crate) run: Option<Arc<ActiveRun>>,
+    pub(crate) then: Option<Box<dyn FnOnce() + Send>>,
 }
 
 impl DisconnectGuard {
@@ -63,11 +65,14 @@ impl Drop for DisconnectGuard {
         if let Some(run) = self.run.take() {
             run.cancel(StopReason::Disconnected);
         }
+        if let Some(then) = self.then.take() {
+            then();
+        }
     }
 }
 
 /// The SSE response for a run's events `rx`.
-fn sse(
+pub(crate) fn sse(
     app: &AppState,
     run_id: String,
     thread_id: &str,
@@ -132,6 +137,7 @@ pub async fn stream_run(
     let run = started.run;
     let guard = DisconnectGuard {
         run: run.on_disconnect_cancel.then(|| run.clone()),
+        then: None,
     };
     let rx = app
         .runs
@@ -409,6 +415,7 @@ pub async fn join_stream(
         } else {
             None
         },
+        then: None,
     };
     Ok(sse(&app, run_id, &thread_id, rx, guard))
 }

@@ -79,6 +79,20 @@ impl RunRepo for SqlRuns {
         Ok(rows.into_iter().map(Into::into).collect())
     }
 
+    async fn delete(&self, thread_id: &str, run_id: &str) -> Result<bool, StoreError> {
+        let deleted = on!(&self.0, p => sqlx::query(
+            "DELETE FROM runs WHERE thread_id = $1 AND run_id = $2 AND status <> $3 AND status <> $4",
+        )
+        .bind(thread_id)
+        .bind(run_id)
+        .bind(RunStatus::Pending)
+        .bind(RunStatus::Running)
+        .execute(p)
+        .await?
+        .rows_affected());
+        Ok(deleted > 0)
+    }
+
     async fn update(&self, run_id: &str, u: &RunUpdate) -> Result<(), StoreError> {
         on!(&self.0, p => {
             sqlx::query(

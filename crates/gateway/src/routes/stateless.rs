@@ -1,0 +1,194 @@
+//! Stateless runs (`POST /api/runs`, `/api/runs/stream`, `/api/runs/wait`): each runs on a
+//! temporary thread of the caller that is deleted when the run has ended (unless
+//! `on_completion` is `keep`), as LangGraph servers do; and deleting a finished run.
+
+use std::sync::Arc;
+
+use antler_agent_runtime::runs::ActiveRun;
+use antler_app::Caller;
+use antler_protocol::error::ErrorEnvelope;
+use antler_protocol::runs::{IfNotExists, OnCompletion, Run, RunCreate};
+use antler_protocol::threads::ThreadValues;
+use axum::Json;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::runs::{DisconnectGuard, RunPath, location, sse};
+use crate::error::ApiResult;
+use crate::extract::{ApiJson, ApiPath};
+use crate::params::ThreadId;
+use crate::state::{AppState, Identity};
+
+/// Starts `body` on a new temporary thread; answers the thread id, the run, and the
+/// cleanup to run once the answer is out (none when the thread is kept).
+async fn start(
+    app: &AppState,
+    caller: &Caller,
+    mut body: RunCreate,
+) -> ApiResult<(
+    String,
+    antler_app::Started,
+    Option<Box<dyn FnOnce() + Send>>,
+)> {
+    let thread_id = uuid::Uuid::new_v4().to_string();
+    body.if_not_exists = Some(IfNotExists::Create);
+    let keep = body.on_completion == Some(OnCompletion::Keep);
+    let started = match app.runs.start(caller, &thread_id, body).await {
+        Ok(started) => started,
+        Err(e) => {
+            // A refused run (invalid input) must not leave its thread behind.
+            if let Err(error) = app.threads.delete(caller, &thread_id).await
+                && !matches!(error, antler_app::ThreadError::NotFound(_))
+            {
+                tracing::warn!(thread.id = %thread_id, %error, "a refused stateless run's thread could not be deleted");
+            }
+            return Err(e.into());
+        }
+    };
+    let cleanup = (!keep).then(|| cleanup(app, caller, &thread_id, started.run.clone()));
+    Ok((thread_id, started, cleanup))
+}
+
+/// Deletes the temporary thread once its run has ended (in the background: the client
+/// may already be gone).
+fn cleanup(
+    app: &AppState,
+    caller: &Caller,
+    thread_id: &str,
+    run: Arc<ActiveRun>,
+) -> Box<dyn FnOnce() + Send> {
+    let (app, caller, thread_id) = (app.clone(), caller.clone(), thread_id.to_string());
+    Box::new(move || {
+        tokio::spawn(async move {
+            run.finished().await;
+            if let Err(error) = app.threads.delete(&caller, &thread_id).await {
+                tracing::warn!(thread.id = %thread_id, %error, "a stateless run's thread could not be deleted");
+            }
+        });
+    })
+}
+
+/// Runs `then` when dropped: after the answer, or when the client went away first.
+struct Then(Option<Box<dyn FnOnce() + Send>>);
+
+impl Drop for Then {
+    fn drop(&mut self) {
+        if let Some(then) = self.0.take() {
+            then();
+        }
+    }
+}
+
+/// Starts a stateless run and streams its events (`text/event-stream`), as
+/// `/api/threads/{thread_id}/runs/stream` does. Its temporary thread is deleted when the run
+/// has ended unless `on_completion` is `keep`.
+#[utoipa::path(
+    post,
+    path = "/api/runs/stream",
+    tag = "runs",
+    request_body = RunCreate,
+    responses(
+        (status = 200, description = "The event stream", content_type = "text/event-stream",
+            headers(("Content-Location" = String, description = "/api/threads/{thread_id}/runs/{run_id}"))),
+        (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
+        (status = 422, description = "Invalid input or stream mode", body = ErrorEnvelope),
+    )
+)]
+pub async fn stream_stateless(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    ApiJson(body): ApiJson<RunCreate>,
+) -> ApiResult<Response> {
+    let (thread_id, started, then) = start(&app, &caller, body).await?;
+    let run = started.run;
+    let guard = DisconnectGuard {
+        run: run.on_disconnect_cancel.then(|| run.clone()),
+        then,
+    };
+    let rx = app
+        .runs
+        .events(&thread_id, &run.run_id, 0, run.log.modes().clone());
+    Ok(sse(&app, run.run_id.clone(), &thread_id, rx, guard))
+}
+
+/// Starts a stateless run and answers its thread's values when it has finished.
+#[utoipa::path(
+    post,
+    path = "/api/runs/wait",
+    tag = "runs",
+    request_body = RunCreate,
+    responses(
+        (status = 200, description = "The temporary thread's values after the run", body = ThreadValues),
+        (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
+        (status = 422, description = "Invalid input or stream mode", body = ErrorEnvelope),
+    )
+)]
+pub async fn wait_stateless(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    ApiJson(body): ApiJson<RunCreate>,
+) -> ApiResult<Response> {
+    let (thread_id, started, then) = start(&app, &caller, body).await?;
+    let _then = Then(then);
+    let values = app
+        .runs
+        .finished_values(&caller, &thread_id, &started.run)
+        .await?;
+    let mut response = Json(values).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_LOCATION,
+        location(&thread_id, &started.run.run_id),
+    );
+    Ok(response)
+}
+
+/// Starts a stateless run in the background.
+#[utoipa::path(
+    post,
+    path = "/api/runs",
+    tag = "runs",
+    request_body = RunCreate,
+    responses(
+        (status = 200, description = "The run (pending)", body = Run),
+        (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
+        (status = 422, description = "Invalid input or stream mode", body = ErrorEnvelope),
+    )
+)]
+pub async fn create_stateless(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    ApiJson(body): ApiJson<RunCreate>,
+) -> ApiResult<Response> {
+    let (thread_id, started, then) = start(&app, &caller, body).await?;
+    drop(Then(then));
+    let mut response = Json(started.record).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_LOCATION,
+        location(&thread_id, &started.run.run_id),
+    );
+    Ok(response)
+}
+
+/// Deletes a finished run with its events (its messages stay in the thread).
+#[utoipa::path(
+    delete,
+    path = "/api/threads/{thread_id}/runs/{run_id}",
+    tag = "runs",
+    params(("thread_id" = String, Path, description = "Thread id"), ("run_id" = String, Path, description = "Run id")),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 404, description = "No such thread or run", body = ErrorEnvelope),
+        (status = 409, description = "The run is still pending or running", body = ErrorEnvelope),
+        (status = 422, description = "Invalid thread or run id", body = ErrorEnvelope),
+    )
+)]
+pub async fn delete_run(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    ThreadId(thread_id): ThreadId,
+    ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
+) -> ApiResult<StatusCode> {
+    app.runs.delete(&caller, &thread_id, &run_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
