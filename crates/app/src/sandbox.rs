@@ -8,7 +8,7 @@ use antler_sandbox::config::{ProviderKind, SandboxConfig};
 use antler_sandbox::docker::DockerProvider;
 use antler_sandbox::local::LocalProvider;
 use antler_sandbox::personal::PersonalSkills;
-use antler_sandbox::view::{ProjectedSkill, SkillsView};
+use antler_sandbox::view::{ProjectedSkill, SkillRef, SkillsView};
 use antler_sandbox::{SandboxError, SandboxProvider};
 use antler_skills::{Catalog, Snapshot};
 use tokio::sync::watch;
@@ -104,7 +104,17 @@ pub(crate) fn follow_catalog(
             let snapshot = catalog.snapshot();
             let version = snapshot.version;
             let target = view.clone();
-            let result = tokio::task::spawn_blocking(move || target.sync(&wanted(&snapshot))).await;
+            let result = tokio::task::spawn_blocking(move || {
+                target.sync_refs(snapshot.entries().filter(|(s, _)| s.enabled).map(
+                    |(s, loaded)| SkillRef {
+                        category: s.category,
+                        relative_path: &s.relative_path,
+                        source: &loaded.dir,
+                        load_id: loaded.load_id,
+                    },
+                ))
+            })
+            .await;
             match result {
                 Ok(Ok(report)) if report != Default::default() => {
                     tracing::debug!(?report, version, "skills view updated");

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -77,7 +78,9 @@ pub struct Skill {
     /// The frontmatter `compatibility`, when given.
     pub compatibility: Option<String>,
     /// The frontmatter `metadata` map.
-    pub metadata: BTreeMap<String, String>,
+    // Shared with the catalog's own reading of the skill: one copy per skill, not two.
+    #[schema(value_type = BTreeMap<String, String>)]
+    pub metadata: Arc<BTreeMap<String, String>>,
     /// The frontmatter `allowed-tools`, split into names.
     pub allowed_tools: Vec<String>,
     /// `public`, `custom` or `user` (the caller's personal skill).

@@ -31,6 +31,31 @@ pub struct ProjectedSkill {
     pub load_id: u64,
 }
 
+impl ProjectedSkill {
+    /// The same, borrowed.
+    pub fn as_ref(&self) -> SkillRef<'_> {
+        SkillRef {
+            category: self.category,
+            relative_path: &self.relative_path,
+            source: &self.source,
+            load_id: self.load_id,
+        }
+    }
+}
+
+/// A skill that should be visible, borrowed from the catalog snapshot that holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkillRef<'a> {
+    /// Its category.
+    pub category: SkillCategory,
+    /// Its directory below the category (`team/report`).
+    pub relative_path: &'a str,
+    /// The skill directory on the host.
+    pub source: &'a Path,
+    /// The catalog's `load_id` for this reading (see [`ProjectedSkill::load_id`]).
+    pub load_id: u64,
+}
+
 /// What a sync changed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SyncReport {
@@ -47,8 +72,41 @@ pub struct SyncReport {
 pub struct SkillsView {
     root: PathBuf,
     staging: PathBuf,
-    /// Load id and fingerprint of each projected skill, keyed by `<category>/<relative path>`.
-    projected: Mutex<HashMap<String, (u64, u64)>>,
+    /// What is in the view.
+    projected: Mutex<Projection>,
+}
+
+/// The projected skills by category and relative path.
+#[derive(Debug, Default)]
+struct Projection {
+    skills: HashMap<SkillCategory, HashMap<String, Projected>>,
+    /// Counts syncs; a skill not marked with the current one is no longer wanted.
+    epoch: u64,
+}
+
+impl Projection {
+    fn insert(&mut self, skill: SkillRef<'_>, entry: Projected) {
+        self.skills
+            .entry(skill.category)
+            .or_default()
+            .insert(skill.relative_path.to_string(), entry);
+    }
+}
+
+/// One projected skill.
+#[derive(Debug, Clone, Copy)]
+struct Projected {
+    /// The reading it was copied from.
+    load_id: u64,
+    /// Fingerprint of its files then.
+    print: u64,
+    /// The last sync that wanted it.
+    seen: u64,
+}
+
+/// Where a skill sits in the view: `<category>/<relative path>`.
+fn view_key(category: SkillCategory, relative_path: &str) -> String {
+    format!("{category}/{relative_path}")
 }
 
 /// Files copied per skill at most (a skill is instructions and a few scripts).
@@ -75,7 +133,7 @@ impl SkillsView {
         Ok(SkillsView {
             root: root.to_path_buf(),
             staging,
-            projected: Mutex::new(HashMap::new()),
+            projected: Mutex::new(Projection::default()),
         })
     }
 
@@ -94,26 +152,55 @@ impl SkillsView {
     /// Removals come first and one skill that cannot be copied does not stop the others;
     /// the first error is returned after everything else was done.
     pub fn sync(&self, wanted: &[ProjectedSkill]) -> io::Result<SyncReport> {
-        let mut projected = self
+        self.sync_refs(wanted.iter().map(ProjectedSkill::as_ref))
+    }
+
+    /// [`SkillsView::sync`] from borrowed skills. With 10,000 skills and one change this
+    /// allocates nothing for the others: each is one lookup by category and path.
+    pub fn sync_refs<'a>(
+        &self,
+        wanted: impl IntoIterator<Item = SkillRef<'a>>,
+    ) -> io::Result<SyncReport> {
+        let mut projection = self
             .projected
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        projection.epoch += 1;
+        let epoch = projection.epoch;
         let mut report = SyncReport::default();
         let mut first_error = None;
-        let keys: Vec<String> = wanted
-            .iter()
-            .map(|s| format!("{}/{}", s.category, s.relative_path))
-            .collect();
-        let keep: std::collections::HashSet<&String> = keys.iter().collect();
-        let gone: Vec<String> = projected
-            .keys()
-            .filter(|k| !keep.contains(k))
-            .cloned()
-            .collect();
-        for key in gone {
-            match self.remove(&key) {
+        // Skills whose files may differ from the copy, with the copy's fingerprint if any.
+        let mut todo: Vec<(SkillRef<'a>, Option<u64>)> = Vec::new();
+        for skill in wanted {
+            let known = projection
+                .skills
+                .get_mut(&skill.category)
+                .and_then(|m| m.get_mut(skill.relative_path));
+            match known {
+                // A toggle or another skill's install leaves this one's reading, and so its
+                // files, as they were: no need to walk them again.
+                Some(p) if p.load_id != 0 && p.load_id == skill.load_id => p.seen = epoch,
+                Some(p) => {
+                    p.seen = epoch;
+                    todo.push((skill, Some(p.print)));
+                }
+                None => todo.push((skill, None)),
+            }
+        }
+        let mut gone = Vec::new();
+        for (category, skills) in &projection.skills {
+            for (path, p) in skills {
+                if p.seen != epoch {
+                    gone.push((*category, path.clone()));
+                }
+            }
+        }
+        for (category, path) in gone {
+            match self.remove(&view_key(category, &path)) {
                 Ok(()) => {
-                    projected.remove(&key);
+                    if let Some(m) = projection.skills.get_mut(&category) {
+                        m.remove(&path);
+                    }
                     report.removed += 1;
                 }
                 Err(e) => {
@@ -121,29 +208,25 @@ impl SkillsView {
                 }
             }
         }
-        for (skill, key) in wanted.iter().zip(keys) {
-            // A toggle or another skill's install leaves this one's reading, and so its
-            // files, as they were: no need to walk them again.
-            let known = projected.get(&key).copied();
-            if let Some((load_id, _)) = known
-                && load_id != 0
-                && load_id == skill.load_id
-            {
-                continue;
-            }
-            let print = fingerprint(&skill.source);
+        for (skill, known) in todo {
+            let print = fingerprint(skill.source);
+            let entry = Projected {
+                load_id: skill.load_id,
+                print,
+                seen: epoch,
+            };
             let change = match known {
-                Some((_, existing)) if existing == print => {
-                    projected.insert(key, (skill.load_id, print));
+                Some(existing) if existing == print => {
+                    projection.insert(skill, entry);
                     continue;
                 }
                 Some(_) => &mut report.updated,
                 None => &mut report.added,
             };
-            match self.place(&key, &skill.source) {
+            match self.place(&view_key(skill.category, skill.relative_path), skill.source) {
                 Ok(()) => {
                     *change += 1;
-                    projected.insert(key, (skill.load_id, print));
+                    projection.insert(skill, entry);
                 }
                 Err(e) => {
                     first_error.get_or_insert(e);

@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use antler_protocol::paths::SKILLS_ROOT;
 use antler_protocol::skills::{SkillCategory, SkillLoadError};
@@ -50,8 +51,8 @@ pub struct LoadedSkill {
     pub license: Option<String>,
     /// Frontmatter `compatibility`.
     pub compatibility: Option<String>,
-    /// Frontmatter `metadata`.
-    pub metadata: BTreeMap<String, String>,
+    /// Frontmatter `metadata` (shared with the listed skill: one copy per reading).
+    pub metadata: Arc<BTreeMap<String, String>>,
     /// Frontmatter `allowed-tools`.
     pub allowed_tools: Vec<String>,
     /// Directory relative to the category root, `/`-separated.
@@ -362,7 +363,7 @@ fn load(
         description: fm.description.unwrap_or_default(),
         license: fm.license,
         compatibility: fm.compatibility,
-        metadata: fm.metadata,
+        metadata: Arc::new(fm.metadata),
         allowed_tools: fm.allowed_tools,
         relative_path: rel.to_string(),
         dir: dir.to_path_buf(),

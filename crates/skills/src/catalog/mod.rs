@@ -82,24 +82,32 @@ impl Snapshot {
             .filter(|s| s.category == SkillCategory::Custom && enabled(s.category, &s.name))
             .map(|s| s.name.as_str())
             .collect();
-        let reusable: HashMap<u64, &Arc<Skill>> = previous
-            .map(|p| {
-                p.list
-                    .skills
-                    .iter()
-                    .zip(p.scan.skills.iter())
-                    .map(|(s, l)| (l.load_id, s))
-                    .collect()
-            })
-            .unwrap_or_default();
+        // A toggle keeps the scan: its entries line up with the previous snapshot's by
+        // position, and no index of 10,000 entries needs building.
+        let aligned = previous.filter(|p| Arc::ptr_eq(&p.scan, &scan));
+        let reusable: HashMap<u64, &Arc<Skill>> = match previous {
+            Some(p) if aligned.is_none() => p
+                .list
+                .skills
+                .iter()
+                .zip(p.scan.skills.iter())
+                .map(|(s, l)| (l.load_id, s))
+                .collect(),
+            _ => HashMap::new(),
+        };
         let skills: Vec<Arc<Skill>> = scan
             .skills
             .iter()
-            .map(|s| {
+            .enumerate()
+            .map(|(i, s)| {
                 let on = enabled(s.category, &s.name);
                 let shadowed =
                     s.category == SkillCategory::Public && enabled_custom.contains(s.name.as_str());
-                match reusable.get(&s.load_id) {
+                let old = match aligned {
+                    Some(p) => p.list.skills.get(i),
+                    None => reusable.get(&s.load_id).copied(),
+                };
+                match old {
                     Some(old) if old.enabled == on && old.shadowed == shadowed => Arc::clone(old),
                     _ => Arc::new(Skill {
                         name: s.name.clone(),
