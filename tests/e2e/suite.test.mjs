@@ -720,4 +720,39 @@ describe("web UI end to end", { concurrency: false }, () => {
       rmSync(repo, { recursive: true, force: true });
     }
   });
+
+  it("p. an image pasted into the message box is shown, sent with the message, and described to a model that cannot see", { timeout: 60_000 }, async () => {
+    const s = await stack.page();
+    try {
+      const { page } = s;
+      await page.goto("/");
+      await page.getByTestId("welcome").waitFor();
+      const box = page.getByRole("textbox", { name: "Message" });
+      // A 1x1 PNG, pasted the way a browser delivers a screenshot from the clipboard.
+      const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+      await box.evaluate((el, data) => {
+        const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+        const dt = new DataTransfer();
+        dt.items.add(new File([bytes], "dot.png", { type: "image/png" }));
+        el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: dt, bubbles: true, cancelable: true }));
+      }, png);
+      await page.getByTestId("composer-image").waitFor();
+      await box.fill("p. what is in this picture");
+      await page.getByTestId("send-button").click();
+      const sent = page.getByTestId("human-message").filter({ hasText: "p. what is in this picture" });
+      await sent.getByTestId("human-image").waitFor();
+      assert.equal(await page.getByTestId("composer-image").count(), 0, "the box is empty again");
+      await until(async () => {
+        const requests = await stack.modelRequests();
+        return requests.some((r) => lastUserOf(r).includes("p. what is in this picture") && lastUserOf(r).includes("1 image(s) attached"));
+      }, { message: "the model to be told about the image" });
+      // After a reload the picture is still part of the message.
+      await page.reload();
+      await page.getByTestId("human-message").filter({ hasText: "p. what is in this picture" }).getByTestId("human-image").waitFor();
+      await shot(page, "p-image-message");
+      s.assertNoErrors();
+    } finally {
+      await s.close();
+    }
+  });
 });

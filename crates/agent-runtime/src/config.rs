@@ -20,6 +20,8 @@ pub struct ModelConfig {
     pub temperature: Option<f32>,
     /// The model streams `reasoning_content` (shown collapsible in the UI).
     pub supports_reasoning: bool,
+    /// The model takes images (`image_url` parts); others are told an image was attached.
+    pub supports_vision: bool,
     /// Seconds to wait for the response to start.
     pub request_timeout_secs: u64,
     /// Seconds without a streamed chunk before the call fails.
@@ -44,6 +46,7 @@ impl Default for ModelConfig {
             max_tokens: None,
             temperature: None,
             supports_reasoning: false,
+            supports_vision: false,
             request_timeout_secs: 60,
             idle_timeout_secs: 120,
             max_retries: 4,

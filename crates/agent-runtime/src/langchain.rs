@@ -65,8 +65,10 @@ pub fn parse_input(input: Option<&Value>) -> Result<Vec<Message>, String> {
                     "input.messages[{i}]: only user messages can be sent (got {kind:?})"
                 ));
             }
-            let content = content_text(m.get("content").unwrap_or(&Value::Null));
-            if content.trim().is_empty() {
+            let (content, images) =
+                crate::images::split_content(m.get("content").unwrap_or(&Value::Null))
+                    .map_err(|why| format!("input.messages[{i}].{why}"))?;
+            if content.trim().is_empty() && images.is_empty() {
                 return Err(format!("input.messages[{i}]: content must not be empty"));
             }
             let id = m
@@ -77,19 +79,24 @@ pub fn parse_input(input: Option<&Value>) -> Result<Vec<Message>, String> {
             Ok(Message::Human(HumanMessage {
                 id,
                 content,
+                images,
                 ..Default::default()
             }))
         })
         .collect()
 }
 
-/// The Chat Completions messages for a system prompt and a conversation.
-pub fn to_openai(system: &str, messages: &[Message]) -> Vec<Value> {
+/// The Chat Completions messages for a system prompt and a conversation; `vision` says
+/// whether the model is given the people's images or told they were attached.
+pub fn to_openai(system: &str, messages: &[Message], vision: bool) -> Vec<Value> {
     let mut out = vec![json!({"role": "system", "content": system})];
     for m in messages {
         match m {
             Message::System(s) => out.push(json!({"role": "system", "content": s.content})),
-            Message::Human(h) => out.push(json!({"role": "user", "content": h.content})),
+            Message::Human(h) => out.push(json!({
+                "role": "user",
+                "content": crate::images::user_content(&h.content, &h.images, vision),
+            })),
             Message::Ai(a) => out.push(ai_to_openai(a)),
             Message::Tool(t) => out.push(json!({
                 "role": "tool",
@@ -388,7 +395,7 @@ mod tests {
             ai_with_calls(&["c1"]),
             tool("c1"),
         ];
-        let out = to_openai("SYS", &msgs);
+        let out = to_openai("SYS", &msgs, false);
         assert_eq!(out[0], json!({"role": "system", "content": "SYS"}));
         assert_eq!(out[1]["role"], "user");
         assert_eq!(out[2]["content"], Value::Null);

@@ -30,13 +30,20 @@ impl Message {
     }
 }
 
-/// A person's message.
+/// A person's message. On the wire `content` is the text, or — when images came with it —
+/// a list of LangChain content blocks: `{"type": "text", "text"}` and `{"type": "image",
+/// "mimeType", "data"}` (base64) or `{"type": "image", "url"}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(into = "HumanWire", from = "HumanWire")]
 pub struct HumanMessage {
     /// Unique id.
     pub id: String,
-    /// The text.
+    /// The text; on the wire a string, or a list of content blocks when images came with it.
+    #[schema(value_type = Value)]
     pub content: String,
+    /// Images sent with it (in `content` on the wire).
+    #[serde(skip)]
+    pub images: Vec<Image>,
     /// Provider-specific extras.
     #[serde(default)]
     #[schema(value_type = Object)]
@@ -45,6 +52,110 @@ pub struct HumanMessage {
     #[serde(default)]
     #[schema(value_type = Object)]
     pub response_metadata: Map<String, Value>,
+}
+
+/// A picture in a person's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Image {
+    /// Inline bytes: a MIME type (`image/png`) and their base64 text.
+    Data {
+        /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+        mime_type: String,
+        /// Base64 (standard alphabet).
+        data: String,
+    },
+    /// An `https://` address the model fetches itself.
+    Url(String),
+}
+
+impl Image {
+    /// The address a model is given: the URL, or a `data:` URL of the bytes.
+    pub fn url(&self) -> String {
+        match self {
+            Image::Data { mime_type, data } => format!("data:{mime_type};base64,{data}"),
+            Image::Url(url) => url.clone(),
+        }
+    }
+}
+
+/// [`HumanMessage`] as stored and sent.
+#[derive(Serialize, Deserialize)]
+struct HumanWire {
+    id: String,
+    content: Value,
+    #[serde(default)]
+    additional_kwargs: Map<String, Value>,
+    #[serde(default)]
+    response_metadata: Map<String, Value>,
+}
+
+impl From<HumanMessage> for HumanWire {
+    fn from(m: HumanMessage) -> Self {
+        let content = if m.images.is_empty() {
+            Value::String(m.content)
+        } else {
+            let mut blocks = Vec::with_capacity(m.images.len() + 1);
+            if !m.content.is_empty() {
+                blocks.push(serde_json::json!({"type": "text", "text": m.content}));
+            }
+            blocks.extend(m.images.into_iter().map(|image| match image {
+                Image::Data { mime_type, data } => {
+                    serde_json::json!({"type": "image", "mimeType": mime_type, "data": data})
+                }
+                Image::Url(url) => serde_json::json!({"type": "image", "url": url}),
+            }));
+            Value::Array(blocks)
+        };
+        HumanWire {
+            id: m.id,
+            content,
+            additional_kwargs: m.additional_kwargs,
+            response_metadata: m.response_metadata,
+        }
+    }
+}
+
+impl From<HumanWire> for HumanMessage {
+    fn from(w: HumanWire) -> Self {
+        let (content, images) = match w.content {
+            Value::String(text) => (text, Vec::new()),
+            Value::Array(blocks) => {
+                let mut text = Vec::new();
+                let mut images = Vec::new();
+                for block in &blocks {
+                    match block.get("type").and_then(Value::as_str) {
+                        Some("text") => {
+                            if let Some(t) = block.get("text").and_then(Value::as_str) {
+                                text.push(t.to_string());
+                            }
+                        }
+                        Some("image") => {
+                            let field = |k: &str| block.get(k).and_then(Value::as_str);
+                            match (field("mimeType"), field("data"), field("url")) {
+                                (Some(mime), Some(data), _) => images.push(Image::Data {
+                                    mime_type: mime.to_string(),
+                                    data: data.to_string(),
+                                }),
+                                (_, _, Some(url)) => images.push(Image::Url(url.to_string())),
+                                _ => {}
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                (text.join("\n"), images)
+            }
+            Value::Null => (String::new(), Vec::new()),
+            other => (other.to_string(), Vec::new()),
+        };
+        HumanMessage {
+            id: w.id,
+            content,
+            images,
+            additional_kwargs: w.additional_kwargs,
+            response_metadata: w.response_metadata,
+        }
+    }
 }
 
 /// Instructions.

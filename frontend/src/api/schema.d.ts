@@ -1043,12 +1043,16 @@ export interface components {
              */
             limit?: number | null;
         };
-        /** @description A person's message. */
+        /**
+         * @description A person's message. On the wire `content` is the text, or — when images came with it —
+         *     a list of LangChain content blocks: `{"type": "text", "text"}` and `{"type": "image",
+         *     "mimeType", "data"}` (base64) or `{"type": "image", "url"}`.
+         */
         HumanMessage: {
             /** @description Provider-specific extras. */
             additional_kwargs?: Record<string, unknown>;
-            /** @description The text. */
-            content: string;
+            /** @description The text; on the wire a string, or a list of content blocks when images came with it. */
+            content: unknown;
             /** @description Unique id. */
             id: string;
             /** @description Response metadata (empty for people). */
@@ -1241,6 +1245,8 @@ export interface components {
             name: string;
             /** @description Streams reasoning. */
             supports_reasoning: boolean;
+            /** @description Takes images; other models are told an image was attached. */
+            supports_vision: boolean;
         };
         /** @description The configured models. */
         ModelList: {

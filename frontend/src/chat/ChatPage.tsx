@@ -21,6 +21,7 @@ import { Composer } from "./Composer";
 import { MessageList } from "./MessageList";
 import { Sidebar } from "./Sidebar";
 import { useSlashCommands } from "./slashCommands";
+import { usePastedImages } from "./usePastedImages";
 import { useAttachments } from "./useAttachments";
 import { Welcome } from "./Welcome";
 
@@ -72,31 +73,35 @@ export function ChatPage() {
 
   const onError = useCallback((message: string) => toast({ kind: "error", message }), [toast]);
   const attachments = useAttachments(ensureThread, onError);
+  const images = usePastedImages(onError);
   const commands = useSlashCommands();
   const drop = useFileDrop((files) => void attachments.add(files), info.models.length > 0);
 
   // Another conversation: start with an empty message box (not after creating this one).
   const { clear: clearAttachments } = attachments;
+  const { clear: clearImages } = images;
   useEffect(() => {
     if (threadId && threadId === justCreated.current) {
       justCreated.current = null;
       return;
     }
     clearAttachments();
+    clearImages();
     setDraftKey(threadId ?? "new");
-  }, [threadId, clearAttachments]);
+  }, [threadId, clearAttachments, clearImages]);
 
   const send = useCallback(
     async (text: string) => {
       try {
         const id = await ensureThread();
-        sessionFor(id).send(withAttachments(text, attachments.paths));
+        sessionFor(id).send(withAttachments(text, attachments.paths), images.items);
         attachments.clear();
+        images.clear();
       } catch (e) {
         toast({ kind: "error", message: `Could not start the chat: ${errorMessage(e)}` });
       }
     },
-    [ensureThread, attachments, toast],
+    [ensureThread, attachments, images, toast],
   );
 
   const file = params.get("file");
@@ -183,6 +188,9 @@ export function ChatPage() {
           onFiles={(f) => void attachments.add(f)}
           onRemoveAttachment={attachments.remove}
           commands={commands}
+          images={images.items}
+          onImages={(f) => void images.add(f)}
+          onRemoveImage={images.remove}
         />
         {drop.dragging && (
           <div className="drop-overlay" aria-hidden="true">

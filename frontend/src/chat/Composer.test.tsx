@@ -59,3 +59,39 @@ describe("Composer slash menu", () => {
     expect(onSend).toHaveBeenCalledWith("/cs");
   });
 });
+
+describe("Composer images", () => {
+  it("hands pasted images over, shows them, and sends a message of images alone", () => {
+    const onImages = vi.fn();
+    const onSend = vi.fn();
+    const onRemoveImage = vi.fn();
+    render(
+      <Composer
+        streaming={false}
+        stopping={false}
+        disabled={false}
+        attachments={[]}
+        uploading={false}
+        onSend={onSend}
+        onStop={() => undefined}
+        onFiles={() => undefined}
+        onRemoveAttachment={() => undefined}
+        images={[{ key: "k1", name: "dot.png", mimeType: "image/png", data: "AAAA" }]}
+        onImages={onImages}
+        onRemoveImage={onRemoveImage}
+      />,
+    );
+    const box = screen.getByRole("textbox", { name: "Message" });
+    const png = new File([new Uint8Array([137, 80, 78, 71])], "shot.png", { type: "image/png" });
+    const text = new File(["x"], "notes.txt", { type: "text/plain" });
+    fireEvent.paste(box, { clipboardData: { files: [png, text] } });
+    expect(onImages).toHaveBeenCalledWith([png]);
+    const thumb = screen.getByTestId("composer-image").querySelector("img") as HTMLImageElement;
+    expect(thumb.src).toBe("data:image/png;base64,AAAA");
+    fireEvent.click(screen.getByRole("button", { name: "Remove dot.png" }));
+    expect(onRemoveImage).toHaveBeenCalledWith("k1");
+    // No text, one image: the message can still be sent.
+    fireEvent.click(screen.getByTestId("send-button"));
+    expect(onSend).toHaveBeenCalledWith("");
+  });
+});

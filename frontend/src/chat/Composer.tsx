@@ -4,6 +4,7 @@ import { useId, useRef, useState } from "react";
 import { Icon } from "../components/Icon";
 import { type SlashCommand, matchingCommands } from "./slashCommands";
 import type { Attachment } from "./useAttachments";
+import { type PastedImage, imageUrl } from "./usePastedImages";
 
 export interface ComposerProps {
   streaming: boolean;
@@ -18,6 +19,10 @@ export interface ComposerProps {
   onRemoveAttachment: (key: string) => void;
   /** Skills offered as `/name` commands. */
   commands?: SlashCommand[];
+  /** Images pasted into the box, sent inline with the message. */
+  images?: PastedImage[];
+  onImages?: (files: File[]) => void;
+  onRemoveImage?: (key: string) => void;
 }
 
 export function Composer(props: ComposerProps) {
@@ -33,7 +38,9 @@ export function Composer(props: ComposerProps) {
     setText(`/${command.name} `);
     setActive(0);
   };
-  const canSend = !props.disabled && !props.streaming && !props.uploading && text.trim().length > 0;
+  const images = props.images ?? [];
+  const canSend =
+    !props.disabled && !props.streaming && !props.uploading && (text.trim().length > 0 || images.length > 0);
   const send = () => {
     if (!canSend) return;
     props.onSend(text);
@@ -56,6 +63,18 @@ export function Composer(props: ComposerProps) {
               {a.status === "uploading" && <span className="spinner spinner-xs" aria-label="uploading" />}
               {a.status === "error" && <span className="attachment-error">failed</span>}
               <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={`Remove ${a.name}`} onClick={() => props.onRemoveAttachment(a.key)}>
+                <Icon name="x" size={12} />
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {images.length > 0 && (
+        <ul className="composer-images" aria-label="Images">
+          {images.map((i) => (
+            <li key={i.key} data-testid="composer-image">
+              <img src={imageUrl(i)} alt={i.name} />
+              <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={`Remove ${i.name}`} onClick={() => props.onRemoveImage?.(i.key)}>
                 <Icon name="x" size={12} />
               </button>
             </li>
@@ -117,6 +136,12 @@ export function Composer(props: ComposerProps) {
           onChange={(e) => {
             setText(e.target.value);
             setActive(0);
+          }}
+          onPaste={(e) => {
+            const pasted = Array.from(e.clipboardData.files).filter((f) => f.type.startsWith("image/"));
+            if (pasted.length === 0 || !props.onImages) return;
+            e.preventDefault();
+            props.onImages(pasted);
           }}
           /* A text box that suggests (ARIA allows autocomplete and an active descendant on
              one); it stays a text box for everything that finds the message box by role. */

@@ -48,7 +48,14 @@ export function MessageList({
         {blocks.map((b) =>
           b.kind === "human" ? (
             <article key={b.key} className="msg msg-human" aria-label="You" data-testid="human-message">
-              <div className="bubble">{b.text}</div>
+              {b.images.length > 0 && (
+                <div className="human-images">
+                  {b.images.map((src, i) => (
+                    <img key={i} src={src} alt={`Image ${i + 1} sent with this message`} data-testid="human-image" />
+                  ))}
+                </div>
+              )}
+              {b.text && <div className="bubble">{b.text}</div>}
               {b.files.length > 0 && <FileChips paths={b.files} onOpen={actions.onOpenFile} label="Attached files" />}
             </article>
           ) : (

@@ -1,7 +1,7 @@
 // Turns the flat message list into what the chat shows: the person's messages, and for each
 // reply one assistant block of reasoning, text, tool cards, questions and file chips.
 import type { AIMessage, Message, ToolCall, ToolMessage } from "./messages";
-import { textOf } from "./messages";
+import { imagesOf, textOf } from "./messages";
 import { splitAttachments } from "./uploads";
 
 export interface Clarification {
@@ -19,7 +19,7 @@ export type AssistantItem =
   | { kind: "files"; key: string; paths: string[] };
 
 export type Block =
-  | { kind: "human"; key: string; text: string; files: string[] }
+  | { kind: "human"; key: string; text: string; files: string[]; images: string[] }
   | { kind: "assistant"; key: string; items: AssistantItem[] };
 
 function strings(value: unknown): string[] {
@@ -71,7 +71,7 @@ export function groupMessages(messages: Message[], streaming: Set<string> = new 
       pending = new Map();
       lastHuman = index;
       const { text, files } = splitAttachments(textOf(m.content));
-      blocks.push({ kind: "human", key: m.id, text, files });
+      blocks.push({ kind: "human", key: m.id, text, files, images: imagesOf(m.content) });
     } else if (m.type === "tool") {
       const waiting = pending.get(m.tool_call_id);
       if (!waiting) {

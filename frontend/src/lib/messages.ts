@@ -36,6 +36,29 @@ export function textOf(content: unknown): string {
     .join("");
 }
 
+/**
+ * The images of message content, as addresses an `<img>` can show: LangChain image blocks
+ * (`{type: "image", mimeType, data}` or `{type: "image", url}`) and OpenAI `image_url` parts.
+ */
+export function imagesOf(content: unknown): string[] {
+  if (!Array.isArray(content)) return [];
+  const out: string[] = [];
+  for (const part of content as unknown[]) {
+    if (!part || typeof part !== "object") continue;
+    const p = part as { type?: unknown; mimeType?: unknown; data?: unknown; url?: unknown; image_url?: unknown };
+    if (p.type === "image" && typeof p.mimeType === "string" && typeof p.data === "string") {
+      if (p.mimeType.startsWith("image/")) out.push(`data:${p.mimeType};base64,${p.data}`);
+    } else if (p.type === "image" && typeof p.url === "string") {
+      out.push(p.url);
+    } else if (p.type === "image_url") {
+      const url = typeof p.image_url === "string" ? p.image_url : (p.image_url as { url?: unknown } | null)?.url;
+      if (typeof url === "string") out.push(url);
+    }
+  }
+  // Only pictures: never a `javascript:` or other scheme from a stored message.
+  return out.filter((u) => /^(data:image\/|https?:\/\/)/i.test(u));
+}
+
 export function isMessage(value: unknown): value is Message {
   if (!value || typeof value !== "object") return false;
   const type = (value as { type?: unknown }).type;

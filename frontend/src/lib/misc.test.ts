@@ -78,3 +78,21 @@ describe("attachments", () => {
     expect(splitAttachments("no files")).toEqual({ text: "no files", files: [] });
   });
 });
+
+describe("imagesOf", () => {
+  it("reads LangChain and OpenAI image blocks and never a non-image address", async () => {
+    const { imagesOf } = await import("./messages");
+    expect(
+      imagesOf([
+        { type: "text", text: "hi" },
+        { type: "image", mimeType: "image/png", data: "AAAA" },
+        { type: "image", url: "https://example.com/a.png" },
+        { type: "image_url", image_url: { url: "data:image/gif;base64,R0lG" } },
+        { type: "image_url", image_url: "javascript:alert(1)" },
+        { type: "image", mimeType: "text/html", data: "PGgxPg==" },
+        { type: "image", url: "file:///etc/passwd" },
+      ]),
+    ).toEqual(["data:image/png;base64,AAAA", "https://example.com/a.png", "data:image/gif;base64,R0lG"]);
+    expect(imagesOf("plain text")).toEqual([]);
+  });
+});

@@ -15,6 +15,8 @@ import {
   lastHumanText,
 } from "../lib/conversation";
 import { uuid } from "../lib/id";
+import type { HumanMessage } from "../lib/messages";
+import type { PastedImage } from "../chat/usePastedImages";
 import { refreshThreads, setGeneratedTitle } from "./threads";
 import { Store } from "./store";
 
@@ -120,14 +122,20 @@ export class ThreadSession {
     }));
   }
 
-  /** Sends a message and streams the run. */
-  send(text: string): void {
-    const content = text.trim();
-    if (!content || this.store.get().streaming) return;
+  /** Sends a message (with pasted images, as LangChain image blocks) and streams the run. */
+  send(text: string, images: PastedImage[] = []): void {
+    const trimmed = text.trim();
+    if ((!trimmed && images.length === 0) || this.store.get().streaming) return;
+    const content: string | Record<string, string>[] = images.length
+      ? [
+          ...(trimmed ? [{ type: "text", text: trimmed }] : []),
+          ...images.map((i) => ({ type: "image", mimeType: i.mimeType, data: i.data })),
+        ]
+      : trimmed;
     const id = uuid();
     this.store.set((s) => ({
       ...s,
-      conversation: addOptimistic({ ...s.conversation, live: [] }, { type: "human", id, content }),
+      conversation: addOptimistic({ ...s.conversation, live: [] }, { type: "human", id, content } as HumanMessage),
       error: undefined,
       stopped: false,
       notice: undefined,

@@ -209,7 +209,11 @@ impl AgentRun<'_> {
             }
             state.step += 1;
             state.usage.model_calls += 1;
-            let request = to_openai(&system, &state.values.messages);
+            let request = to_openai(
+                &system,
+                &state.values.messages,
+                model.config().supports_vision,
+            );
             let ai = match self
                 .call_model(model, request, tool_defs.clone(), state)
                 .await

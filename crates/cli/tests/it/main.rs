@@ -31,4 +31,5 @@ mod skill_search;
 mod skill_slash;
 mod threads;
 mod uploads;
+mod vision;
 mod web;

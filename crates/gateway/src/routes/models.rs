@@ -16,6 +16,8 @@ pub struct ModelInfo {
     pub model: String,
     /// Streams reasoning.
     pub supports_reasoning: bool,
+    /// Takes images; other models are told an image was attached.
+    pub supports_vision: bool,
     /// A scripted demo model.
     pub demo: bool,
 }
@@ -45,6 +47,7 @@ pub async fn list_models(State(app): State<AppState>) -> Json<ModelList> {
             name: m.name.clone(),
             model: m.model.clone(),
             supports_reasoning: m.supports_reasoning,
+            supports_vision: m.supports_vision,
             demo: m.demo,
         })
         .collect();

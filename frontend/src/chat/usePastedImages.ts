@@ -1,0 +1,66 @@
+// Images pasted into the message box: read in the browser and sent inline with the message
+// (LangChain `{type: "image", mimeType, data}` blocks), so a vision model sees them.
+import { useCallback, useState } from "react";
+
+/** One image waiting to be sent. */
+export interface PastedImage {
+  key: string;
+  name: string;
+  mimeType: string;
+  /** Base64 of the bytes. */
+  data: string;
+}
+
+/** What the server takes (the same limits it checks). */
+export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+export const MAX_IMAGES = 10;
+
+/** A `data:` URL to show a pasted image. */
+export const imageUrl = (i: Pick<PastedImage, "mimeType" | "data">) => `data:${i.mimeType};base64,${i.data}`;
+
+function readBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onerror = () => reject(reader.error ?? new Error("the image could not be read"));
+    reader.onload = () => {
+      const url = String(reader.result);
+      resolve(url.slice(url.indexOf(",") + 1));
+    };
+    reader.readAsDataURL(file);
+  });
+}
+
+export function usePastedImages(onError: (message: string) => void) {
+  const [items, setItems] = useState<PastedImage[]>([]);
+
+  const add = useCallback(
+    async (files: File[]) => {
+      const read: PastedImage[] = [];
+      for (const file of files) {
+        if (!IMAGE_TYPES.includes(file.type)) {
+          onError(`“${file.name}” is not a PNG, JPEG, GIF or WebP image.`);
+          continue;
+        }
+        if (file.size > MAX_IMAGE_BYTES) {
+          onError(`“${file.name}” is larger than 10 MB.`);
+          continue;
+        }
+        try {
+          read.push({ key: crypto.randomUUID(), name: file.name || "pasted image", mimeType: file.type, data: await readBase64(file) });
+        } catch (e) {
+          onError(`“${file.name}” could not be read: ${String(e)}`);
+        }
+      }
+      setItems((prev) => {
+        const next = [...prev, ...read];
+        if (next.length > MAX_IMAGES) onError(`At most ${MAX_IMAGES} images go with one message.`);
+        return next.slice(0, MAX_IMAGES);
+      });
+    },
+    [onError],
+  );
+  const remove = useCallback((key: string) => setItems((prev) => prev.filter((i) => i.key !== key)), []);
+  const clear = useCallback(() => setItems([]), []);
+  return { items, add, remove, clear };
+}
