@@ -46,6 +46,15 @@ pub(crate) fn location(thread_id: &str, run_id: &str) -> HeaderValue {
         .unwrap_or_else(|_| HeaderValue::from_static("/api/threads"))
 }
 
+/// `body` as JSON, with `Content-Location` naming the run it came from.
+pub(crate) fn located<T: serde::Serialize>(body: T, thread_id: &str, run_id: &str) -> Response {
+    let mut response = Json(body).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_LOCATION, location(thread_id, run_id));
+    response
+}
+
 /// Cancels the run when a streaming client goes away, unless it asked to continue; then
 /// runs `then` (a stateless run's cleanup) either way.
 pub(crate) struct DisconnectGuard {
@@ -167,12 +176,7 @@ pub async fn create_run(
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Response> {
     let started = app.runs.start(&caller, &thread_id, body).await?;
-    let mut response = Json(started.record).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_LOCATION,
-        location(&thread_id, &started.run.run_id),
-    );
-    Ok(response)
+    Ok(located(started.record, &thread_id, &started.run.run_id))
 }
 
 /// Starts a run and answers the thread's values when it has finished.
@@ -201,12 +205,7 @@ pub async fn wait_run(
         .runs
         .finished_values(&caller, &thread_id, &started.run)
         .await?;
-    let mut response = Json(values).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_LOCATION,
-        location(&thread_id, &started.run.run_id),
-    );
-    Ok(response)
+    Ok(located(values, &thread_id, &started.run.run_id))
 }
 
 /// Paging for run lists.

@@ -9,12 +9,11 @@ use antler_app::Caller;
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::runs::{IfNotExists, OnCompletion, Run, RunCreate};
 use antler_protocol::threads::ThreadValues;
-use axum::Json;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 
-use super::runs::{DisconnectGuard, RunPath, location, sse};
+use super::runs::{DisconnectGuard, RunPath, located, sse};
 use crate::error::ApiResult;
 use crate::extract::{ApiJson, ApiPath};
 use crate::params::ThreadId;
@@ -135,12 +134,7 @@ pub async fn wait_stateless(
         .runs
         .finished_values(&caller, &thread_id, &started.run)
         .await?;
-    let mut response = Json(values).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_LOCATION,
-        location(&thread_id, &started.run.run_id),
-    );
-    Ok(response)
+    Ok(located(values, &thread_id, &started.run.run_id))
 }
 
 /// Starts a stateless run in the background.
@@ -162,12 +156,7 @@ pub async fn create_stateless(
 ) -> ApiResult<Response> {
     let (thread_id, started, then) = start(&app, &caller, body).await?;
     drop(Then(then));
-    let mut response = Json(started.record).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_LOCATION,
-        location(&thread_id, &started.run.run_id),
-    );
-    Ok(response)
+    Ok(located(started.record, &thread_id, &started.run.run_id))
 }
 
 /// Deletes a finished run with its events (its messages stay in the thread).
