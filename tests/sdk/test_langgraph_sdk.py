@@ -17,6 +17,11 @@ SCRIPT = textwrap.dedent("""
     scenarios:
       - system: "You write titles"
         turns: [{content: "SDK chat"}]
+      - match: "export the report"
+        turns:
+          - tool_calls: [{name: ask_clarification, arguments: {question: "Which format?", clarification_type: approach_choice, options: [CSV, JSON]}}]
+      - match: "JSON please"
+        turns: [{content: "Exporting as JSON."}]
       - match: "slow"
         turns:
           - content: "a slow answer that takes a little while to stream"
@@ -181,6 +186,33 @@ class LangGraphSdkTest(unittest.TestCase):
         self.assertEqual(len(after), len(before), "the temporary threads were deleted")
         self.assertEqual(left, [])
 
+
+    def test_a_question_is_an_interrupt_resumed_with_a_command(self):
+        async def scenario():
+            client = self.client()
+            thread = await client.threads.create()
+            tid = thread["thread_id"]
+            asked = await client.runs.wait(
+                tid, "lead_agent", input={"messages": [{"role": "user", "content": "export the report"}]}
+            )
+            state = await client.threads.get_state(tid)
+            parts = [
+                part
+                async for part in client.runs.stream(
+                    tid, "lead_agent", command={"resume": "JSON please"}, stream_mode="values"
+                )
+            ]
+            after = await client.threads.get_state(tid)
+            return asked, state, parts, after
+
+        asked, state, parts, after = asyncio.run(scenario())
+        self.assertEqual(asked["__interrupt__"][0]["value"]["question"], "Which format?")
+        self.assertEqual(state["next"], ["lead_agent"])
+        self.assertEqual(state["tasks"][0]["interrupts"][0]["value"]["options"], ["CSV", "JSON"])
+        final = [p.data for p in parts if p.event == "values"][-1]
+        self.assertEqual(final["messages"][-1]["content"], "Exporting as JSON.")
+        self.assertNotIn("__interrupt__", final)
+        self.assertEqual(after["next"], [])
 
     def test_without_a_token_the_server_answers_401(self):
         async def scenario():

@@ -336,13 +336,38 @@ fn checkpoint_state(c: CheckpointRecord) -> Result<ThreadState, RunOpError> {
     let mut metadata = Map::new();
     metadata.insert("step".into(), json!(c.step));
     metadata.insert("run_id".into(), json!(c.run_id));
+    let values = parse_values(&c.thread_id, &c.state)?;
+    let (next, tasks) = waiting(&values);
     Ok(ThreadState {
-        values: parse_values(&c.thread_id, &c.state)?,
-        next: Vec::new(),
-        tasks: Vec::new(),
+        values,
+        next,
+        tasks,
         metadata,
         created_at: Some(timestamp(c.created_at)),
         checkpoint: checkpoint_ref(&c.thread_id, Some(&c.checkpoint_id)),
         parent_checkpoint: checkpoint_ref(&c.thread_id, c.parent_id.as_deref()),
     })
+}
+
+/// `next` and `tasks` of a state: while a question waits for its answer, the agent is next,
+/// with one task holding the interrupt (as LangGraph reports a pending interrupt).
+fn waiting(values: &ThreadValues) -> (Vec<String>, Vec<serde_json::Value>) {
+    if values.interrupts.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let id = values.interrupts[0]
+        .get("id")
+        .cloned()
+        .unwrap_or(serde_json::Value::Null);
+    let task = json!({
+        "id": id,
+        "name": "lead_agent",
+        "path": ["__pregel_pull", "lead_agent"],
+        "error": null,
+        "interrupts": values.interrupts,
+        "checkpoint": null,
+        "state": null,
+        "result": null,
+    });
+    (vec!["lead_agent".to_string()], vec![task])
 }

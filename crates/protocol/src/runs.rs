@@ -152,6 +152,11 @@ pub struct RunCreate {
     /// `reject` (default: 404 for an unknown thread) or `create`.
     #[serde(default)]
     pub if_not_exists: Option<IfNotExists>,
+    /// `{"resume": …}` answers the thread's pending interrupt (its question) instead of
+    /// `input`: a string as it is, anything else as JSON text.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub command: Option<Value>,
     /// Stateless runs only: `delete` (default) or `keep` the temporary thread afterwards.
     #[serde(default)]
     pub on_completion: Option<OnCompletion>,

@@ -69,6 +69,16 @@ pub struct ThreadValues {
     /// Files presented to the person (container paths under `/mnt/user-data/outputs`).
     #[serde(default)]
     pub artifacts: Vec<String>,
+    /// What the agent is waiting for (LangGraph interrupts, `{value, id}`): set when a run
+    /// ends on a question, cleared by the next run. Answer with a message, or with
+    /// `command: {resume: …}`.
+    #[serde(
+        rename = "__interrupt__",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    #[schema(value_type = Vec<Object>)]
+    pub interrupts: Vec<Value>,
 }
 
 impl ThreadValues {

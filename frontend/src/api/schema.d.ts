@@ -1333,6 +1333,11 @@ export interface components {
         RunCreate: {
             /** @description The agent (Antler serves `lead_agent`); not blank. */
             assistant_id: string;
+            /**
+             * @description `{"resume": …}` answers the thread's pending interrupt (its question) instead of
+             *     `input`: a string as it is, anything else as JSON text.
+             */
+            command?: Record<string, unknown> | null;
             /** @description Run configuration (`configurable.model_name` selects a configured model). */
             config?: Record<string, unknown> | null;
             /** @description Run context (same keys as `config.configurable`). */
@@ -1644,6 +1649,12 @@ export interface components {
         ThreadStatus: "idle" | "busy" | "interrupted" | "error";
         /** @description A thread's values: the state `GET …/state` answers and `values` events carry. */
         ThreadValues: {
+            /**
+             * @description What the agent is waiting for (LangGraph interrupts, `{value, id}`): set when a run
+             *     ends on a question, cleared by the next run. Answer with a message, or with
+             *     `command: {resume: …}`.
+             */
+            __interrupt__?: Record<string, unknown>[];
             /** @description Files presented to the person (container paths under `/mnt/user-data/outputs`). */
             artifacts?: string[];
             /** @description The conversation. */

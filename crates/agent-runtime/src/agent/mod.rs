@@ -151,6 +151,8 @@ impl AgentRun<'_> {
             self.recent.record(self.owner, &a.name);
         }
         state.values.messages.extend(input);
+        // A question asked by an earlier run is answered (or passed over) by this one.
+        state.values.interrupts.clear();
         if let Err(outcome) = self.checkpoint(state).await {
             return outcome;
         }

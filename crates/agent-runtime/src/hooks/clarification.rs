@@ -1,6 +1,8 @@
 //! `ask_clarification` ends the run.
 
+use antler_protocol::messages::Message;
 use antler_protocol::runs::{RunStatus, StopReason};
+use serde_json::{Value, json};
 
 use super::{Flow, Hook, Services};
 use crate::agent::AgentState;
@@ -14,13 +16,10 @@ impl Hook for Clarification {
         "clarification"
     }
 
-    fn after_tools(
-        &self,
-        _state: &mut AgentState,
-        _svc: &Services<'_>,
-        effects: &[Effect],
-    ) -> Flow {
+    fn after_tools(&self, state: &mut AgentState, _svc: &Services<'_>, effects: &[Effect]) -> Flow {
         if effects.contains(&Effect::Clarify) {
+            // Also a LangGraph interrupt, for clients that wait for one (and resume it).
+            state.values.interrupts = question(&state.values.messages).into_iter().collect();
             return Flow::Stop {
                 status: RunStatus::Success,
                 stop_reason: StopReason::Clarification,
@@ -29,4 +28,20 @@ impl Hook for Clarification {
         }
         Flow::Continue
     }
+}
+
+/// The pending question as an interrupt: the clarification tool result's artifact (question,
+/// options, context, type), keyed by its tool call.
+fn question(messages: &[Message]) -> Option<Value> {
+    messages.iter().rev().find_map(|m| match m {
+        Message::Tool(t) if t.name.as_deref() == Some("ask_clarification") => {
+            let value = t
+                .artifact
+                .clone()
+                .filter(|a| a.get("question").is_some())
+                .unwrap_or_else(|| json!({"question": t.content}));
+            Some(json!({"value": value, "id": t.tool_call_id}))
+        }
+        _ => None,
+    })
 }

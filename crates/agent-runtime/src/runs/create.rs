@@ -42,7 +42,10 @@ impl RunManager {
         if req.assistant_id.trim().is_empty() {
             return Err(RunError::Invalid("assistant_id is required".into()));
         }
-        let input = parse_input(req.input.as_ref()).map_err(RunError::Invalid)?;
+        let mut input = parse_input(req.input.as_ref()).map_err(RunError::Invalid)?;
+        if let Some(command) = &req.command {
+            input = resume(command, &input, thread.as_ref())?;
+        }
         // No input retries the thread's last message when it has no answer (its run failed
         // or was stopped before the model replied).
         if input.is_empty() {
@@ -201,4 +204,45 @@ fn busy(thread_id: &str, run_id: &str) -> RunError {
     RunError::Conflict(format!(
         "thread '{thread_id}' already has a run in progress ({run_id}); use multitask_strategy interrupt or enqueue"
     ))
+}
+
+/// The message that answers the thread's pending interrupt with `command.resume`.
+fn resume(
+    command: &Value,
+    input: &[Message],
+    thread: Option<&antler_store::ThreadRecord>,
+) -> Result<Vec<Message>, RunError> {
+    let Some(answer) = command.get("resume").filter(|v| !v.is_null()) else {
+        return Err(RunError::Invalid(
+            "command must hold \"resume\" (update and goto are not supported)".into(),
+        ));
+    };
+    if !input.is_empty() {
+        return Err(RunError::Invalid(
+            "send either input.messages or command.resume, not both".into(),
+        ));
+    }
+    let waiting = match thread {
+        Some(t) => !stored_values(&t.values)?.interrupts.is_empty(),
+        None => false,
+    };
+    if !waiting {
+        return Err(RunError::Invalid(
+            "the thread is not waiting for an answer: there is no interrupt to resume".into(),
+        ));
+    }
+    let text = match answer {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if text.trim().is_empty() {
+        return Err(RunError::Invalid("command.resume must not be empty".into()));
+    }
+    Ok(vec![Message::Human(
+        antler_protocol::messages::HumanMessage {
+            id: crate::langchain::new_id(),
+            content: text,
+            ..Default::default()
+        },
+    )])
 }

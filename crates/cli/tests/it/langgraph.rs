@@ -165,3 +165,89 @@ async fn stateless_runs_use_a_temporary_thread_that_is_deleted_unless_kept() {
         .await;
     assert_eq!(state["values"]["messages"].as_array().unwrap().len(), 2);
 }
+
+const QUESTION_SCRIPT: &str = r#"
+scenarios:
+  - match: "export the report"
+    turns:
+      - tool_calls:
+          - name: ask_clarification
+            arguments: {question: "Which format should the export use?", clarification_type: approach_choice, options: [CSV, JSON]}
+  - match: "JSON"
+    turns:
+      - content: "Exporting as JSON."
+"#;
+
+#[tokio::test]
+async fn a_question_is_an_interrupt_that_command_resume_answers() {
+    let env = Env::new();
+    let model = mock_llm(QUESTION_SCRIPT).await;
+    let server = env.start_agent(&model, &[("ANTLER_AGENT_GENERATE_TITLES", "false")]);
+    server.create_thread("q").await;
+    let (status, values) = server
+        .post_json(
+            "/api/threads/q/runs/wait",
+            run_body("export the report", &["values"]),
+        )
+        .await;
+    assert_eq!(status, 200, "{values}");
+    let interrupt = &values["__interrupt__"][0];
+    assert_eq!(
+        interrupt["value"]["question"],
+        "Which format should the export use?"
+    );
+    assert_eq!(interrupt["value"]["options"], json!(["CSV", "JSON"]));
+    let call_id = interrupt["id"].as_str().unwrap().to_string();
+    let (_, state) = server.get_json("/api/threads/q/state").await;
+    assert_eq!(state["next"], json!(["lead_agent"]), "{state}");
+    assert_eq!(state["tasks"][0]["interrupts"][0]["id"], call_id.as_str());
+
+    // What `command` may not be.
+    for (body, why) in [
+        (
+            json!({"assistant_id": "lead_agent", "command": {"goto": "x"}}),
+            "resume",
+        ),
+        (
+            json!({"assistant_id": "lead_agent", "command": {"resume": "JSON"},
+                   "input": {"messages": [{"role": "user", "content": "JSON"}]}}),
+            "not both",
+        ),
+    ] {
+        let (status, error) = server.post_json("/api/threads/q/runs/wait", body).await;
+        assert_eq!(status, 422, "{error}");
+        assert!(
+            error["error"]["message"].as_str().unwrap().contains(why),
+            "{error}"
+        );
+    }
+
+    let (status, values) = server
+        .post_json(
+            "/api/threads/q/runs/wait",
+            json!({"assistant_id": "lead_agent", "command": {"resume": "JSON"}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{values}");
+    let messages = values["messages"].as_array().unwrap();
+    assert_eq!(messages[messages.len() - 2]["content"], "JSON");
+    assert_eq!(messages.last().unwrap()["content"], "Exporting as JSON.");
+    assert!(values.get("__interrupt__").is_none(), "{values}");
+    let (_, state) = server.get_json("/api/threads/q/state").await;
+    assert_eq!(state["next"], json!([]));
+
+    // Nothing is waiting any more.
+    let (status, error) = server
+        .post_json(
+            "/api/threads/q/runs/wait",
+            json!({"assistant_id": "lead_agent", "command": {"resume": "CSV"}}),
+        )
+        .await;
+    assert_eq!(status, 422, "{error}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no interrupt")
+    );
+}
