@@ -35,7 +35,7 @@ pub fn content_text(content: &Value) -> String {
 }
 
 /// Parses `input.messages`: `{"role": "user", "content": …}` or LangChain `{"type": "human",
-/// …}`. Only human messages are accepted from clients.
+/// …}`, and the AI and tool messages LangGraph clients add ([`crate::input`]).
 pub fn parse_input(input: Option<&Value>) -> Result<Vec<Message>, String> {
     let Some(input) = input.filter(|v| !v.is_null()) else {
         return Ok(Vec::new());
@@ -60,10 +60,15 @@ pub fn parse_input(input: Option<&Value>) -> Result<Vec<Message>, String> {
                 .or_else(|| m.get("role"))
                 .and_then(Value::as_str)
                 .unwrap_or("");
-            if !matches!(kind, "human" | "user") {
-                return Err(format!(
-                    "input.messages[{i}]: only user messages can be sent (got {kind:?})"
-                ));
+            match kind {
+                "human" | "user" => {}
+                "ai" | "assistant" => return crate::input::ai_message(i, m),
+                "tool" => return crate::input::tool_message(i, m),
+                _ => {
+                    return Err(format!(
+                        "input.messages[{i}]: messages are of type human, ai or tool (got {kind:?})"
+                    ));
+                }
             }
             let (content, images) =
                 crate::images::split_content(m.get("content").unwrap_or(&Value::Null))
@@ -353,7 +358,7 @@ mod tests {
         assert!(matches!(&msgs[1], Message::Human(h) if h.content == "block" && h.id == "m1"));
         assert!(
             parse_input(Some(
-                &json!({"messages": [{"role": "assistant", "content": "x"}]})
+                &json!({"messages": [{"role": "system", "content": "x"}]})
             ))
             .is_err()
         );

@@ -5,6 +5,7 @@ pub mod agent;
 pub mod config;
 pub mod hooks;
 pub mod images;
+pub mod input;
 pub mod langchain;
 pub mod model;
 pub mod prompt;

@@ -121,8 +121,10 @@ pub struct RunCreate {
     #[schema(pattern = "\\S", min_length = 1)]
     pub assistant_id: String,
     /// `{"messages": [...]}`: new messages (`{"role": "user", "content": "…"}` or LangChain
-    /// shape). `null` or no messages retries the thread's last message when it has no
-    /// answer yet (its run failed or was stopped before the model replied).
+    /// shape; `ai` and `tool` messages too, a tool result only for a call that was made and
+    /// dropped when that call has one already). `null` or no messages retries the thread's
+    /// last message when it has no answer yet (its run failed or was stopped before the
+    /// model replied).
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub input: Option<Value>,

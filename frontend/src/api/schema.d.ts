@@ -1345,8 +1345,10 @@ export interface components {
             if_not_exists?: null | components["schemas"]["IfNotExists"];
             /**
              * @description `{"messages": [...]}`: new messages (`{"role": "user", "content": "…"}` or LangChain
-             *     shape). `null` or no messages retries the thread's last message when it has no
-             *     answer yet (its run failed or was stopped before the model replied).
+             *     shape; `ai` and `tool` messages too, a tool result only for a call that was made and
+             *     dropped when that call has one already). `null` or no messages retries the thread's
+             *     last message when it has no answer yet (its run failed or was stopped before the
+             *     model replied).
              */
             input?: Record<string, unknown> | null;
             /** @description Stored with the run. */

@@ -46,6 +46,13 @@ impl RunManager {
         if let Some(command) = &req.command {
             input = resume(command, &input, thread.as_ref())?;
         }
+        if input.iter().any(|m| !matches!(m, Message::Human(_))) {
+            let history = match &thread {
+                Some(t) => stored_values(&t.values)?.messages,
+                None => Vec::new(),
+            };
+            input = crate::input::reconcile(input, &history).map_err(RunError::Invalid)?;
+        }
         // No input retries the thread's last message when it has no answer (its run failed
         // or was stopped before the model replied).
         if input.is_empty() {

@@ -251,3 +251,66 @@ async fn a_question_is_an_interrupt_that_command_resume_answers() {
             .contains("no interrupt")
     );
 }
+
+#[tokio::test]
+async fn tool_and_ai_messages_from_clients_join_the_thread_and_stale_placeholders_are_dropped() {
+    let env = Env::new();
+    let model = mock_llm(QUESTION_SCRIPT).await;
+    let server = env.start_agent(&model, &[("ANTLER_AGENT_GENERATE_TITLES", "false")]);
+    server.create_thread("ui").await;
+    let (_, asked) = server
+        .post_json(
+            "/api/threads/ui/runs/wait",
+            run_body("export the report", &["values"]),
+        )
+        .await;
+    let call = asked["__interrupt__"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let before = asked["messages"].as_array().unwrap().len();
+
+    // What the Agent Chat UI sends: a placeholder result for the (answered) question call,
+    // a note of its own, and the person's answer.
+    let (status, values) = server
+        .post_json(
+            "/api/threads/ui/runs/wait",
+            json!({"assistant_id": "lead_agent", "input": {"messages": [
+                {"type": "tool", "tool_call_id": call, "id": "do-not-render-1", "name": "ask_clarification",
+                 "content": "Successfully handled tool call."},
+                {"type": "ai", "content": "(the person picked an option)"},
+                {"type": "human", "content": [{"type": "text", "text": "JSON"}]},
+            ]}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{values}");
+    let messages = values["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), before + 3, "{values}");
+    assert!(!messages.iter().any(|m| m["id"] == "do-not-render-1"));
+    assert_eq!(messages[before]["type"], "ai");
+    assert_eq!(messages[before]["content"], "(the person picked an option)");
+    assert_eq!(messages.last().unwrap()["content"], "Exporting as JSON.");
+
+    // A result for a call nobody made is refused, and nothing is stored.
+    let (status, error) = server
+        .post_json(
+            "/api/threads/ui/runs/wait",
+            json!({"assistant_id": "lead_agent", "input": {"messages": [
+                {"type": "tool", "tool_call_id": "call-that-never-was", "content": "x"},
+                {"type": "human", "content": "again"},
+            ]}}),
+        )
+        .await;
+    assert_eq!(status, 422, "{error}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("call-that-never-was")
+    );
+    let (_, state) = server.get_json("/api/threads/ui/state").await;
+    assert_eq!(
+        state["values"]["messages"].as_array().unwrap().len(),
+        before + 3
+    );
+}

@@ -1055,7 +1055,11 @@ async fn bad_run_requests_are_refused_clearly() {
             422,
         ),
         (
-            json!({"assistant_id": "lead_agent", "input": {"messages": [{"role": "assistant", "content": "x"}]}}),
+            json!({"assistant_id": "lead_agent", "input": {"messages": [{"role": "system", "content": "x"}]}}),
+            422,
+        ),
+        (
+            json!({"assistant_id": "lead_agent", "input": {"messages": [{"role": "tool", "tool_call_id": "none", "content": "x"}]}}),
             422,
         ),
         (
