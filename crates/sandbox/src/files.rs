@@ -229,20 +229,25 @@ impl HostFs {
     /// Lists `path` to `depth` levels (1 = its direct entries).
     pub fn list_dir(&self, path: &str, depth: usize) -> Result<Listing, SandboxError> {
         let r = self.resolve(path)?;
-        let dir = self.open_dir(&r)?;
         let mut out = Listing::default();
-        walk(&dir, depth.max(1), &mut |entry| {
-            if out.entries.len() >= MAX_ENTRIES {
-                out.truncated = true;
-                return ControlFlow::Break(());
+        for (dir, prefix) in self.walk_roots(&r)? {
+            let depth = depth.max(1) - usize::from(!prefix.as_os_str().is_empty());
+            if depth == 0 {
+                continue;
             }
-            out.entries.push(DirEntry {
-                path: join_display(&r.display, entry.rel),
-                is_dir: entry.is_dir,
-                size: if entry.is_file { entry.size } else { 0 },
+            walk(&dir, depth, &mut |entry| {
+                if out.entries.len() >= MAX_ENTRIES {
+                    out.truncated = true;
+                    return ControlFlow::Break(());
+                }
+                out.entries.push(DirEntry {
+                    path: join_display(&r.display, &prefix.join(entry.rel)),
+                    is_dir: entry.is_dir,
+                    size: if entry.is_file { entry.size } else { 0 },
+                });
+                ControlFlow::Continue(())
             });
-            ControlFlow::Continue(())
-        });
+        }
         Ok(out)
     }
 
@@ -255,18 +260,20 @@ impl HostFs {
         };
         let matcher = glob_matcher(&pattern)?;
         let r = self.resolve(&base)?;
-        let dir = self.open_dir(&r)?;
         let mut out = GlobResult::default();
-        walk(&dir, MAX_DEPTH, &mut |entry| {
-            if matcher.is_match(entry.rel) {
-                if out.paths.len() >= MAX_ENTRIES {
-                    out.truncated = true;
-                    return ControlFlow::Break(());
+        for (dir, prefix) in self.walk_roots(&r)? {
+            walk(&dir, MAX_DEPTH, &mut |entry| {
+                let rel = prefix.join(entry.rel);
+                if matcher.is_match(&rel) {
+                    if out.paths.len() >= MAX_ENTRIES {
+                        out.truncated = true;
+                        return ControlFlow::Break(());
+                    }
+                    out.paths.push(join_display(&r.display, &rel));
                 }
-                out.paths.push(join_display(&r.display, entry.rel));
-            }
-            ControlFlow::Continue(())
-        });
+                ControlFlow::Continue(())
+            });
+        }
         Ok(out)
     }
 
@@ -312,20 +319,45 @@ impl HostFs {
             let _ = search(target, &r.display);
             return Ok(out);
         }
-        walk(&target, MAX_DEPTH, &mut |entry| {
-            let rel = entry.rel;
-            let wanted = filter
-                .as_ref()
-                .is_none_or(|f| f.is_match(rel) || rel.file_name().is_some_and(|n| f.is_match(n)));
-            if !entry.is_file || !wanted || entry.size > MAX_GREP_FILE_BYTES {
-                return ControlFlow::Continue(());
-            }
-            match entry.open_file() {
-                Ok(file) => search(file, &join_display(&r.display, rel)),
-                Err(_) => ControlFlow::Continue(()),
-            }
-        });
+        drop(target);
+        for (dir, prefix) in self.walk_roots(&r)? {
+            walk(&dir, MAX_DEPTH, &mut |entry| {
+                let rel = prefix.join(entry.rel);
+                let wanted = filter.as_ref().is_none_or(|f| {
+                    f.is_match(&rel) || rel.file_name().is_some_and(|n| f.is_match(n))
+                });
+                if !entry.is_file || !wanted || entry.size > MAX_GREP_FILE_BYTES {
+                    return ControlFlow::Continue(());
+                }
+                match entry.open_file() {
+                    Ok(file) => search(file, &join_display(&r.display, &rel)),
+                    Err(_) => ControlFlow::Continue(()),
+                }
+            });
+        }
         Ok(out)
+    }
+
+    /// The folders a walk of `r` covers, each with its place below `r`: `r` itself, and for
+    /// `/mnt/skills` also the owner's personal skills, which are mounted at its `user/`
+    /// from elsewhere (in the skills view that folder is an empty mount point).
+    fn walk_roots(&self, r: &Resolved) -> Result<Vec<(File, PathBuf)>, SandboxError> {
+        let mut roots = vec![(self.open_dir(r)?, PathBuf::new())];
+        if let Some(personal) = &self.personal
+            && r.root == self.skills
+            && r.rel.as_os_str().is_empty()
+        {
+            let user = Resolved {
+                root: personal.clone(),
+                rel: PathBuf::new(),
+                display: format!("{}/user", r.display),
+                writable: false,
+            };
+            if let Ok(dir) = self.open_dir(&user) {
+                roots.push((dir, PathBuf::from("user")));
+            }
+        }
+        Ok(roots)
     }
 
     fn open_dir(&self, r: &Resolved) -> Result<File, SandboxError> {

@@ -61,6 +61,29 @@ async fn personal_skills_map_to_the_owner_copy_for_files_and_commands() {
         alice.write_file(path, "x", false).await.is_err(),
         "read-only"
     );
+    // Walking /mnt/skills shows them too (their folder is mounted from elsewhere).
+    let listed = alice.list_dir("/mnt/skills", 3).await.unwrap();
+    let paths: Vec<_> = listed.entries.iter().map(|e| e.path.as_str()).collect();
+    assert!(
+        paths.contains(&"/mnt/skills/user/notes/SKILL.md"),
+        "{paths:?}"
+    );
+    let found = alice.glob("**/SKILL.md", "/mnt/skills").await.unwrap();
+    assert_eq!(found.paths, ["/mnt/skills/user/notes/SKILL.md"]);
+    let hits = alice
+        .grep(crate::api::GrepRequest {
+            pattern: "alice's".into(),
+            path: "/mnt/skills".into(),
+            glob: None,
+            literal: true,
+            case_sensitive: false,
+            max_matches: 10,
+        })
+        .await
+        .unwrap();
+    assert_eq!(hits.matches[0].path, "/mnt/skills/user/notes/SKILL.md");
+    let bobs = bob.glob("**/SKILL.md", "/mnt/skills").await.unwrap();
+    assert!(bobs.paths.is_empty(), "{:?}", bobs.paths);
 }
 
 #[tokio::test]
