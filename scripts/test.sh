@@ -3,6 +3,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Skill imports are tested against local Git repositories.
+if ! command -v git >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "make test: installing git ..."
+    source scripts/apt.sh
+    apt_install git
+  else
+    echo "make test: the skill import tests need git (https://git-scm.com)" >&2
+    exit 1
+  fi
+fi
+
 # The sandbox tests need a Docker engine and the sandbox image (built offline if need be).
 scripts/sandbox-image.sh
 
