@@ -16,7 +16,7 @@ const MIME_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/web
 /// The text and the images of a content value (a string or a list of blocks). Blocks:
 /// `{"type": "text", "text"}`; LangChain `{"type": "image", "mimeType" | "mime_type",
 /// "data"}` or `{"type": "image", "url"}` (also with `"source_type"`); OpenAI
-/// `{"type": "image_url", "image_url": {"url"} | "<url>"}` with an `https:` or `data:` URL.
+/// `{"type": "image_url", "image_url": {"url"} | "<url>"}` with an `http(s):` or `data:` URL.
 pub fn split_content(content: &Value) -> Result<(String, Vec<Image>), String> {
     let Value::Array(blocks) = content else {
         return Ok((crate::langchain::content_text(content), Vec::new()));
@@ -84,7 +84,7 @@ fn openai_image(block: &Value) -> Result<Image, String> {
     from_url(url)
 }
 
-/// An `https:` URL, or a `data:<mime>;base64,<data>` URL taken apart.
+/// An `http(s):` URL, or a `data:<mime>;base64,<data>` URL taken apart.
 fn from_url(url: &str) -> Result<Image, String> {
     if let Some(rest) = url.strip_prefix("data:") {
         let (mime, data) = rest
@@ -95,7 +95,7 @@ fn from_url(url: &str) -> Result<Image, String> {
     let parsed = url::Url::parse(url).map_err(|e| format!("not a valid image URL: {e}"))?;
     if parsed.scheme() != "https" && parsed.scheme() != "http" {
         return Err(format!(
-            "image URLs must be https:// or data: (not {}:)",
+            "image URLs must be http(s):// or data: (not {}:)",
             parsed.scheme()
         ));
     }

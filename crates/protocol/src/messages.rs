@@ -64,7 +64,7 @@ pub enum Image {
         /// Base64 (standard alphabet).
         data: String,
     },
-    /// An `https://` address the model fetches itself.
+    /// An `http(s)://` address the model fetches itself.
     Url(String),
 }
 

@@ -1,6 +1,7 @@
 // Images pasted into the message box: read in the browser and sent inline with the message
 // (LangChain `{type: "image", mimeType, data}` blocks), so a vision model sees them.
 import { useCallback, useState } from "react";
+import { uuid } from "../lib/id";
 
 /** One image waiting to be sent. */
 export interface PastedImage {
@@ -47,7 +48,7 @@ export function usePastedImages(onError: (message: string) => void) {
           continue;
         }
         try {
-          read.push({ key: crypto.randomUUID(), name: file.name || "pasted image", mimeType: file.type, data: await readBase64(file) });
+          read.push({ key: uuid(), name: file.name || "pasted image", mimeType: file.type, data: await readBase64(file) });
         } catch (e) {
           onError(`“${file.name}” could not be read: ${String(e)}`);
         }

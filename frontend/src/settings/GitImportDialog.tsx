@@ -64,11 +64,14 @@ export function GitImportDialog({
         ...(gitRef.trim() ? { ref: gitRef.trim() } : {}),
       });
       next = { kind: "preview", result };
-      setChosen(new Set(result.skills.filter((s) => s.installable && !s.exists).map(keyOf)));
     } catch (err) {
       next = { kind: "failed", message: errorMessage(err), findings: err instanceof ApiError ? err.findings : [] };
     }
-    if (attempt.current === current) setStep(next);
+    if (attempt.current !== current) return;
+    setStep(next);
+    if (next.kind === "preview") {
+      setChosen(new Set(next.result.skills.filter((s) => s.installable && !s.exists).map(keyOf)));
+    }
   };
 
   const toggle = (c: ImportCandidate) =>

@@ -44,7 +44,7 @@ fn bad_images_are_refused_with_the_reason() {
         (json!({"type": "image"}), "needs data"),
         (
             json!({"type": "image_url", "image_url": {"url": "file:///etc/passwd"}}),
-            "https:// or data:",
+            "http(s):// or data:",
         ),
         (
             json!({"type": "image_url", "image_url": {"url": "data:image/png,abc"}}),

@@ -96,10 +96,15 @@ struct Imported {
     enabled: bool,
 }
 
-/// A skill of a fetched repository, packed and inspected.
+/// A skill of a fetched repository, inspected. Its archive is packed again when it is
+/// installed: keeping one open file per skill would run a collection of hundreds out of
+/// file descriptors.
 struct Prepared {
     candidate: ImportCandidate,
-    archive: File,
+    /// Its folder in the checkout.
+    dir: PathBuf,
+    /// The folder it is packed under.
+    top: String,
 }
 
 /// A fetched repository with every skill in it prepared.
@@ -166,7 +171,7 @@ impl SkillsService {
                 path: s.candidate.path.clone(),
                 imported_at: now.clone(),
             };
-            let file = s.archive.try_clone().map_err(InstallError::Io)?;
+            let file = self.archive(s).await?;
             installed.push(
                 self.install_recorded(file, options.overwrite, options.enable, Some(origin))
                     .await?,
@@ -286,7 +291,7 @@ impl SkillsService {
             imported_at: chrono::Utc::now().to_rfc3339(),
             ..origin
         };
-        let file = match found.archive.try_clone() {
+        let file = match self.archive(found).await {
             Ok(f) => f,
             Err(e) => return UpdateOutcome::Failed(e.to_string()),
         };
@@ -300,6 +305,20 @@ impl SkillsService {
             },
             Err(e) => UpdateOutcome::Failed(e.to_string()),
         }
+    }
+
+    /// The `.skill` archive of an inspected skill, to install.
+    async fn archive(&self, skill: &Prepared) -> Result<File, SkillOpError> {
+        let (dir, top, limits, scratch) = (
+            skill.dir.clone(),
+            skill.top.clone(),
+            self.imports.archive,
+            self.imports.scratch.clone(),
+        );
+        let packed = tokio::task::spawn_blocking(move || git::pack(&dir, &top, &limits, &scratch))
+            .await?
+            .map_err(InstallError::Io)?;
+        Ok(packed.file)
     }
 
     /// Fetches `source` and prepares every skill in it (one import at a time per permit).
@@ -365,6 +384,8 @@ fn prepare(
             })
             .collect();
         skills.push(Prepared {
+            dir: found.dir,
+            top,
             candidate: ImportCandidate {
                 name,
                 path: found.path,
@@ -375,7 +396,6 @@ fn prepare(
                 exists: false,
                 selected: false,
             },
-            archive: packed.file,
         });
     }
     Ok(Fetched {

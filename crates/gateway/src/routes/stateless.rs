@@ -68,17 +68,6 @@ fn cleanup(
     })
 }
 
-/// Runs `then` when dropped: after the answer, or when the client went away first.
-struct Then(Option<Box<dyn FnOnce() + Send>>);
-
-impl Drop for Then {
-    fn drop(&mut self) {
-        if let Some(then) = self.0.take() {
-            then();
-        }
-    }
-}
-
 /// Starts a stateless run and streams its events (`text/event-stream`), as
 /// `/api/threads/{thread_id}/runs/stream` does. Its temporary thread is deleted when the run
 /// has ended unless `on_completion` is `keep`.
@@ -129,7 +118,8 @@ pub async fn wait_stateless(
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Response> {
     let (thread_id, started, then) = start(&app, &caller, body).await?;
-    let _then = Then(then);
+    // Cleans up after the answer, or when the client went away first.
+    let _cleanup = DisconnectGuard { run: None, then };
     let values = app
         .runs
         .finished_values(&caller, &thread_id, &started.run)
@@ -155,7 +145,7 @@ pub async fn create_stateless(
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Response> {
     let (thread_id, started, then) = start(&app, &caller, body).await?;
-    drop(Then(then));
+    drop(DisconnectGuard { run: None, then });
     Ok(located(started.record, &thread_id, &started.run.run_id))
 }
 

@@ -108,3 +108,18 @@ fn dropping_the_guard_stops_watching() {
     std::thread::sleep(Duration::from_millis(400));
     assert!(names(&catalog).is_empty());
 }
+
+#[test]
+fn a_skills_directory_that_is_a_link_is_watched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let real = tmp.path().join("volume");
+    std::fs::create_dir_all(real.join("custom")).unwrap();
+    let link = tmp.path().join("skills");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let catalog = catalog(&link);
+    let _guard = watch(catalog.clone(), Duration::from_millis(50)).unwrap();
+    write_skill(&link.join("custom/linked"), "linked", "d");
+    until(&catalog, "the skill in the linked folder", |c| {
+        names(c) == ["linked"]
+    });
+}

@@ -69,17 +69,27 @@ impl Tree {
     }
 
     fn add(&mut self, dir: &Path) {
-        match self.watches.add(dir, mask()) {
+        // The skills directory itself may be a link (to a volume); nothing below it is
+        // followed.
+        let mask = if dir == self.root {
+            mask() - WatchMask::DONT_FOLLOW
+        } else {
+            mask()
+        };
+        match self.watches.add(dir, mask) {
             Ok(wd) => {
                 self.dirs.insert(wd, dir.to_path_buf());
             }
-            // Gone already (a short-lived folder): its removal is reported by its parent.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(error) => {
+            // The kernel's per-user limit: said once, the rest is known from it.
+            Err(error) if error.raw_os_error() == Some(enospc()) => {
                 if !self.limit_hit {
                     self.limit_hit = true;
                     tracing::warn!(%error, path = %dir.display(), "cannot watch more skill folders (raise fs.inotify.max_user_watches); changes below them need POST /api/skills/reload");
                 }
+            }
+            // Gone or replaced already (a short-lived folder): its parent reports that.
+            Err(error) => {
+                tracing::debug!(%error, path = %dir.display(), "skill folder not watched");
             }
         }
     }
@@ -96,7 +106,7 @@ pub(super) fn start(root: &Path, tx: Sender<PathBuf>) -> io::Result<TreeWatch> {
         dirs: HashMap::new(),
         limit_hit: false,
     };
-    let root_wd = tree.watches.add(root, mask())?;
+    let root_wd = tree.watches.add(root, mask() - WatchMask::DONT_FOLLOW)?;
     tree.dirs.insert(root_wd.clone(), root.to_path_buf());
     tree.add_all(root);
     let stop = Arc::new(AtomicBool::new(false));
@@ -163,6 +173,11 @@ fn read_events(mut inotify: Inotify, mut tree: Tree, tx: &Sender<PathBuf>, stop:
             }
         }
     }
+}
+
+/// `ENOSPC`: what `inotify_add_watch` answers at the per-user watch limit.
+fn enospc() -> i32 {
+    rustix::io::Errno::NOSPC.raw_os_error()
 }
 
 /// Dot-entries: staging areas, `.history`, editors' swap files, VCS folders.
