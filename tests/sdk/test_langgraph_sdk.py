@@ -207,12 +207,48 @@ class LangGraphSdkTest(unittest.TestCase):
 
         asked, state, parts, after = asyncio.run(scenario())
         self.assertEqual(asked["__interrupt__"][0]["value"]["question"], "Which format?")
-        self.assertEqual(state["next"], ["lead_agent"])
+        self.assertEqual(state["next"], ["agent"])
         self.assertEqual(state["tasks"][0]["interrupts"][0]["value"]["options"], ["CSV", "JSON"])
         final = [p.data for p in parts if p.event == "values"][-1]
         self.assertEqual(final["messages"][-1]["content"], "Exporting as JSON.")
         self.assertNotIn("__interrupt__", final)
         self.assertEqual(after["next"], [])
+
+    def test_branches_from_a_checkpoint_and_update_state(self):
+        async def scenario():
+            client = self.client()
+            tid = (await client.threads.create())["thread_id"]
+            await client.runs.wait(tid, "agent", input={"messages": [{"role": "user", "content": "slow one"}]})
+            history = await client.threads.get_history(tid, limit=100)
+            first_input = history[-1]
+            asked = next(s for s in reversed(history) if [m["type"] for m in s["values"]["messages"]] == ["human"])
+            # Edit: the question again from its input checkpoint; Regenerate: no input.
+            edited = await client.runs.wait(
+                tid, "agent", input={"messages": [{"role": "user", "content": "slow two"}]},
+                checkpoint=first_input["checkpoint"],
+            )
+            regenerated = await client.runs.wait(tid, "agent", input=None, checkpoint_id=asked["checkpoint"]["checkpoint_id"])
+            at = await client.threads.get_state(tid, checkpoint_id=asked["checkpoint"]["checkpoint_id"])
+            updated = await client.threads.update_state(
+                tid, {"messages": [{"type": "human", "content": "a note"}]}, as_node="agent"
+            )
+            state = await client.threads.get_state(tid)
+            tree = await client.threads.get_history(tid, limit=100)
+            return first_input, asked, edited, regenerated, at, updated, state, tree
+
+        first_input, asked, edited, regenerated, at, updated, state, tree = asyncio.run(scenario())
+        self.assertEqual(first_input["metadata"]["source"], "input")
+        self.assertEqual(first_input["metadata"]["step"], -1)
+        self.assertEqual([m["content"] for m in edited["messages"] if m["type"] == "human"], ["slow two"])
+        self.assertEqual([m["type"] for m in regenerated["messages"]], ["human", "ai"])
+        self.assertEqual(regenerated["messages"][0]["content"], "slow one")
+        self.assertEqual(at["checkpoint"], asked["checkpoint"])
+        self.assertEqual(state["checkpoint"]["checkpoint_id"], updated["checkpoint"]["checkpoint_id"])
+        self.assertEqual(state["metadata"]["source"], "update")
+        self.assertEqual(state["values"]["messages"][-1]["content"], "a note")
+        parents = [s["parent_checkpoint"]["checkpoint_id"] for s in tree if s["parent_checkpoint"]]
+        forks = {p for p in parents if parents.count(p) > 1}
+        self.assertEqual(forks, {first_input["checkpoint"]["checkpoint_id"], asked["checkpoint"]["checkpoint_id"]})
 
     def test_without_a_token_the_server_answers_401(self):
         async def scenario():

@@ -2,12 +2,14 @@
 //! sandbox tools, and runs with their event streams.
 
 pub mod agent;
+pub mod checkpoints;
 pub mod config;
 pub mod hooks;
 pub mod images;
 pub mod input;
 pub mod langchain;
 pub mod model;
+pub mod profile;
 pub mod prompt;
 pub mod runs;
 pub mod tools;

@@ -14,6 +14,7 @@ use antler_skills::watch::WatchGuard;
 use antler_store::Store;
 
 use crate::accounts::AccountsService;
+use crate::assistants::AssistantsService;
 use crate::config::Config;
 use crate::files::FilesService;
 use crate::runs::RunsService;
@@ -38,6 +39,8 @@ pub struct App {
     pub files: FilesService,
     /// Agent runs, their event streams and the threads' state.
     pub runs: RunsService,
+    /// Assistants (custom agents).
+    pub assistants: Arc<AssistantsService>,
     /// Runs the agent's tools: Docker containers per thread, or host directories.
     pub sandbox: Arc<dyn SandboxProvider>,
     /// Degradations reported by `/health` (for example a file watcher that failed to start,
@@ -254,6 +257,13 @@ impl App {
             accounts.adopt_local_data().await?;
             tasks.push(AbortOnDrop(accounts.follow_revocations()));
         }
+        let assistants = Arc::new(AssistantsService::new(
+            store.clone(),
+            crate::assistants::Known {
+                models: manager.model_names(),
+                tools: manager.tool_names(),
+            },
+        ));
         Ok(App {
             accounts,
             files: FilesService::new(scratch, sandbox.file_access()),
@@ -263,7 +273,8 @@ impl App {
                 manager.clone(),
                 sandbox.clone(),
             ),
-            runs: RunsService::new(store.clone(), manager),
+            runs: RunsService::new(store.clone(), manager, assistants.clone()),
+            assistants,
             skills,
             store,
             sandbox,

@@ -9,6 +9,8 @@
 
 pub mod accounts;
 mod app;
+pub mod assistants;
+mod checkpoints;
 pub mod config;
 pub mod files;
 mod identity;
@@ -20,6 +22,7 @@ pub mod threads;
 
 pub use accounts::{AccountError, AccountsService, Authenticated};
 pub use app::App;
+pub use assistants::{AssistantError, AssistantsService};
 pub use config::Config;
 pub use files::{FileError, FilesService};
 pub use identity::Caller;

@@ -6,15 +6,15 @@ use std::sync::Arc;
 
 use antler_agent_runtime::runs::log::RunEvent;
 use antler_agent_runtime::runs::{ActiveRun, RunError, RunManager};
-use antler_protocol::runs::{Checkpoint, Run, RunCreate, RunStatus, ThreadState};
+use antler_protocol::runs::{Run, RunCreate, RunStatus};
 use antler_protocol::stream::StreamMode;
 use antler_protocol::threads::ThreadValues;
 use antler_store::threads::timestamp;
-use antler_store::{CheckpointRecord, RunRecord, Store, StoreError, ThreadRecord};
-use serde_json::{Map, json};
+use antler_store::{RunRecord, Store, StoreError, ThreadRecord};
 use tokio::sync::mpsc;
 
 use crate::Caller;
+use crate::assistants::{AssistantError, AssistantsService};
 use crate::threads::{ThreadError, check_id, parse_values};
 
 /// Largest page of runs or checkpoints.
@@ -29,6 +29,9 @@ pub enum RunOpError {
     /// The run manager refused or failed.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// The run's assistant does not exist for the caller.
+    #[error(transparent)]
+    Assistant(#[from] AssistantError),
     /// The run id is not a UUID.
     #[error("run id {0:?} is not a UUID")]
     InvalidRunId(String),
@@ -59,8 +62,9 @@ pub struct Started {
 
 /// The runs use-cases.
 pub struct RunsService {
-    store: Store,
+    pub(crate) store: Store,
     manager: Arc<RunManager>,
+    assistants: Arc<AssistantsService>,
 }
 
 impl std::fmt::Debug for RunsService {
@@ -70,8 +74,16 @@ impl std::fmt::Debug for RunsService {
 }
 
 impl RunsService {
-    pub(crate) fn new(store: Store, manager: Arc<RunManager>) -> Self {
-        RunsService { store, manager }
+    pub(crate) fn new(
+        store: Store,
+        manager: Arc<RunManager>,
+        assistants: Arc<AssistantsService>,
+    ) -> Self {
+        RunsService {
+            store,
+            manager,
+            assistants,
+        }
     }
 
     /// The run manager (for background duties and benchmarks).
@@ -87,12 +99,16 @@ impl RunsService {
         req: RunCreate,
     ) -> Result<Started, RunOpError> {
         check_id(thread_id)?;
-        let (run, record) = self.manager.create(caller.owner(), thread_id, req).await?;
+        let profile = self.assistants.profile(caller, &req.assistant_id).await?;
+        let graph_id = profile.graph_id();
+        let (run, record) = self
+            .manager
+            .create(caller.owner(), thread_id, req, profile)
+            .await?;
         // As LangGraph does: clients (the Agent Chat UI) find a graph's threads by these.
         let mut patch = serde_json::Map::new();
-        for key in ["graph_id", "assistant_id"] {
-            patch.insert(key.into(), record.assistant_id.clone().into());
-        }
+        patch.insert("graph_id".into(), graph_id.into());
+        patch.insert("assistant_id".into(), record.assistant_id.clone().into());
         if let Err(error) = self
             .store
             .threads
@@ -230,41 +246,11 @@ impl RunsService {
         self.manager.active(run_id)
     }
 
-    /// The thread's current state (its newest checkpoint).
-    pub async fn state(&self, caller: &Caller, thread_id: &str) -> Result<ThreadState, RunOpError> {
-        let thread = self.thread(caller, thread_id).await?;
-        Ok(match self.store.state.latest(thread_id).await? {
-            Some(c) => checkpoint_state(c)?,
-            None => ThreadState {
-                values: parse_values(thread_id, &thread.values)?,
-                next: Vec::new(),
-                tasks: Vec::new(),
-                metadata: Map::new(),
-                created_at: None,
-                checkpoint: None,
-                parent_checkpoint: None,
-            },
-        })
-    }
-
-    /// Earlier states, newest first, optionally before a checkpoint.
-    pub async fn history(
+    pub(crate) async fn thread(
         &self,
         caller: &Caller,
         thread_id: &str,
-        limit: u32,
-        before: Option<&str>,
-    ) -> Result<Vec<ThreadState>, RunOpError> {
-        self.thread(caller, thread_id).await?;
-        let states = self
-            .store
-            .state
-            .history(thread_id, limit.clamp(1, MAX_PAGE), before)
-            .await?;
-        states.into_iter().map(checkpoint_state).collect()
-    }
-
-    async fn thread(&self, caller: &Caller, thread_id: &str) -> Result<ThreadRecord, RunOpError> {
+    ) -> Result<ThreadRecord, RunOpError> {
         check_id(thread_id)?;
         Ok(self
             .store
@@ -322,52 +308,4 @@ pub fn wire(r: RunRecord) -> Run {
         multitask_strategy: r.multitask_strategy,
         kwargs: r.kwargs,
     }
-}
-
-fn checkpoint_ref(thread_id: &str, id: Option<&str>) -> Option<Checkpoint> {
-    id.map(|id| Checkpoint {
-        thread_id: thread_id.to_string(),
-        checkpoint_ns: String::new(),
-        checkpoint_id: id.to_string(),
-    })
-}
-
-fn checkpoint_state(c: CheckpointRecord) -> Result<ThreadState, RunOpError> {
-    let mut metadata = Map::new();
-    metadata.insert("step".into(), json!(c.step));
-    metadata.insert("run_id".into(), json!(c.run_id));
-    let values = parse_values(&c.thread_id, &c.state)?;
-    let (next, tasks) = waiting(&values);
-    Ok(ThreadState {
-        values,
-        next,
-        tasks,
-        metadata,
-        created_at: Some(timestamp(c.created_at)),
-        checkpoint: checkpoint_ref(&c.thread_id, Some(&c.checkpoint_id)),
-        parent_checkpoint: checkpoint_ref(&c.thread_id, c.parent_id.as_deref()),
-    })
-}
-
-/// `next` and `tasks` of a state: while a question waits for its answer, the agent is next,
-/// with one task holding the interrupt (as LangGraph reports a pending interrupt).
-fn waiting(values: &ThreadValues) -> (Vec<String>, Vec<serde_json::Value>) {
-    if values.interrupts.is_empty() {
-        return (Vec::new(), Vec::new());
-    }
-    let id = values.interrupts[0]
-        .get("id")
-        .cloned()
-        .unwrap_or(serde_json::Value::Null);
-    let task = json!({
-        "id": id,
-        "name": "lead_agent",
-        "path": ["__pregel_pull", "lead_agent"],
-        "error": null,
-        "interrupts": values.interrupts,
-        "checkpoint": null,
-        "state": null,
-        "result": null,
-    });
-    (vec!["lead_agent".to_string()], vec![task])
 }

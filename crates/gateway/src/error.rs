@@ -3,7 +3,7 @@
 //! internal error text stays in the logs.
 
 use antler_agent_runtime::runs::RunError;
-use antler_app::{AccountError, FileError, RunOpError, SkillOpError, ThreadError};
+use antler_app::{AccountError, AssistantError, FileError, RunOpError, SkillOpError, ThreadError};
 use antler_protocol::error::{ErrorBody, ErrorEnvelope};
 use antler_protocol::skills::InstallFinding;
 use antler_skills::import::ImportError;
@@ -199,11 +199,25 @@ impl From<RunError> for AppError {
     }
 }
 
+impl From<AssistantError> for AppError {
+    fn from(e: AssistantError) -> Self {
+        match e {
+            e @ AssistantError::NotFound(_) => AppError::not_found(e.to_string()),
+            AssistantError::Invalid(m) => {
+                AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", m)
+            }
+            AssistantError::Conflict(m) => AppError::conflict(m),
+            AssistantError::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<RunOpError> for AppError {
     fn from(e: RunOpError) -> Self {
         match e {
             RunOpError::Thread(e) => e.into(),
             RunOpError::Run(e) => e.into(),
+            RunOpError::Assistant(e) => e.into(),
             e @ RunOpError::InvalidRunId(_) => AppError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "invalid_run_id",

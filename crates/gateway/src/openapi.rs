@@ -24,6 +24,7 @@ use crate::routes::artifacts;
         (name = "users", description = "Accounts (admins only)"),
         (name = "skills", description = "List, inspect, enable, disable, install and delete skills"),
         (name = "threads", description = "Conversation threads"),
+        (name = "assistants", description = "Assistants: custom agents with their own instructions, model, skills and tools (LangGraph Agent Server compatible)"),
         (name = "runs", description = "Agent runs (LangGraph Agent Server compatible) and thread state"),
         (name = "uploads", description = "Files people add to a thread"),
         (name = "artifacts", description = "Every file of a thread, and a look inside .skill archives"),

@@ -22,8 +22,8 @@ use antler_app::Config;
 
 use crate::error::{AppError, InternalCause};
 use crate::routes::{
-    artifacts, auth, health, models, runs, skill_import, skill_install, skills, stateless, threads,
-    uploads, users,
+    artifacts, assistants, auth, health, models, runs, skill_import, skill_install, skills, state,
+    stateless, threads, uploads, users,
 };
 use crate::state::AppState;
 
@@ -68,8 +68,22 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(runs::cancel_run))
         .routes(routes!(runs::join_run))
         .routes(routes!(runs::join_stream))
-        .routes(routes!(runs::get_state))
-        .routes(routes!(runs::get_history))
+        .routes(routes!(assistants::create_assistant))
+        .routes(routes!(assistants::search_assistants))
+        .routes(routes!(assistants::count_assistants))
+        .routes(routes!(
+            assistants::get_assistant,
+            assistants::update_assistant,
+            assistants::delete_assistant
+        ))
+        .routes(routes!(assistants::assistant_versions))
+        .routes(routes!(assistants::set_latest_assistant))
+        .routes(routes!(assistants::assistant_schemas))
+        .routes(routes!(assistants::assistant_graph))
+        .routes(routes!(state::get_state, state::update_state))
+        .routes(routes!(state::get_state_at))
+        .routes(routes!(state::post_state_at))
+        .routes(routes!(state::get_history))
         .routes(routes!(skills::list_skills))
         .routes(routes!(skills::reload_skills))
         .routes(routes!(skill_install::install_skill))

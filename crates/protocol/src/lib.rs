@@ -3,6 +3,7 @@
 //! Nothing here does I/O. Types derive `serde` for the wire and `utoipa::ToSchema` so the
 //! OpenAPI document is generated from the same definitions the server sends.
 
+pub mod assistants;
 pub mod auth;
 pub mod de;
 pub mod error;

@@ -162,6 +162,69 @@ pub struct RunCreate {
     /// Stateless runs only: `delete` (default) or `keep` the temporary thread afterwards.
     #[serde(default)]
     pub on_completion: Option<OnCompletion>,
+    /// Continue from this checkpoint of the thread instead of its newest one: the run's
+    /// checkpoints form a new branch. With no `input`, the run answers the checkpoint's last
+    /// message again (Regenerate); with input, the input follows the checkpoint (Edit).
+    #[serde(default)]
+    pub checkpoint: Option<CheckpointSelector>,
+    /// The same as `checkpoint`, by id.
+    #[serde(default)]
+    pub checkpoint_id: Option<String>,
+}
+
+impl RunCreate {
+    /// The checkpoint the run continues from, when one was named.
+    pub fn from_checkpoint(&self) -> Option<&str> {
+        self.checkpoint_id
+            .as_deref()
+            .or_else(|| self.checkpoint.as_ref()?.checkpoint_id())
+    }
+}
+
+/// `POST /api/threads/{thread_id}/state` body: a new checkpoint with these values merged
+/// into a checkpoint's (LangGraph's `update_state`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ThreadStateUpdate {
+    /// Values to merge: `messages` are added (a message with an existing id replaces it),
+    /// `title` replaces the title. `null` copies the checkpoint as it is (a fork).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub values: Option<Value>,
+    /// The checkpoint to start from (default: the thread's newest).
+    #[serde(default)]
+    pub checkpoint: Option<CheckpointSelector>,
+    /// The same as `checkpoint`, by id.
+    #[serde(default)]
+    pub checkpoint_id: Option<String>,
+    /// The node the update is written as (recorded in the checkpoint's `writes`).
+    #[serde(default)]
+    pub as_node: Option<String>,
+}
+
+impl ThreadStateUpdate {
+    /// The checkpoint the update starts from, when one was named.
+    pub fn from_checkpoint(&self) -> Option<&str> {
+        self.checkpoint_id
+            .as_deref()
+            .or_else(|| self.checkpoint.as_ref()?.checkpoint_id())
+    }
+}
+
+/// Answer of `POST /api/threads/{thread_id}/state`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StateUpdated {
+    /// The new checkpoint.
+    pub checkpoint: Checkpoint,
+}
+
+/// `POST /api/threads/{thread_id}/state/checkpoint` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StateAtCheckpoint {
+    /// The checkpoint to read.
+    pub checkpoint: CheckpointSelector,
+    /// Accepted and ignored (there are no subgraphs).
+    #[serde(default)]
+    pub subgraphs: Option<bool>,
 }
 
 /// Token and call counters of a run.
@@ -224,17 +287,18 @@ pub struct ThreadState {
     pub values: ThreadValues,
     /// Nodes to run next (empty: the agent waits for input).
     pub next: Vec<String>,
-    /// Pending tasks (always empty).
+    /// Pending tasks, one per node in `next` (with the interrupts that wait for an answer).
     #[schema(value_type = Vec<Object>)]
     pub tasks: Vec<Value>,
-    /// Checkpoint metadata (`run_id`, `step`).
+    /// Checkpoint metadata as LangGraph's: `source` (`input`, `loop`, `update`, `fork`),
+    /// `step` (−1 for a thread's first input), `parents`, `writes`, `run_id`, …
     #[schema(value_type = Object)]
     pub metadata: Map<String, Value>,
     /// RFC 3339 time of the checkpoint.
     pub created_at: Option<String>,
     /// This checkpoint.
     pub checkpoint: Option<Checkpoint>,
-    /// The one before.
+    /// The one it continues (its branch's previous checkpoint).
     pub parent_checkpoint: Option<Checkpoint>,
 }
 
@@ -248,13 +312,14 @@ pub struct HistoryRequest {
     /// Only states before this checkpoint: its id, or a checkpoint (`{checkpoint_id}`) or
     /// config (`{configurable: {checkpoint_id}}`) as the LangGraph SDKs send it.
     #[serde(default)]
-    pub before: Option<HistoryBefore>,
+    pub before: Option<CheckpointSelector>,
 }
 
-/// Where `POST …/history` starts: a checkpoint id, or an object naming one.
+/// A checkpoint named by its id, or by an object holding it as the LangGraph SDKs send it
+/// (`{checkpoint_id, checkpoint_ns}` or a config `{configurable: {checkpoint_id}}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]
-pub enum HistoryBefore {
+pub enum CheckpointSelector {
     /// The checkpoint id.
     Id(String),
     /// `{checkpoint_id}` or `{configurable: {checkpoint_id}}`.
@@ -262,12 +327,12 @@ pub enum HistoryBefore {
     Checkpoint(Map<String, Value>),
 }
 
-impl HistoryBefore {
+impl CheckpointSelector {
     /// The checkpoint id it names, if any.
     pub fn checkpoint_id(&self) -> Option<&str> {
         match self {
-            HistoryBefore::Id(id) => Some(id),
-            HistoryBefore::Checkpoint(map) => map
+            CheckpointSelector::Id(id) => Some(id),
+            CheckpointSelector::Checkpoint(map) => map
                 .get("checkpoint_id")
                 .or_else(|| map.get("configurable")?.get("checkpoint_id"))
                 .and_then(Value::as_str),

@@ -16,7 +16,8 @@ wire_enum! {
         Idle = "idle",
         /// A run is working on it.
         Busy = "busy",
-        /// Its last run was stopped before the end.
+        /// Its last run was stopped before the end, or asked a question that waits for
+        /// its answer.
         Interrupted = "interrupted",
         /// Its last run failed.
         Error = "error",

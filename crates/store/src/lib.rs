@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub mod accounts;
+pub mod assistants;
 pub mod bus;
 pub mod instances;
 mod pg_bus;
@@ -17,10 +18,12 @@ mod sql;
 pub mod threads;
 
 pub use accounts::{AccountRepo, SessionRecord, SetupOutcome, TokenRecord, UserRecord, UserUpdate};
+pub use assistants::{AssistantRecord, AssistantRepo};
 pub use bus::{Bus, Notice, Topic};
 pub use instances::InstanceRepo;
 pub use runs::{
-    CheckpointRecord, RunRecord, RunRepo, RunUpdate, SavedCheckpoint, StateRepo, StoredEvent,
+    CheckpointRecord, NewCheckpoint, RunRecord, RunRepo, RunUpdate, SavedCheckpoint, StateRepo,
+    StoredEvent,
 };
 pub use skill_states::{SkillState, SkillStateRepo};
 pub use threads::{ThreadQuery, ThreadRecord, ThreadRepo};
@@ -123,6 +126,8 @@ fn redact(url: &str) -> String {
 pub struct Store {
     /// Accounts, sessions and tokens.
     pub accounts: Arc<dyn AccountRepo>,
+    /// Assistants (custom agents).
+    pub assistants: Arc<dyn AssistantRepo>,
     /// Enabled state of skills.
     pub skill_states: Arc<dyn SkillStateRepo>,
     /// Conversation threads.

@@ -82,14 +82,34 @@ pub struct CheckpointRecord {
     pub thread_id: String,
     /// The run that produced it.
     pub run_id: Option<String>,
-    /// The previous checkpoint.
+    /// The checkpoint it continues (on its branch).
     pub parent_id: Option<String>,
-    /// Step number within the thread.
+    /// Position within the thread (0 first), across all branches: the history's order.
     pub step: i64,
     /// The state values.
     pub state: Value,
+    /// LangGraph checkpoint metadata (`source`, `step`, `parents`, `writes`, `run_id`, …);
+    /// empty for checkpoints saved before it was recorded.
+    pub metadata: Map<String, Value>,
     /// When.
     pub created_at: DateTime<Utc>,
+}
+
+/// A checkpoint to save.
+#[derive(Debug, Clone, Copy)]
+pub struct NewCheckpoint<'a> {
+    /// Its thread.
+    pub thread_id: &'a str,
+    /// The state values, which also become the thread's current values.
+    pub values: &'a Value,
+    /// The thread's status from now on.
+    pub status: ThreadStatus,
+    /// The run that produced it.
+    pub run_id: Option<&'a str>,
+    /// The checkpoint it continues: the head of its branch (none for a thread's first).
+    pub parent_id: Option<&'a str>,
+    /// LangGraph checkpoint metadata.
+    pub metadata: &'a Map<String, Value>,
 }
 
 /// Reads and writes runs.
@@ -133,28 +153,31 @@ pub trait RunRepo: Send + Sync + 'static {
 pub struct SavedCheckpoint {
     /// Its id.
     pub checkpoint_id: String,
-    /// The checkpoint before it.
+    /// The checkpoint it continues.
     pub parent_id: Option<String>,
-    /// Its position (0 first).
+    /// Its position in the thread (0 first).
     pub step: i64,
 }
 
 /// Thread state and checkpoints.
 #[async_trait]
 pub trait StateRepo: Send + Sync + 'static {
-    /// Replaces the thread's current values and status, and records a checkpoint (answered
-    /// without its state, which the caller has).
-    async fn save(
-        &self,
-        thread_id: &str,
-        values: &Value,
-        status: ThreadStatus,
-        run_id: Option<&str>,
-    ) -> Result<SavedCheckpoint, StoreError>;
+    /// Records a checkpoint (a time-ordered UUIDv7 id) and makes its values and status the
+    /// thread's current ones; answered without its state, which the caller has.
+    async fn save(&self, checkpoint: NewCheckpoint<'_>) -> Result<SavedCheckpoint, StoreError>;
     /// Sets only the thread's status.
     async fn set_status(&self, thread_id: &str, status: ThreadStatus) -> Result<(), StoreError>;
     /// The newest checkpoint.
     async fn latest(&self, thread_id: &str) -> Result<Option<CheckpointRecord>, StoreError>;
+    /// The newest checkpoint without its state (`state` is null): where the thread's
+    /// newest branch ends.
+    async fn head(&self, thread_id: &str) -> Result<Option<CheckpointRecord>, StoreError>;
+    /// One checkpoint of a thread.
+    async fn get(
+        &self,
+        thread_id: &str,
+        checkpoint_id: &str,
+    ) -> Result<Option<CheckpointRecord>, StoreError>;
     /// Checkpoints newest first, optionally before a checkpoint id.
     async fn history(
         &self,

@@ -10,7 +10,7 @@ mod common;
 
 use antler_protocol::runs::{MultitaskStrategy, RunStatus, StopReason};
 use antler_protocol::threads::ThreadStatus;
-use antler_store::{RunRecord, RunUpdate, Store, StoredEvent, Topic};
+use antler_store::{NewCheckpoint, RunRecord, RunUpdate, Store, StoredEvent, Topic};
 use chrono::Utc;
 use serde_json::{Map, json};
 
@@ -212,9 +212,10 @@ async fn event_logs_replay_after_a_position() {
             "duplicates ignored"
         );
         assert_eq!(store.runs.last_event_seq("r").await.unwrap(), 450);
+        let meta = Map::new();
         store
             .state
-            .save("t", &json!({}), ThreadStatus::Idle, Some("r"))
+            .save(checkpoint("t", &json!({}), Some("r"), None, &meta))
             .await
             .unwrap();
         // Deleting the thread is one statement: its runs, events and checkpoints go with it.
@@ -238,43 +239,80 @@ async fn state_saves_are_checkpoints_with_history() {
             .create("local", "t", Map::new())
             .await
             .unwrap();
+        let meta: Map<String, serde_json::Value> = json!({"source": "loop", "step": 0})
+            .as_object()
+            .unwrap()
+            .clone();
         let first = store
             .state
-            .save(
-                "t",
-                &json!({"messages": [1]}),
-                ThreadStatus::Busy,
-                Some("r1"),
-            )
+            .save(NewCheckpoint {
+                status: ThreadStatus::Busy,
+                ..checkpoint("t", &json!({"messages": [1]}), Some("r1"), None, &meta)
+            })
             .await
             .unwrap();
+        // A branch from the first checkpoint, then the original line continued.
+        let fork = store
+            .state
+            .save(checkpoint(
+                "t",
+                &json!({"messages": [1, 3]}),
+                Some("r2"),
+                Some(&first.checkpoint_id),
+                &meta,
+            ))
+            .await
+            .unwrap();
+        assert_eq!(fork.step, 1);
         let second = store
             .state
-            .save(
+            .save(checkpoint(
                 "t",
                 &json!({"messages": [1, 2]}),
-                ThreadStatus::Idle,
                 Some("r1"),
-            )
+                Some(&first.checkpoint_id),
+                &meta,
+            ))
             .await
             .unwrap();
         assert_eq!(
             second.parent_id.as_deref(),
             Some(first.checkpoint_id.as_str())
         );
-        assert_eq!(second.step, 1);
+        assert_eq!(second.step, 2, "positions count every branch");
+        assert!(
+            first.checkpoint_id < fork.checkpoint_id && fork.checkpoint_id < second.checkpoint_id,
+            "ids are time-ordered"
+        );
+        let got = store
+            .state
+            .get("t", &fork.checkpoint_id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.state, json!({"messages": [1, 3]}));
+        assert_eq!(got.metadata, meta);
+        assert_eq!(got.parent_id.as_deref(), Some(first.checkpoint_id.as_str()));
+        assert!(
+            store
+                .state
+                .get("other", &fork.checkpoint_id)
+                .await
+                .unwrap()
+                .is_none()
+        );
         let thread = store.threads.get("local", "t").await.unwrap().unwrap();
         assert_eq!(thread.values, json!({"messages": [1, 2]}));
         assert_eq!(thread.status, ThreadStatus::Idle);
         let history = store.state.history("t", 10, None).await.unwrap();
-        assert_eq!(history.len(), 2);
+        assert_eq!(history.len(), 3);
         assert_eq!(history[0].checkpoint_id, second.checkpoint_id);
         let before = store
             .state
             .history("t", 10, Some(&second.checkpoint_id))
             .await
             .unwrap();
-        assert_eq!(before.len(), 1);
+        assert_eq!(before.len(), 2);
         assert_eq!(
             store.state.latest("t").await.unwrap().unwrap().state,
             json!({"messages": [1, 2]})
@@ -354,5 +392,23 @@ async fn stored_events_and_published_notices_reach_subscribers() {
             "{engine}"
         );
         store.instances.remove("alive").await.unwrap();
+    }
+}
+
+/// A checkpoint of thread `t`'s values that leaves the thread idle.
+fn checkpoint<'a>(
+    thread_id: &'a str,
+    values: &'a serde_json::Value,
+    run_id: Option<&'a str>,
+    parent_id: Option<&'a str>,
+    metadata: &'a Map<String, serde_json::Value>,
+) -> NewCheckpoint<'a> {
+    NewCheckpoint {
+        thread_id,
+        values,
+        status: ThreadStatus::Idle,
+        run_id,
+        parent_id,
+        metadata,
     }
 }

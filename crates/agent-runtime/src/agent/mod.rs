@@ -18,10 +18,12 @@ use antler_skills::Snapshot;
 use antler_store::Store;
 use tokio_util::sync::CancellationToken;
 
+use crate::checkpoints::{Checkpointing, Source, node_writes};
 use crate::config::AgentConfig;
 use crate::hooks::{Flow, Hook, Services};
 use crate::langchain::{repair_dangling_tool_calls, to_openai};
 use crate::model::{ModelClient, ModelError};
+use crate::profile::AgentProfile;
 use crate::prompt::system_prompt;
 use crate::runs::RecentSkills;
 use crate::runs::log::EventLog;
@@ -58,6 +60,10 @@ pub struct AgentRun<'a> {
     pub prompt_budget: usize,
     /// The hook pipeline.
     pub hooks: &'a [Box<dyn Hook>],
+    /// Metadata every checkpoint of the run carries.
+    pub context: &'a serde_json::Map<String, serde_json::Value>,
+    /// The agent the run is (the built-in one or an assistant).
+    pub profile: &'a AgentProfile,
 }
 
 /// How a run ended.
@@ -119,26 +125,49 @@ impl AgentRun<'_> {
         self.log.emit(&StreamEvent::Values(&state.values));
     }
 
-    async fn save(&self, state: &AgentState) -> Result<(), String> {
-        self.store
-            .state
+    async fn save(
+        &self,
+        state: &mut AgentState,
+        source: Source,
+        writes: serde_json::Value,
+    ) -> Result<(), String> {
+        let values = state.values.to_value();
+        let saving = Checkpointing {
+            thread_id: self.thread_id,
+            run_id: Some(self.run_id),
+            context: self.context,
+        };
+        saving
             .save(
-                self.thread_id,
-                &state.values.to_value(),
+                self.store,
+                &mut state.head,
+                &values,
                 ThreadStatus::Busy,
-                Some(self.run_id),
+                source,
+                writes,
             )
             .await
-            .map(|_| ())
             .map_err(|e| {
                 tracing::error!(run.id = self.run_id, error = %e, "thread state could not be saved");
                 "the thread's state could not be saved".to_string()
-            })
+            })?;
+        state.saved = Some(values);
+        Ok(())
     }
 
-    /// Saves and streams the state; a failed save ends the run.
-    async fn checkpoint(&self, state: &AgentState) -> Result<(), Outcome> {
-        self.save(state).await.map_err(Outcome::failed)?;
+    /// Saves and streams the state after `node` added `added` messages; a failed save ends
+    /// the run.
+    async fn checkpoint(
+        &self,
+        state: &mut AgentState,
+        node: Node,
+        added: usize,
+    ) -> Result<(), Outcome> {
+        let from = state.values.messages.len().saturating_sub(added);
+        let writes = node_writes(node.as_str(), &state.values.messages[from..]);
+        self.save(state, Source::Loop, writes)
+            .await
+            .map_err(Outcome::failed)?;
         self.emit_values(state);
         Ok(())
     }
@@ -150,11 +179,26 @@ impl AgentRun<'_> {
             tracing::info!(run.id = self.run_id, skill.name = %a.name, "skill activated by a slash command");
             self.recent.record(self.owner, &a.name);
         }
-        state.values.messages.extend(input);
-        // A question asked by an earlier run is answered (or passed over) by this one.
-        state.values.interrupts.clear();
-        if let Err(outcome) = self.checkpoint(state).await {
-            return outcome;
+        // As LangGraph: an input checkpoint (the state before the input, which is in its
+        // writes), then the input applied. Clients fork from the input checkpoint to edit
+        // the message; a run without input (Regenerate) continues the checkpoint it names.
+        if !input.is_empty() {
+            let writes = serde_json::json!({"__start__": {"messages": &input}});
+            if let Err(e) = self.save(state, Source::Input, writes).await {
+                return Outcome::failed(e);
+            }
+            state.values.messages.extend(input);
+            // A question asked by an earlier run is answered (or passed over) by this one.
+            state.values.interrupts.clear();
+            if let Err(e) = self
+                .save(state, Source::Loop, serde_json::Value::Null)
+                .await
+            {
+                return Outcome::failed(e);
+            }
+            self.emit_values(state);
+        } else {
+            state.values.interrupts.clear();
         }
         let outcome = self.steps(state, activation.as_ref()).await;
         let svc = self.services();
@@ -178,6 +222,11 @@ impl AgentRun<'_> {
         let recent = self.recent.list(self.owner);
         let (section, complete) = self.skills.prompt_with_recent(self.prompt_budget, &recent);
         let mut system = system_prompt(&section);
+        if let Some(instructions) = &self.profile.instructions {
+            system.push_str("\n\n<agent_instructions>\n");
+            system.push_str(instructions);
+            system.push_str("\n</agent_instructions>");
+        }
         if let Some(a) = activation {
             system.push_str("\n\n");
             system.push_str(&a.section());
@@ -188,9 +237,10 @@ impl AgentRun<'_> {
         } else {
             self.tools.definitions()
         };
-        if let Some(a) = activation {
-            tool_defs.retain(|d| d["function"]["name"].as_str().is_some_and(|n| a.allows(n)));
-        }
+        let offered = |name: &str| {
+            self.profile.allows_tool(name) && activation.is_none_or(|a| a.allows(name))
+        };
+        tool_defs.retain(|d| d["function"]["name"].as_str().is_some_and(offered));
         let svc = self.services();
         loop {
             if self.cancel.is_cancelled() {
@@ -234,7 +284,7 @@ impl AgentRun<'_> {
                     &state.values.messages[last..],
                 ));
             }
-            if let Err(outcome) = self.checkpoint(state).await {
+            if let Err(outcome) = self.checkpoint(state, Node::Agent, 1).await {
                 return outcome;
             }
             for hook in self.hooks {
@@ -245,8 +295,10 @@ impl AgentRun<'_> {
                 } = hook.after_model(state, &svc)
                 {
                     // Calls that will not run still need results to keep the history valid.
+                    let before = state.values.messages.len();
                     repair_dangling_tool_calls(&mut state.values.messages);
-                    let _ = self.checkpoint(state).await;
+                    let added = state.values.messages.len() - before;
+                    let _ = self.checkpoint(state, Node::Tools, added).await;
                     return Outcome::stop(status, stop_reason, error);
                 }
             }
@@ -254,11 +306,13 @@ impl AgentRun<'_> {
                 return Outcome::stop(RunStatus::Success, StopReason::Completed, None);
             }
             state.step += 1;
+            let before = state.values.messages.len();
             let ran = self.run_tools(&ai, state, activation).await;
+            let added = state.values.messages.len() - before;
             let effects = match ran {
                 Ok(effects) => effects,
                 Err(fatal) => {
-                    let _ = self.checkpoint(state).await;
+                    let _ = self.checkpoint(state, Node::Tools, added).await;
                     return Outcome::failed(fatal);
                 }
             };
@@ -270,11 +324,13 @@ impl AgentRun<'_> {
                     error,
                 } = hook.after_tools(state, &svc, &effects)
                 {
-                    let _ = self.checkpoint(state).await;
+                    let added = state.values.messages.len() - before;
+                    let _ = self.checkpoint(state, Node::Tools, added).await;
                     return Outcome::stop(status, stop_reason, error);
                 }
             }
-            if let Err(outcome) = self.checkpoint(state).await {
+            let added = state.values.messages.len() - before;
+            if let Err(outcome) = self.checkpoint(state, Node::Tools, added).await {
                 return outcome;
             }
             if self.cancel.is_cancelled() {

@@ -108,6 +108,6 @@ impl AgentRun<'_> {
             response_metadata,
             ..Default::default()
         }));
-        let _ = self.checkpoint(state).await;
+        let _ = self.checkpoint(state, Node::Agent, 1).await;
     }
 }

@@ -5,11 +5,17 @@ use std::collections::HashMap;
 use antler_protocol::runs::RunUsage;
 use antler_protocol::threads::ThreadValues;
 
+use crate::checkpoints::Head;
+
 /// The run's view of its thread plus its own counters.
 #[derive(Debug, Default)]
 pub struct AgentState {
     /// Messages, title, artifacts.
     pub values: ThreadValues,
+    /// The newest checkpoint of the run's branch, which the next one continues.
+    pub head: Head,
+    /// The values as last saved (the run's end saves only what changed after).
+    pub saved: Option<serde_json::Value>,
     /// Counters.
     pub usage: RunUsage,
     /// Model calls and tool rounds so far.

@@ -28,6 +28,10 @@ impl AgentRun<'_> {
             let ctx = &ctx;
             async move {
                 let result = match activation {
+                    _ if !self.profile.allows_tool(&call.name) => Err(ToolError::Model(format!(
+                        "'{}' is not one of the tools this agent may use.",
+                        call.name
+                    ))),
                     // The skill the person activated limits the tools (`allowed-tools`).
                     Some(a) if !a.allows(&call.name) => Err(ToolError::Model(format!(
                         "'{}' is not allowed while following the skill '{}' (its allowed-tools: {}).",

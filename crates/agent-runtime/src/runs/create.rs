@@ -14,11 +14,12 @@ use chrono::Utc;
 use serde_json::{Map, Value, json};
 
 use super::active::{ActiveRun, RunError};
-use super::execute::stored_values;
+use super::execute::{Start, stored_values};
 use super::log::EventLog;
 use super::manager::{RunManager, lock};
 use crate::langchain::parse_input;
 use crate::model::ModelClient;
+use crate::profile::AgentProfile;
 
 impl RunManager {
     /// Creates a run and starts it (it waits for earlier runs of the thread when enqueued).
@@ -29,6 +30,7 @@ impl RunManager {
         owner: &str,
         thread_id: &str,
         req: RunCreate,
+        profile: AgentProfile,
     ) -> Result<(Arc<ActiveRun>, RunRecord), RunError> {
         let store = &self.deps.store;
         let thread = store.threads.get(owner, thread_id).await?;
@@ -42,30 +44,51 @@ impl RunManager {
         if req.assistant_id.trim().is_empty() {
             return Err(RunError::Invalid("assistant_id is required".into()));
         }
+        // What the run continues: a named checkpoint (a new branch) or the thread's newest.
+        let base_checkpoint = match req.from_checkpoint() {
+            Some(id) => Some(
+                store
+                    .state
+                    .get(thread_id, id)
+                    .await?
+                    .filter(|_| thread.is_some())
+                    .ok_or_else(|| {
+                        let shown: String = id.chars().take(80).collect();
+                        RunError::NotFound(format!(
+                            "no checkpoint '{shown}' in thread '{thread_id}'"
+                        ))
+                    })?,
+            ),
+            None => None,
+        };
+        let base = match &base_checkpoint {
+            Some(c) => Some(&c.state),
+            None => thread.as_ref().map(|t| &t.values),
+        };
         let mut input = parse_input(req.input.as_ref()).map_err(RunError::Invalid)?;
         if let Some(command) = &req.command {
-            input = resume(command, &input, thread.as_ref())?;
+            input = resume(command, &input, base)?;
         }
         if input.iter().any(|m| !matches!(m, Message::Human(_))) {
-            let history = match &thread {
-                Some(t) => stored_values(&t.values)?.messages,
+            let history = match base {
+                Some(v) => stored_values(v)?.messages,
                 None => Vec::new(),
             };
             input = crate::input::reconcile(input, &history).map_err(RunError::Invalid)?;
         }
-        // No input retries the thread's last message when it has no answer (its run failed
-        // or was stopped before the model replied).
+        // No input answers the last message again when it has no answer yet: a run that
+        // failed or was stopped before the model replied, or Regenerate from a checkpoint.
         if input.is_empty() {
-            let unanswered = match &thread {
-                Some(t) => matches!(
-                    stored_values(&t.values)?.messages.last(),
-                    Some(Message::Human(_))
+            let unanswered = match base {
+                Some(v) => matches!(
+                    stored_values(v)?.messages.last(),
+                    Some(Message::Human(_) | Message::Tool(_))
                 ),
                 None => false,
             };
             if !unanswered {
                 return Err(RunError::Invalid(
-                    "input.messages must hold at least one user message (a run without input only retries a thread whose last message has no answer)".into(),
+                    "input.messages must hold at least one user message (a run without input only answers again a last message that has no answer yet)".into(),
                 ));
             }
         }
@@ -76,7 +99,7 @@ impl RunManager {
             .into_iter()
             .collect();
         let strategy = req.multitask_strategy.unwrap_or_default();
-        let model = self.model_for(&req)?;
+        let model = self.model_for(&req, &profile)?;
 
         let run_id = uuid::Uuid::new_v4().to_string();
         let (log, writer) = EventLog::new(
@@ -124,7 +147,7 @@ impl RunManager {
             }
             runs.push(run.clone());
         }
-        let record = self.record(&run, &req, strategy);
+        let record = self.record(&run, &req, &profile, strategy);
         if let Err(e) = store.runs.create(&record).await {
             lock(&queue.runs).retain(|r| r.run_id != run_id);
             return Err(e.into());
@@ -134,23 +157,36 @@ impl RunManager {
             thread_id: thread_id.to_string(),
             attempt: 1,
         }));
+        let context = checkpoint_context(&record, &profile);
         lock(&self.active).insert(run_id, run.clone());
         let this = self.clone();
         let task_run = run.clone();
         tokio::spawn(async move {
-            this.execute(task_run, queue, input, model, writer).await;
+            let start = Start {
+                input,
+                checkpoint: base_checkpoint.map(|c| c.checkpoint_id),
+                context,
+                profile,
+            };
+            this.execute(task_run, queue, start, model, writer).await;
         });
         Ok((run, record))
     }
 
     /// The record of a new run.
-    fn record(&self, run: &ActiveRun, req: &RunCreate, strategy: MultitaskStrategy) -> RunRecord {
+    fn record(
+        &self,
+        run: &ActiveRun,
+        req: &RunCreate,
+        profile: &AgentProfile,
+        strategy: MultitaskStrategy,
+    ) -> RunRecord {
         let now = Utc::now();
         RunRecord {
             run_id: run.run_id.clone(),
             thread_id: run.thread_id.clone(),
             owner: run.owner.clone(),
-            assistant_id: req.assistant_id.clone(),
+            assistant_id: profile.assistant_id.clone(),
             status: RunStatus::Pending,
             stop_reason: None,
             error: None,
@@ -173,15 +209,20 @@ impl RunManager {
     }
 
     /// The model for a run: `configurable.model_name` (in `config` or `context`), else the
-    /// default.
-    fn model_for(&self, req: &RunCreate) -> Result<Option<ModelClient>, RunError> {
+    /// assistant's, else the default.
+    fn model_for(
+        &self,
+        req: &RunCreate,
+        profile: &AgentProfile,
+    ) -> Result<Option<ModelClient>, RunError> {
         let asked = req
             .config
             .as_ref()
             .and_then(|c| c.get("configurable"))
             .and_then(|c| c.get("model_name"))
             .or_else(|| req.context.as_ref().and_then(|c| c.get("model_name")))
-            .and_then(Value::as_str);
+            .and_then(Value::as_str)
+            .or(profile.model_name.as_deref());
         let models = &self.deps.models;
         match asked {
             Some(name) => models
@@ -206,6 +247,17 @@ impl RunManager {
     }
 }
 
+/// Metadata every checkpoint of a run carries, as LangGraph's: the run's own metadata and
+/// which run, thread and assistant made it.
+fn checkpoint_context(record: &RunRecord, profile: &AgentProfile) -> Map<String, Value> {
+    let mut context = record.metadata.clone();
+    context.insert("run_id".into(), record.run_id.clone().into());
+    context.insert("thread_id".into(), record.thread_id.clone().into());
+    context.insert("assistant_id".into(), record.assistant_id.clone().into());
+    context.insert("graph_id".into(), profile.graph_id().into());
+    context
+}
+
 /// The `reject` strategy's answer when `thread_id` already runs `run_id`.
 fn busy(thread_id: &str, run_id: &str) -> RunError {
     RunError::Conflict(format!(
@@ -217,7 +269,7 @@ fn busy(thread_id: &str, run_id: &str) -> RunError {
 fn resume(
     command: &Value,
     input: &[Message],
-    thread: Option<&antler_store::ThreadRecord>,
+    base: Option<&Value>,
 ) -> Result<Vec<Message>, RunError> {
     let Some(answer) = command.get("resume").filter(|v| !v.is_null()) else {
         return Err(RunError::Invalid(
@@ -229,8 +281,8 @@ fn resume(
             "send either input.messages or command.resume, not both".into(),
         ));
     }
-    let waiting = match thread {
-        Some(t) => !stored_values(&t.values)?.interrupts.is_empty(),
+    let waiting = match base {
+        Some(v) => !stored_values(v)?.interrupts.is_empty(),
         None => false,
     };
     if !waiting {

@@ -9,20 +9,36 @@ use antler_protocol::runs::{RunStatus, StopReason};
 use antler_protocol::stream::{RunErrorKind, RunFailure, StreamEvent};
 use antler_protocol::threads::{ThreadStatus, ThreadValues};
 use antler_store::RunUpdate;
+use serde_json::{Map, Value};
 
 use super::active::{ActiveRun, RunError};
 use super::manager::{RunManager, lock};
 use super::queue::ThreadQueue;
 use crate::agent::{AgentRun, AgentState, Outcome};
+use crate::checkpoints::{Checkpointing, Head, Source};
 use crate::model::ModelClient;
+use crate::profile::AgentProfile;
 use crate::tools::SandboxHandle;
+
+/// What a run starts from.
+#[derive(Debug)]
+pub(super) struct Start {
+    /// Its new messages.
+    pub input: Vec<Message>,
+    /// The checkpoint it continues (a new branch); the thread's newest when `None`.
+    pub checkpoint: Option<String>,
+    /// Metadata each of its checkpoints carries (`run_id`, `assistant_id`, …).
+    pub context: Map<String, Value>,
+    /// The agent it is.
+    pub profile: AgentProfile,
+}
 
 impl RunManager {
     pub(super) async fn execute(
         self: Arc<Self>,
         run: Arc<ActiveRun>,
         queue: Arc<ThreadQueue>,
-        input: Vec<Message>,
+        mut start: Start,
         model: Option<ModelClient>,
         writer: tokio::task::JoinHandle<()>,
     ) {
@@ -34,10 +50,14 @@ impl RunManager {
             Outcome::interrupted()
         } else {
             self.set_running(&run).await;
-            match self.load_values(&run).await {
-                Ok(values) => {
+            match self.load_base(&run, start.checkpoint.as_deref()).await {
+                Ok((values, head)) => {
+                    // As loaded: the run's end saves a checkpoint only when they changed.
+                    state.saved = Some(values.to_value());
                     state.values = values;
-                    self.run_agent(&run, &mut state, input, model.as_ref())
+                    state.head = head;
+                    let input = std::mem::take(&mut start.input);
+                    self.run_agent(&run, &mut state, input, &start, model.as_ref())
                         .await
                 }
                 Err(e) => {
@@ -46,7 +66,8 @@ impl RunManager {
                 }
             }
         };
-        self.finish(&run, &state, outcome, history_read).await;
+        self.finish(&run, &mut state, &start.context, outcome, history_read)
+            .await;
         // The thread is free before `end` goes out: a client that saw `end` may start the
         // next run at once without meeting a conflict.
         drop(turn);
@@ -72,17 +93,34 @@ impl RunManager {
         }
     }
 
-    /// The thread's stored values; an error (never an empty history) when they cannot be
-    /// read.
-    async fn load_values(&self, run: &ActiveRun) -> Result<ThreadValues, RunError> {
-        let thread = self
-            .deps
-            .store
+    /// The values and branch head the run continues: the named checkpoint's, or the
+    /// thread's newest; an error (never an empty history) when they cannot be read.
+    async fn load_base(
+        &self,
+        run: &ActiveRun,
+        checkpoint: Option<&str>,
+    ) -> Result<(ThreadValues, Head), RunError> {
+        let store = &self.deps.store;
+        let thread = store
             .threads
             .get(&run.owner, &run.thread_id)
             .await?
             .ok_or_else(|| RunError::NotFound(format!("no thread '{}'", run.thread_id)))?;
-        stored_values(&thread.values)
+        if let Some(id) = checkpoint {
+            let record = store
+                .state
+                .get(&run.thread_id, id)
+                .await?
+                .ok_or_else(|| RunError::NotFound(format!("no checkpoint '{id}'")))?;
+            return Ok((stored_values(&record.state)?, Head::at(&record)));
+        }
+        let head = store
+            .state
+            .head(&run.thread_id)
+            .await?
+            .map(|record| Head::at(&record))
+            .unwrap_or_default();
+        Ok((stored_values(&thread.values)?, head))
     }
 
     /// Runs the agent loop with a deadline and the thread's sandbox.
@@ -91,6 +129,7 @@ impl RunManager {
         run: &Arc<ActiveRun>,
         state: &mut AgentState,
         input: Vec<Message>,
+        start: &Start,
         model: Option<&ModelClient>,
     ) -> Outcome {
         let deadline = {
@@ -103,7 +142,10 @@ impl RunManager {
         };
         let sandbox =
             SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id).with_owner(&run.owner);
-        let snapshot = self.deps.skills.snapshot_for(&run.owner).await;
+        let mut snapshot = self.deps.skills.snapshot_for(&run.owner).await;
+        if let Some(names) = &start.profile.skills {
+            snapshot = Arc::new(snapshot.only(names));
+        }
         let agent = AgentRun {
             run_id: &run.run_id,
             thread_id: &run.thread_id,
@@ -119,6 +161,8 @@ impl RunManager {
             cfg: &self.deps.cfg,
             prompt_budget: self.deps.prompt_budget,
             hooks: &self.hooks,
+            context: &start.context,
+            profile: &start.profile,
         };
         let outcome = agent.run(state, input).await;
         deadline.abort();
@@ -131,7 +175,8 @@ impl RunManager {
     async fn finish(
         &self,
         run: &ActiveRun,
-        state: &AgentState,
+        state: &mut AgentState,
+        context: &Map<String, Value>,
         outcome: Outcome,
         history_read: bool,
     ) {
@@ -147,18 +192,29 @@ impl RunManager {
             (s, _) => (s, outcome.stop_reason),
         };
         let thread_status = match status {
+            // A question waits for its answer: the thread is interrupted, as LangGraph's.
+            RunStatus::Success if !state.values.interrupts.is_empty() => ThreadStatus::Interrupted,
             RunStatus::Success => ThreadStatus::Idle,
             RunStatus::Error => ThreadStatus::Error,
             _ => ThreadStatus::Interrupted,
         };
-        if history_read && (!state.values.messages.is_empty() || status == RunStatus::Success) {
-            if let Err(e) = store
-                .state
+        let values = state.values.to_value();
+        // What changed after the last checkpoint (a title, a stopped run's repairs) is one
+        // more; otherwise only the status changes.
+        if history_read && state.saved.as_ref() != Some(&values) {
+            let saving = Checkpointing {
+                thread_id: &run.thread_id,
+                run_id: Some(&run.run_id),
+                context,
+            };
+            if let Err(e) = saving
                 .save(
-                    &run.thread_id,
-                    &state.values.to_value(),
+                    store,
+                    &mut state.head,
+                    &values,
                     thread_status,
-                    Some(&run.run_id),
+                    Source::Loop,
+                    Value::Null,
                 )
                 .await
             {

@@ -88,6 +88,20 @@ impl RunManager {
         &self.deps
     }
 
+    /// The names of the tools runs may call.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tools.names().into_iter().map(str::to_string).collect()
+    }
+
+    /// The names of the configured models.
+    pub fn model_names(&self) -> Vec<String> {
+        self.deps
+            .models
+            .iter()
+            .map(|m| m.config().name.clone())
+            .collect()
+    }
+
     /// A run of this process, if it is still active.
     pub fn active(&self, run_id: &str) -> Option<Arc<ActiveRun>> {
         lock(&self.active).get(run_id).cloned()

@@ -72,6 +72,11 @@ impl ToolRegistry {
             .find(|t| t.name() == name)
     }
 
+    /// The tools' names, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.entries.iter().map(|(t, _)| t.name()).collect()
+    }
+
     /// The definitions for the model request (`tools` of Chat Completions), in order.
     pub fn definitions(&self) -> Vec<Value> {
         self.entries.iter().map(|(_, d)| d.clone()).collect()

@@ -4,7 +4,9 @@
 use serde_json::{Value, json};
 
 use crate::auth::{send, user};
-use crate::common::{ADMIN_EMAIL, Env, Server, client_with, error_code, sign_in};
+use crate::common::{
+    ADMIN_EMAIL, Env, Server, client_with, error_code, postgres_database, sign_in,
+};
 
 #[tokio::test]
 async fn tokens_work_as_bearer_and_x_api_key_until_revoked() {
@@ -79,12 +81,26 @@ async fn tokens_work_as_bearer_and_x_api_key_until_revoked() {
 
 #[tokio::test]
 async fn users_get_404_for_each_others_threads_runs_streams_uploads_and_artifacts() {
+    users_are_isolated(&[]).await;
+}
+
+#[tokio::test]
+async fn users_are_isolated_on_postgresql() {
+    let Some(url) = postgres_database().await else {
+        return;
+    };
+    users_are_isolated(&[("ANTLER_DATABASE_URL", url.as_str())]).await;
+}
+
+async fn users_are_isolated(vars: &[(&str, &str)]) {
     let env = Env::new();
     let model = crate::common::mock_llm(
         "scenarios:\n  - match: \"\"\n    turns:\n      - tool_calls: [{name: write_file, arguments: {path: /mnt/user-data/outputs/a.txt, content: \"A's\"}}]\n      - content: \"done\"\n",
     )
     .await;
-    let server = env.start_agent(&model, &[("ANTLER_AGENT_GENERATE_TITLES", "false")]);
+    let mut vars = vars.to_vec();
+    vars.push(("ANTLER_AGENT_GENERATE_TITLES", "false"));
+    let server = env.start_agent(&model, &vars);
     server.create_thread("mine").await;
     let form = reqwest::multipart::Form::new().part(
         "files",

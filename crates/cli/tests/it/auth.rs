@@ -51,8 +51,20 @@ pub(crate) async fn user(server: &Server, email: &str) -> String {
 
 #[tokio::test]
 async fn every_protected_operation_refuses_requests_without_a_valid_credential() {
+    protected_operations_refuse_anonymous_requests(&[]).await;
+}
+
+#[tokio::test]
+async fn every_protected_operation_refuses_anonymous_requests_on_postgresql() {
+    let Some(url) = postgres_database().await else {
+        return;
+    };
+    protected_operations_refuse_anonymous_requests(&[("ANTLER_DATABASE_URL", url.as_str())]).await;
+}
+
+async fn protected_operations_refuse_anonymous_requests(vars: &[(&str, &str)]) {
     let env = Env::new();
-    let server = env.start();
+    let server = env.start_with(vars);
     let (status, doc) = send(reqwest::Client::new().get(server.url("/api/openapi.json"))).await;
     assert_eq!(status, 200);
     let anonymous = reqwest::Client::new();

@@ -400,6 +400,14 @@ impl Server {
         send_json(self.http.post(self.url(path)).json(&body)).await
     }
 
+    pub(crate) async fn patch_json(
+        &self,
+        path: &str,
+        body: serde_json::Value,
+    ) -> (u16, serde_json::Value) {
+        send_json(self.http.patch(self.url(path)).json(&body)).await
+    }
+
     pub(crate) async fn delete(&self, path: &str) -> (u16, serde_json::Value) {
         send_json(self.http.delete(self.url(path))).await
     }

@@ -20,7 +20,7 @@ async fn info_and_ok_answer_without_a_credential() {
         .await
         .unwrap();
     assert_eq!(info["version"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(info["flags"]["assistants"], false);
+    assert_eq!(info["flags"]["assistants"], true);
     let ok = anonymous.get(server.url("/api/ok")).send().await.unwrap();
     assert_eq!(ok.status().as_u16(), 200);
     assert_eq!(
@@ -50,13 +50,15 @@ async fn json_sent_as_text_plain_is_read_and_runs_record_their_graph_on_the_thre
         .await;
     assert_eq!(status, 200);
     let (_, thread) = server.get_json("/api/threads/t").await;
-    assert_eq!(thread["metadata"]["graph_id"], "lead_agent", "{thread}");
-    assert_eq!(thread["metadata"]["assistant_id"], "lead_agent");
+    // `lead_agent` (DeerFlow's graph name) is the built-in assistant too.
+    let (_, built_in) = server.get_json("/api/assistants/agent").await;
+    assert_eq!(thread["metadata"]["graph_id"], "agent", "{thread}");
+    assert_eq!(thread["metadata"]["assistant_id"], built_in["assistant_id"]);
     assert_eq!(thread["metadata"]["source"], "proxy");
     let (_, found) = server
         .post_json(
             "/api/threads/search",
-            json!({"metadata": {"graph_id": "lead_agent"}}),
+            json!({"metadata": {"graph_id": "agent"}}),
         )
         .await;
     assert_eq!(found.as_array().unwrap().len(), 1, "{found}");
@@ -199,8 +201,13 @@ async fn a_question_is_an_interrupt_that_command_resume_answers() {
     assert_eq!(interrupt["value"]["options"], json!(["CSV", "JSON"]));
     let call_id = interrupt["id"].as_str().unwrap().to_string();
     let (_, state) = server.get_json("/api/threads/q/state").await;
-    assert_eq!(state["next"], json!(["lead_agent"]), "{state}");
+    assert_eq!(state["next"], json!(["agent"]), "{state}");
     assert_eq!(state["tasks"][0]["interrupts"][0]["id"], call_id.as_str());
+    let (_, thread) = server.get_json("/api/threads/q").await;
+    assert_eq!(
+        thread["status"], "interrupted",
+        "a question waits: {thread}"
+    );
 
     // What `command` may not be.
     for (body, why) in [

@@ -11,7 +11,9 @@
 mod accounts;
 mod api_skills;
 mod artifacts;
+mod assistants;
 mod auth;
+mod branching;
 mod cli;
 mod common;
 mod demo;

@@ -33,7 +33,7 @@ pub async fn get_info() -> Json<ServerInfo> {
     Json(ServerInfo {
         version: env!("CARGO_PKG_VERSION").into(),
         flags: ServerFlags {
-            assistants: false,
+            assistants: true,
             crons: false,
             langsmith: false,
         },

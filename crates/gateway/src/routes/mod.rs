@@ -1,6 +1,7 @@
 //! One module per endpoint group.
 
 pub mod artifacts;
+pub mod assistants;
 pub mod auth;
 pub mod health;
 pub mod models;
@@ -8,6 +9,7 @@ pub mod runs;
 pub mod skill_import;
 pub mod skill_install;
 pub mod skills;
+pub mod state;
 pub mod stateless;
 pub mod threads;
 pub mod uploads;

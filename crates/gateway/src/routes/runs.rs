@@ -1,5 +1,4 @@
-//! `/api/threads/{thread_id}/runs…`, `…/state` and `…/history`: the LangGraph Agent Server
-//! compatible runs API.
+//! `/api/threads/{thread_id}/runs…`: the LangGraph Agent Server compatible runs API.
 
 use std::collections::HashSet;
 use std::convert::Infallible;
@@ -9,10 +8,7 @@ use std::time::Duration;
 use antler_agent_runtime::runs::ActiveRun;
 use antler_agent_runtime::runs::log::RunEvent;
 use antler_protocol::error::ErrorEnvelope;
-use antler_protocol::runs::{
-    CancelAction, CancelQuery, HistoryBefore, HistoryRequest, Run, RunCreate, RunStatus,
-    StopReason, ThreadState,
-};
+use antler_protocol::runs::{CancelAction, CancelQuery, Run, RunCreate, RunStatus, StopReason};
 use antler_protocol::stream::StreamMode;
 use antler_protocol::threads::ThreadValues;
 use axum::Json;
@@ -433,52 +429,4 @@ fn url_pairs(query: &str) -> Vec<(String, String)> {
             (decode(k), decode(v))
         })
         .collect()
-}
-
-/// The thread's current state.
-#[utoipa::path(
-    get,
-    path = "/api/threads/{thread_id}/state",
-    tag = "runs",
-    params(("thread_id" = String, Path, description = "Thread id")),
-    responses(
-        (status = 200, description = "The state", body = ThreadState),
-        (status = 404, description = "No such thread", body = ErrorEnvelope),
-        (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
-    )
-)]
-pub async fn get_state(
-    State(app): State<AppState>,
-    Identity(caller): Identity,
-    ThreadId(thread_id): ThreadId,
-) -> ApiResult<Json<ThreadState>> {
-    Ok(Json(app.runs.state(&caller, &thread_id).await?))
-}
-
-/// Earlier states of the thread, newest first.
-#[utoipa::path(
-    post,
-    path = "/api/threads/{thread_id}/history",
-    tag = "runs",
-    params(("thread_id" = String, Path, description = "Thread id")),
-    request_body = HistoryRequest,
-    responses(
-        (status = 200, description = "States", body = Vec<ThreadState>),
-        (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
-        (status = 404, description = "No such thread", body = ErrorEnvelope),
-        (status = 422, description = "Invalid thread id or body", body = ErrorEnvelope),
-    )
-)]
-pub async fn get_history(
-    State(app): State<AppState>,
-    Identity(caller): Identity,
-    ThreadId(thread_id): ThreadId,
-    ApiJson(body): ApiJson<HistoryRequest>,
-) -> ApiResult<Json<Vec<ThreadState>>> {
-    let before = body.before.as_ref().and_then(HistoryBefore::checkpoint_id);
-    let states = app
-        .runs
-        .history(&caller, &thread_id, body.limit.unwrap_or(10), before)
-        .await?;
-    Ok(Json(states))
 }

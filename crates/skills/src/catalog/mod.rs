@@ -203,6 +203,28 @@ impl Snapshot {
         Self::from_parts(shared.version, list, Arc::new(scan))
     }
 
+    /// Only the skills named in `names` (a custom agent's subset): the others do not exist
+    /// for its runs (prompt, search, slash commands). Entries are shared, not copied.
+    pub fn only(&self, names: &HashSet<String>) -> Self {
+        let (skills, loaded): (Vec<_>, Vec<_>) = self
+            .list
+            .skills
+            .iter()
+            .zip(self.scan.skills.iter())
+            .filter(|(s, _)| names.contains(&s.name))
+            .map(|(s, l)| (s.clone(), l.clone()))
+            .unzip();
+        let list = SkillList {
+            skills,
+            errors: Vec::new(),
+        };
+        let scan = Scan {
+            skills: loaded,
+            errors: Vec::new(),
+        };
+        Self::from_parts(self.version, list, Arc::new(scan))
+    }
+
     /// The listing JSON compressed with gzip, computed once per snapshot.
     pub fn json_gzip(&self) -> &Bytes {
         self.gzip.get_or_init(|| {

@@ -7,6 +7,7 @@
 //! SQLite, `TIMESTAMPTZ` in PostgreSQL) and how a write transaction starts.
 
 mod accounts;
+mod assistants;
 mod instances;
 mod rows;
 mod runs;
@@ -144,6 +145,7 @@ impl Db {
         };
         Ok(Store {
             accounts: Arc::new(accounts::SqlAccounts(self.clone())),
+            assistants: Arc::new(assistants::SqlAssistants(self.clone())),
             skill_states: Arc::new(skill_states::SqlSkillStates(self.clone())),
             threads: Arc::new(threads::SqlThreads(self.clone())),
             runs: Arc::new(runs::SqlRuns(self.clone())),

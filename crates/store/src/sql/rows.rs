@@ -118,7 +118,7 @@ impl From<EventRow> for StoredEvent {
 
 /// The columns of [`CheckpointRow`], in insert order.
 pub(crate) const CHECKPOINT_COLUMNS: &str =
-    "checkpoint_id, thread_id, run_id, parent_id, step, state, created_at";
+    "checkpoint_id, thread_id, run_id, parent_id, step, state, created_at, metadata";
 
 /// A `thread_checkpoints` row.
 #[derive(sqlx::FromRow)]
@@ -130,6 +130,7 @@ pub(crate) struct CheckpointRow {
     step: i64,
     state: Json<Value>,
     created_at: DateTime<Utc>,
+    metadata: Option<Json<Map<String, Value>>>,
 }
 
 impl From<CheckpointRow> for CheckpointRecord {
@@ -141,6 +142,7 @@ impl From<CheckpointRow> for CheckpointRecord {
             parent_id: r.parent_id,
             step: r.step,
             state: r.state.0,
+            metadata: r.metadata.map(|m| m.0).unwrap_or_default(),
             created_at: r.created_at,
         }
     }

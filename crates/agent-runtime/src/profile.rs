@@ -1,0 +1,55 @@
+//! What a run's assistant makes of the agent: instructions added to the system prompt, a
+//! model, and the skills and tools it may use.
+
+use std::collections::HashSet;
+
+use antler_protocol::assistants::{AgentSettings, GRAPH_ID};
+
+/// The agent one run is: the built-in one, or a custom agent (an assistant).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentProfile {
+    /// The assistant's id, recorded with the run and its checkpoints.
+    pub assistant_id: String,
+    /// Instructions added to the system prompt.
+    pub instructions: Option<String>,
+    /// A configured model's name (a run's own choice wins).
+    pub model_name: Option<String>,
+    /// Skills it may use; all when `None`.
+    pub skills: Option<HashSet<String>>,
+    /// Tools it may use; all when `None`.
+    pub tools: Option<HashSet<String>>,
+}
+
+impl AgentProfile {
+    /// The built-in agent: everything allowed, nothing added.
+    pub fn built_in(assistant_id: &str) -> Self {
+        AgentProfile {
+            assistant_id: assistant_id.to_string(),
+            instructions: None,
+            model_name: None,
+            skills: None,
+            tools: None,
+        }
+    }
+
+    /// A custom agent with `settings`.
+    pub fn custom(assistant_id: &str, settings: AgentSettings) -> Self {
+        AgentProfile {
+            assistant_id: assistant_id.to_string(),
+            instructions: settings.system_prompt.filter(|s| !s.trim().is_empty()),
+            model_name: settings.model_name,
+            skills: settings.skills.map(|s| s.into_iter().collect()),
+            tools: settings.tools.map(|t| t.into_iter().collect()),
+        }
+    }
+
+    /// The graph its runs belong to.
+    pub fn graph_id(&self) -> &'static str {
+        GRAPH_ID
+    }
+
+    /// Whether it may call the tool `name`.
+    pub fn allows_tool(&self, name: &str) -> bool {
+        self.tools.as_ref().is_none_or(|t| t.contains(name))
+    }
+}

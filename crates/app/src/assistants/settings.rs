@@ -1,0 +1,141 @@
+//! A custom agent's settings: read from an assistant's `context` (over its
+//! `config.configurable`) and checked against what this server has.
+
+use antler_protocol::assistants::AgentSettings;
+use serde_json::{Map, Value};
+
+/// Longest system-prompt addition, in characters.
+pub(super) const MAX_INSTRUCTIONS: usize = 20_000;
+/// Most skills or tools one agent may list.
+const MAX_NAMES: usize = 500;
+
+/// What the settings are checked against.
+#[derive(Debug, Clone)]
+pub struct Known {
+    /// Configured model names.
+    pub models: Vec<String>,
+    /// Tool names.
+    pub tools: Vec<String>,
+}
+
+/// The settings of `config` and `context` (context wins), keys other than the settings'
+/// left to the client; an error names what is wrong.
+pub(super) fn read(config: &Value, context: &Value) -> Result<AgentSettings, String> {
+    let mut merged = Map::new();
+    for source in [config.get("configurable"), Some(context)] {
+        match source {
+            Some(Value::Object(map)) => {
+                for key in ["system_prompt", "model_name", "skills", "tools"] {
+                    if let Some(v) = map.get(key) {
+                        merged.insert(key.into(), v.clone());
+                    }
+                }
+            }
+            None | Some(Value::Null) => {}
+            Some(_) => return Err("context and config.configurable must be objects".into()),
+        }
+    }
+    serde_json::from_value(Value::Object(merged)).map_err(|e| format!("context: {e}"))
+}
+
+/// Checks settings against the server's models and tools.
+pub(super) fn check(settings: &AgentSettings, known: &Known) -> Result<(), String> {
+    if let Some(prompt) = &settings.system_prompt {
+        let chars = prompt.chars().count();
+        if chars > MAX_INSTRUCTIONS {
+            return Err(format!(
+                "context.system_prompt has {chars} characters; at most {MAX_INSTRUCTIONS} are allowed"
+            ));
+        }
+    }
+    if let Some(model) = &settings.model_name
+        && !known.models.iter().any(|m| m == model)
+    {
+        return Err(format!(
+            "context.model_name: no model named '{}' is configured (configured: {})",
+            shown(model),
+            known.models.join(", ")
+        ));
+    }
+    if let Some(skills) = &settings.skills {
+        check_names("skills", skills)?;
+    }
+    if let Some(tools) = &settings.tools {
+        check_names("tools", tools)?;
+        if let Some(unknown) = tools.iter().find(|t| !known.tools.contains(t)) {
+            return Err(format!(
+                "context.tools: there is no tool named '{}' (tools: {})",
+                shown(unknown),
+                known.tools.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_names(what: &str, names: &[String]) -> Result<(), String> {
+    if names.len() > MAX_NAMES {
+        return Err(format!(
+            "context.{what} lists {} names; at most {MAX_NAMES} are allowed",
+            names.len()
+        ));
+    }
+    if let Some(bad) = names
+        .iter()
+        .find(|n| n.trim().is_empty() || n.chars().count() > 128 || n.chars().any(char::is_control))
+    {
+        return Err(format!("context.{what}: '{}' is not a name", shown(bad)));
+    }
+    Ok(())
+}
+
+/// A value as shown in an error: at most 80 characters.
+fn shown(s: &str) -> String {
+    s.chars().take(80).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn known() -> Known {
+        Known {
+            models: vec!["fast".into()],
+            tools: vec!["bash".into(), "ls".into()],
+        }
+    }
+
+    #[test]
+    fn context_wins_over_configurable_and_other_keys_are_left_alone() {
+        let settings = read(
+            &json!({"configurable": {"model_name": "fast", "system_prompt": "old"}}),
+            &json!({"system_prompt": "new", "ui_color": "red"}),
+        )
+        .unwrap();
+        assert_eq!(settings.system_prompt.as_deref(), Some("new"));
+        assert_eq!(settings.model_name.as_deref(), Some("fast"));
+        check(&settings, &known()).unwrap();
+    }
+
+    #[test]
+    fn wrong_settings_are_named() {
+        let bad = |context: Value| read(&json!({}), &context).and_then(|s| check(&s, &known()));
+        assert!(
+            bad(json!({"model_name": "slow"}))
+                .unwrap_err()
+                .contains("fast")
+        );
+        assert!(
+            bad(json!({"tools": ["rm"]}))
+                .unwrap_err()
+                .contains("bash, ls")
+        );
+        assert!(bad(json!({"skills": "pdf"})).is_err());
+        assert!(bad(json!({"skills": [""]})).is_err());
+        assert!(bad(json!({"system_prompt": "x".repeat(MAX_INSTRUCTIONS + 1)})).is_err());
+        assert!(bad(json!([1])).is_err());
+        bad(json!({"skills": ["pdf"], "tools": ["ls"]})).unwrap();
+    }
+}

@@ -1,0 +1,230 @@
+//! Assistants, as the LangGraph Agent Server has them: a configured version of a graph. In
+//! Antler an assistant is a custom agent: instructions added to the system prompt, a model,
+//! and the skills and tools it may use (its [`AgentSettings`], in `context`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+use crate::threads::SortOrder;
+use crate::wire_enum::wire_enum;
+
+/// The graph every assistant configures (the lead agent).
+pub const GRAPH_ID: &str = "agent";
+
+/// An assistant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Assistant {
+    /// Its id (a UUID; the built-in one's is fixed).
+    pub assistant_id: String,
+    /// The graph it configures: always `agent`.
+    pub graph_id: String,
+    /// LangGraph run configuration (kept as given).
+    #[schema(value_type = Object)]
+    pub config: Value,
+    /// The agent's settings ([`AgentSettings`]), plus any other keys a client keeps there.
+    #[schema(value_type = Object)]
+    pub context: Value,
+    /// Free-form metadata.
+    #[schema(value_type = Object)]
+    pub metadata: Map<String, Value>,
+    /// Its current version (1 first).
+    pub version: i64,
+    /// Its name.
+    pub name: String,
+    /// What it is for.
+    pub description: Option<String>,
+    /// RFC 3339 creation time.
+    pub created_at: String,
+    /// RFC 3339 time of the current version.
+    pub updated_at: String,
+}
+
+/// What a custom agent is, in its `context` (also read from `config.configurable`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AgentSettings {
+    /// Instructions added to the system prompt (DeerFlow's `SOUL.md`), at most 20,000
+    /// characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    /// A configured model's name (`GET /api/models`); the server's default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_name: Option<String>,
+    /// The skills it may use, by name; every enabled skill when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skills: Option<Vec<String>>,
+    /// The tools it may use, by name; every tool when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+}
+
+wire_enum! {
+    /// What `POST /api/assistants` does when the id is taken.
+    pub enum AssistantIfExists {
+        /// 409 (the default).
+        Raise = "raise",
+        /// Answer the existing assistant.
+        DoNothing = "do_nothing",
+    }
+}
+
+/// `POST /api/assistants` body.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AssistantCreate {
+    /// `agent` (the only graph).
+    pub graph_id: String,
+    /// Its id (a UUID); generated when absent.
+    #[serde(default)]
+    pub assistant_id: Option<String>,
+    /// LangGraph run configuration; `configurable` may hold the settings too.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub config: Option<Value>,
+    /// The agent's settings ([`AgentSettings`]).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub context: Option<Value>,
+    /// Free-form metadata.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Map<String, Value>>,
+    /// `raise` (default) or `do_nothing` when the id is taken.
+    #[serde(default)]
+    pub if_exists: Option<AssistantIfExists>,
+    /// Its name (default: "Untitled"), at most 200 characters.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// What it is for, at most 2,000 characters.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// `PATCH /api/assistants/{assistant_id}` body: a new version with these fields replaced.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AssistantPatch {
+    /// `agent` (the only graph).
+    #[serde(default)]
+    pub graph_id: Option<String>,
+    /// Replaces the configuration.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub config: Option<Value>,
+    /// Replaces the settings.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub context: Option<Value>,
+    /// Merged into the metadata.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Map<String, Value>>,
+    /// Replaces the name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Replaces the description.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+wire_enum! {
+    /// Sort field of an assistant search.
+    #[derive(Default)]
+    pub enum AssistantSortBy {
+        /// Creation time.
+        CreatedAt = "created_at",
+        /// Time of the current version (the default).
+        #[default]
+        UpdatedAt = "updated_at",
+        /// The id.
+        AssistantId = "assistant_id",
+        /// The graph.
+        GraphId = "graph_id",
+        /// The name.
+        Name = "name",
+    }
+}
+
+/// `POST /api/assistants/search` and `/count` body.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AssistantSearch {
+    /// Only assistants whose metadata has all these key/value pairs.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Map<String, Value>>,
+    /// Only assistants of this graph.
+    #[serde(default)]
+    pub graph_id: Option<String>,
+    /// Only assistants whose name contains this (ignoring case).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Page size, 1–1000 (default 10).
+    #[serde(default, deserialize_with = "crate::de::opt_u32")]
+    #[schema(format = Int64, maximum = 4294967295_u64)]
+    pub limit: Option<u32>,
+    /// Assistants to skip.
+    #[serde(default, deserialize_with = "crate::de::opt_u32")]
+    #[schema(format = Int64, maximum = 4294967295_u64)]
+    pub offset: Option<u32>,
+    /// `updated_at` (default), `created_at`, `assistant_id`, `graph_id` or `name`.
+    #[serde(default)]
+    pub sort_by: Option<AssistantSortBy>,
+    /// `desc` (default) or `asc`.
+    #[serde(default)]
+    pub sort_order: Option<SortOrder>,
+}
+
+/// `POST /api/assistants/{assistant_id}/versions` body.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AssistantVersionsQuery {
+    /// Only versions whose metadata has all these key/value pairs.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Map<String, Value>>,
+    /// Page size, 1–1000 (default 10).
+    #[serde(default, deserialize_with = "crate::de::opt_u32")]
+    #[schema(format = Int64, maximum = 4294967295_u64)]
+    pub limit: Option<u32>,
+    /// Versions to skip.
+    #[serde(default, deserialize_with = "crate::de::opt_u32")]
+    #[schema(format = Int64, maximum = 4294967295_u64)]
+    pub offset: Option<u32>,
+}
+
+/// `POST /api/assistants/{assistant_id}/latest` body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AssistantLatest {
+    /// The version to make current.
+    pub version: i64,
+}
+
+/// `GET /api/assistants/{assistant_id}/schemas`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AssistantSchemas {
+    /// `agent`.
+    pub graph_id: String,
+    /// JSON Schema of a run's input.
+    #[schema(value_type = Object)]
+    pub input_schema: Value,
+    /// JSON Schema of a run's output (the thread's values).
+    #[schema(value_type = Object)]
+    pub output_schema: Value,
+    /// JSON Schema of the thread's state.
+    #[schema(value_type = Object)]
+    pub state_schema: Value,
+    /// JSON Schema of `config.configurable`.
+    #[schema(value_type = Object)]
+    pub config_schema: Value,
+    /// JSON Schema of `context` (the agent's settings).
+    #[schema(value_type = Object)]
+    pub context_schema: Value,
+}
+
+/// `GET /api/assistants/{assistant_id}/graph`: the agent's nodes and edges.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct AssistantGraph {
+    /// `{id, type, data}` per node.
+    #[schema(value_type = Vec<Object>)]
+    pub nodes: Vec<Value>,
+    /// `{source, target, conditional}` per edge.
+    #[schema(value_type = Vec<Object>)]
+    pub edges: Vec<Value>,
+}
