@@ -50,3 +50,7 @@ fi
 scripts/frontend.sh
 (cd frontend && npm test --silent)
 scripts/e2e.sh
+
+# LangChain's Agent Chat UI, unmodified, in Chromium against the server, directly and through
+# its Next.js passthrough; built once into a cache outside the clone (skipped without its source).
+scripts/agent-chat-ui-test.sh

@@ -6,6 +6,7 @@ import { EmptyState } from "./components/States";
 import { ToastProvider } from "./components/Toasts";
 import { AuthGate } from "./auth/auth";
 import { AccountPage } from "./settings/AccountPage";
+import { AgentsPage } from "./settings/AgentsPage";
 import { SkillsPage } from "./settings/SkillsPage";
 import { UsersPage } from "./settings/UsersPage";
 import { AppInfoProvider } from "./state/appInfo";
@@ -32,6 +33,7 @@ export function App() {
             <Route path="/threads/:threadId/artifacts" element={<ArtifactsPage />} />
             <Route path="/settings" element={<Navigate to="/settings/skills" replace />} />
             <Route path="/settings/skills" element={<SkillsPage />} />
+            <Route path="/settings/agents" element={<AgentsPage />} />
             <Route path="/settings/account" element={<AccountPage />} />
             <Route path="/settings/users" element={<UsersPage />} />
             <Route path="/setup" element={<Navigate to="/" replace />} />

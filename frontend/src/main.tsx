@@ -8,8 +8,10 @@ import "./styles/layout.css";
 import "./styles/components.css";
 import "./styles/markdown.css";
 import "./styles/chat.css";
+import "./styles/versions.css";
 import "./styles/artifacts.css";
 import "./styles/settings.css";
+import "./styles/agents.css";
 
 installFetchHooks();
 

@@ -153,5 +153,18 @@ pub fn user_content(text: &str, images: &[Image], vision: bool) -> Value {
     json!(parts)
 }
 
+/// The user-message parts that show an image `view_image` read (its tool artifact's
+/// `image`): a line naming it, and the image.
+pub fn viewed_parts(image: &Value) -> Vec<Value> {
+    let (Some(mime), Some(data)) = (field(image, &["mimeType"]), field(image, &["data"])) else {
+        return Vec::new();
+    };
+    let path = field(image, &["path"]).unwrap_or("the image");
+    vec![
+        json!({"type": "text", "text": format!("[view_image: {path}]")}),
+        json!({"type": "image_url", "image_url": {"url": format!("data:{mime};base64,{data}")}}),
+    ]
+}
+
 #[cfg(test)]
 mod tests;

@@ -95,7 +95,19 @@ pub fn parse_input(input: Option<&Value>) -> Result<Vec<Message>, String> {
 /// whether the model is given the people's images or told they were attached.
 pub fn to_openai(system: &str, messages: &[Message], vision: bool) -> Vec<Value> {
     let mut out = vec![json!({"role": "system", "content": system})];
+    // Images the agent viewed (`view_image`) follow the tool results of their step as a
+    // user message: tool messages carry text only in Chat Completions.
+    let mut viewed: Vec<Value> = Vec::new();
     for m in messages {
+        if !matches!(m, Message::Tool(_)) && !viewed.is_empty() {
+            out.push(json!({"role": "user", "content": std::mem::take(&mut viewed)}));
+        }
+        if let Message::Tool(t) = m
+            && vision
+            && let Some(image) = t.artifact.as_ref().and_then(|a| a.get("image"))
+        {
+            viewed.extend(crate::images::viewed_parts(image));
+        }
         match m {
             Message::System(s) => out.push(json!({"role": "system", "content": s.content})),
             Message::Human(h) => out.push(json!({
@@ -109,6 +121,9 @@ pub fn to_openai(system: &str, messages: &[Message], vision: bool) -> Vec<Value>
                 "content": t.content,
             })),
         }
+    }
+    if !viewed.is_empty() {
+        out.push(json!({"role": "user", "content": viewed}));
     }
     out
 }

@@ -130,6 +130,8 @@ pub trait Sandbox: Send + Sync {
         path: &str,
         lines: Option<(usize, usize)>,
     ) -> Result<String, SandboxError>;
+    /// Reads a whole file as bytes (an image, say), refusing one larger than `max` bytes.
+    async fn read_bytes(&self, path: &str, max: u64) -> Result<Vec<u8>, SandboxError>;
     /// Writes (or appends to) a file, creating parent directories.
     async fn write_file(&self, path: &str, content: &str, append: bool)
     -> Result<(), SandboxError>;

@@ -205,6 +205,38 @@ impl HostFs {
         }
     }
 
+    /// Reads a whole file as bytes, refusing one larger than `max` bytes.
+    pub fn read_bytes(&self, path: &str, max: u64) -> Result<Vec<u8>, SandboxError> {
+        let r = self.resolve(path)?;
+        let mut file = self.open(&r)?;
+        let meta = file
+            .metadata()
+            .map_err(|e| SandboxError::io(&r.display, &e))?;
+        if meta.is_dir() {
+            return Err(SandboxError::IsDirectory(r.display));
+        }
+        if meta.len() > max {
+            return Err(SandboxError::Invalid(format!(
+                "{}: {} bytes is larger than the {max} bytes allowed",
+                r.display,
+                meta.len()
+            )));
+        }
+        let mut bytes = Vec::with_capacity(meta.len() as usize);
+        // The file may grow after the size check: never read past the limit.
+        std::io::Read::by_ref(&mut file)
+            .take(max + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| SandboxError::io(&r.display, &e))?;
+        if bytes.len() as u64 > max {
+            return Err(SandboxError::Invalid(format!(
+                "{}: larger than the {max} bytes allowed",
+                r.display
+            )));
+        }
+        Ok(bytes)
+    }
+
     /// Writes or appends, creating parent directories. `/mnt/skills` is read-only.
     pub fn write_file(&self, path: &str, content: &str, append: bool) -> Result<(), SandboxError> {
         let r = self.resolve(path)?;

@@ -6,6 +6,9 @@ import { ApiError, apiErrorOf, request } from "./http";
 import type { paths } from "./schema";
 import type {
   ArchivePreview,
+  AssistantCreate,
+  AssistantPatch,
+  AssistantSearch,
   ImportRequest,
   InstallFromThread,
   Role,
@@ -72,8 +75,19 @@ export const api = {
     ),
   deleteThread: (id: string) =>
     call(client.DELETE("/api/threads/{thread_id}", { params: { path: { thread_id: id } } })),
+  /** One thread, with its metadata (`assistant_id`: the agent its last run used). */
+  thread: (id: string, signal?: AbortSignal) =>
+    call(client.GET("/api/threads/{thread_id}", { params: { path: { thread_id: id } }, signal })),
   threadState: (id: string) =>
     call(client.GET("/api/threads/{thread_id}/state", { params: { path: { thread_id: id } } })),
+  /** The thread's checkpoints, newest first (a tree through `parent_checkpoint`). */
+  history: (id: string, limit: number) =>
+    call(
+      client.POST("/api/threads/{thread_id}/history", {
+        params: { path: { thread_id: id } },
+        body: { limit },
+      }),
+    ),
   runs: (id: string, status?: RunStatus) =>
     call(
       client.GET("/api/threads/{thread_id}/runs", {
@@ -149,6 +163,36 @@ export const api = {
     ),
   installFromThread: (body: InstallFromThread) =>
     call(client.POST("/api/skills/install", { body })),
+
+  /** The caller's assistants (custom agents) and the built-in one. */
+  searchAssistants: (body: AssistantSearch, signal?: AbortSignal) =>
+    call(client.POST("/api/assistants/search", { body, signal })),
+  createAssistant: (body: AssistantCreate) => call(client.POST("/api/assistants", { body })),
+  /** A new version with the given fields replaced (metadata merged). */
+  updateAssistant: (id: string, body: AssistantPatch) =>
+    call(client.PATCH("/api/assistants/{assistant_id}", { params: { path: { assistant_id: id } }, body })),
+  deleteAssistant: (id: string) =>
+    call(client.DELETE("/api/assistants/{assistant_id}", { params: { path: { assistant_id: id } } })),
+  /** An assistant's versions, newest first. */
+  assistantVersions: (id: string, limit: number, signal?: AbortSignal) =>
+    call(
+      client.POST("/api/assistants/{assistant_id}/versions", {
+        params: { path: { assistant_id: id } },
+        body: { limit },
+        signal,
+      }),
+    ),
+  /** Makes an earlier version current again. */
+  restoreAssistantVersion: (id: string, version: number) =>
+    call(
+      client.POST("/api/assistants/{assistant_id}/latest", {
+        params: { path: { assistant_id: id } },
+        body: { version },
+      }),
+    ),
+  /** The graph's JSON Schemas: `context_schema` names the models and tools an agent may use. */
+  assistantSchemas: (id: string, signal?: AbortSignal) =>
+    call(client.GET("/api/assistants/{assistant_id}/schemas", { params: { path: { assistant_id: id } }, signal })),
 
   authStatus: () => call(client.GET("/api/auth/status")),
   me: () => call(client.GET("/api/auth/me")),

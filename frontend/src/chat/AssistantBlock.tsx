@@ -1,9 +1,15 @@
-// One reply of the agent: reasoning, text, tool cards, questions and presented files.
+// One reply of the agent: reasoning, text, tool cards, questions and presented files; then
+// its version switcher and Regenerate.
+import { Fragment } from "react";
+import { Icon } from "../components/Icon";
 import { Markdown } from "../components/Markdown";
-import type { AssistantItem } from "../lib/grouping";
+import type { BranchOptions } from "../lib/branches";
+import type { AssistantGroup, AssistantItem } from "../lib/grouping";
+import { BranchSwitcher } from "./BranchSwitcher";
 import { ClarificationCard } from "./ClarificationCard";
 import { FileChips } from "./FileChips";
 import { ToolCard } from "./ToolCard";
+import { type VersionActions, canRun } from "./versions";
 
 export interface AssistantActions {
   onOpenFile: (path: string) => void;
@@ -46,12 +52,65 @@ function Item({ item, actions }: { item: AssistantItem; actions: AssistantAction
   }
 }
 
-export function AssistantBlock({ items, actions }: { items: AssistantItem[]; actions: AssistantActions }) {
+/**
+ * Where the block's switchers go: the reply's own (its first message diverges) below it with
+ * Regenerate; a later message's (an answer regenerated after tool calls) right before what
+ * that message shows.
+ */
+function switchers(block: AssistantGroup, versions: VersionActions | undefined) {
+  let footer: BranchOptions | undefined;
+  const before = new Map<string, BranchOptions>();
+  for (const id of block.messageIds) {
+    const options = versions?.byMessage.get(id)?.options;
+    if (!options) continue;
+    const at = block.itemOf[id];
+    if (id === block.key || !at) footer ??= options;
+    else if (!before.has(at)) before.set(at, options);
+  }
+  return { footer, before };
+}
+
+export function AssistantBlock({
+  block,
+  actions,
+  versions,
+}: {
+  block: AssistantGroup;
+  actions: AssistantActions;
+  versions?: VersionActions | undefined;
+}) {
+  const { footer, before } = switchers(block, versions);
+  const last = block.lastAi;
+  const canRegenerate = !!last && canRun(versions, versions?.byMessage.get(last));
+  const switcher = (options: BranchOptions) =>
+    versions && <BranchSwitcher options={options} onSelect={versions.onBranch} disabled={versions.streaming} />;
   return (
     <article className="msg msg-assistant" aria-label="Assistant">
-      {items.map((item) => (
-        <Item key={item.key} item={item} actions={actions} />
-      ))}
+      {block.items.map((item) => {
+        const options = before.get(item.key);
+        return (
+          <Fragment key={item.key}>
+            {options && <div className="msg-actions msg-actions-inline">{switcher(options)}</div>}
+            <Item item={item} actions={actions} />
+          </Fragment>
+        );
+      })}
+      {(footer || canRegenerate) && (
+        <div className="msg-actions">
+          {footer && switcher(footer)}
+          {canRegenerate && last && (
+            <button
+              type="button"
+              className="btn btn-ghost btn-icon btn-xs msg-action"
+              aria-label="Regenerate"
+              title="Regenerate"
+              onClick={() => versions?.onRegenerate(last)}
+            >
+              <Icon name="refresh" size={14} />
+            </button>
+          )}
+        </div>
+      )}
     </article>
   );
 }

@@ -14,15 +14,18 @@ import { visibleMessages } from "../lib/conversation";
 import { uuid } from "../lib/id";
 import { withAttachments } from "../lib/uploads";
 import { useAppInfo } from "../state/appInfo";
+import { assistantsStore, rememberAgent } from "../state/assistants";
 import { type SessionState, ThreadSession, sessionFor } from "../state/session";
 import { useStore } from "../state/store";
 import { threadsStore, upsertThread } from "../state/threads";
+import { AgentPicker } from "./AgentPicker";
 import { Composer } from "./Composer";
 import { MessageList } from "./MessageList";
 import { Sidebar } from "./Sidebar";
 import { useSlashCommands } from "./slashCommands";
 import { usePastedImages } from "./usePastedImages";
 import { useAttachments } from "./useAttachments";
+import { versionActions } from "./versions";
 import { Welcome } from "./Welcome";
 
 const idle = new ThreadSession("");
@@ -43,6 +46,7 @@ export function ChatPage() {
   const toast = useToast();
   const [session, state] = useSession(threadId);
   const { threads } = useStore(threadsStore);
+  const { remembered } = useStore(assistantsStore);
   const thread = threads.find((t) => t.thread_id === threadId);
   const creating = useRef<Promise<string> | null>(null);
   /** A thread this page just created: its draft and attachments carry over. */
@@ -60,6 +64,9 @@ export function ChatPage() {
       const created = await api.createThread(id);
       upsertThread(created);
       sessionFor(id).markFresh();
+      // A new conversation runs the agent picked last (read now: it may just have changed).
+      const agent = assistantsStore.get().remembered;
+      if (agent) sessionFor(id).chooseAssistant(agent);
       justCreated.current = id;
       navigate(`/threads/${id}`);
       return id;
@@ -128,6 +135,11 @@ export function ChatPage() {
   const messages = visibleMessages(state.conversation);
   const notFound = state.loadError && !messages.length;
   const title = thread ? threadTitle(thread) : threadId ? "Conversation" : "New chat";
+  // A conversation's own agent, or the one new conversations use; a pick applies to the next run.
+  const pickAgent = (id: string) => {
+    rememberAgent(id);
+    session?.chooseAssistant(id);
+  };
 
   return (
     <div className={`chat-layout ${panelOpen && threadId ? "with-panel" : ""}`}>
@@ -135,6 +147,7 @@ export function ChatPage() {
       <main id="main" className="chat-main" {...drop.handlers}>
         <div className="chat-header">
           <h1 className="chat-title" data-testid="chat-title">{title}</h1>
+          <AgentPicker value={threadId ? state.assistantId : (remembered ?? undefined)} onChange={pickAgent} />
           {threadId && (
             <div className="chat-header-actions">
               <button
@@ -172,6 +185,7 @@ export function ChatPage() {
           <MessageList
             state={state}
             actions={{ onOpenFile: openFile, onAnswer: (t) => void send(t), busy: state.streaming || noModel }}
+            versions={session ? versionActions(session, state, noModel) : undefined}
             onRetry={() => session?.retry()}
           />
         )}

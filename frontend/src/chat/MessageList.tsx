@@ -5,15 +5,19 @@ import { streamingIds, visibleMessages } from "../lib/conversation";
 import { groupMessages } from "../lib/grouping";
 import type { SessionState } from "../state/session";
 import { AssistantBlock, type AssistantActions } from "./AssistantBlock";
-import { FileChips } from "./FileChips";
+import { HumanMessage } from "./HumanMessage";
+import type { VersionActions } from "./versions";
 
 export function MessageList({
   state,
   actions,
+  versions,
   onRetry,
 }: {
   state: SessionState;
   actions: AssistantActions;
+  /** Edit, Regenerate and version switching (none: the messages only). */
+  versions?: VersionActions;
   onRetry: () => void;
 }) {
   const blocks = useMemo(
@@ -47,19 +51,9 @@ export function MessageList({
       <div className="messages-inner">
         {blocks.map((b) =>
           b.kind === "human" ? (
-            <article key={b.key} className="msg msg-human" aria-label="You" data-testid="human-message">
-              {b.images.length > 0 && (
-                <div className="human-images">
-                  {b.images.map((src, i) => (
-                    <img key={i} src={src} alt={`Image ${i + 1} sent with this message`} data-testid="human-image" />
-                  ))}
-                </div>
-              )}
-              {b.text && <div className="bubble">{b.text}</div>}
-              {b.files.length > 0 && <FileChips paths={b.files} onOpen={actions.onOpenFile} label="Attached files" />}
-            </article>
+            <HumanMessage key={b.key} block={b} onOpenFile={actions.onOpenFile} versions={versions} />
           ) : (
-            <AssistantBlock key={b.key} items={b.items} actions={actions} />
+            <AssistantBlock key={b.key} block={b} actions={actions} versions={versions} />
           ),
         )}
         {waiting && (

@@ -17,6 +17,7 @@ const PATHS = {
   moon: "M20 14.5A8 8 0 019.5 4 8 8 0 1020 14.5z",
   monitor: "M3 4h18v12H3zM8 20h8M12 16v4",
   chevron: "M9 6l6 6-6 6",
+  chevronLeft: "M15 6l-6 6 6 6",
   refresh: "M20 11a8 8 0 10-2.3 5.7M20 4v7h-7",
   upload: "M12 20V9M7 14l5-5 5 5M5 4h14",
   folder: "M3 6h6l2 2h10v11H3z",

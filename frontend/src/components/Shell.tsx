@@ -119,6 +119,9 @@ export function Shell() {
           <NavLink to="/settings/skills" className={({ isActive }) => (isActive ? "active" : "")}>
             Skills
           </NavLink>
+          <NavLink to="/settings/agents" className={({ isActive }) => (isActive ? "active" : "")}>
+            Agents
+          </NavLink>
           {isAdmin && !open && (
             <NavLink to="/settings/users" className={({ isActive }) => (isActive ? "active" : "")}>
               Users

@@ -32,6 +32,16 @@ const run: Message[] = [
 ];
 
 describe("groupMessages", () => {
+  it("says which messages a reply holds, its last answer, and the item each message shows first", () => {
+    const reply = groupMessages(run)[1];
+    expect(reply?.kind).toBe("assistant");
+    if (reply?.kind !== "assistant") return;
+    expect(reply.key).toBe("a1");
+    expect(reply.messageIds).toEqual(["a1", "t1", "a2", "t2", "a3"]);
+    expect(reply.lastAi).toBe("a3");
+    expect(reply.itemOf).toEqual({ a1: "a1-r", t1: "a1-c1", a2: "a2-c2", t2: "a2-c2", a3: "a3-t" });
+  });
+
   it("puts one reply's messages in one assistant block, pairing calls with results", () => {
     const blocks = groupMessages(run);
     expect(blocks.map((b) => b.kind)).toEqual(["human", "assistant"]);

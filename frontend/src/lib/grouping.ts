@@ -18,9 +18,21 @@ export type AssistantItem =
   | { kind: "clarification"; key: string; clarification: Clarification; answered: boolean }
   | { kind: "files"; key: string; paths: string[] };
 
-export type Block =
-  | { kind: "human"; key: string; text: string; files: string[]; images: string[] }
-  | { kind: "assistant"; key: string; items: AssistantItem[] };
+/** One reply: its items, and which messages they come from (for Regenerate and versions). */
+export interface AssistantGroup {
+  kind: "assistant";
+  key: string;
+  items: AssistantItem[];
+  /** The messages grouped here, in order. */
+  messageIds: string[];
+  /** The last AI message: the answer Regenerate runs again. */
+  lastAi?: string;
+  /** The key of the item each message shows first (a tool result: its call's item). */
+  itemOf: Record<string, string>;
+}
+
+/** The key of a human block is its message's id. */
+export type Block = { kind: "human"; key: string; text: string; files: string[]; images: string[] } | AssistantGroup;
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
@@ -51,15 +63,15 @@ export function presentedFiles(call: ToolCall, result: ToolMessage | undefined):
  */
 export function groupMessages(messages: Message[], streaming: Set<string> = new Set()): Block[] {
   const blocks: Block[] = [];
-  let current: Extract<Block, { kind: "assistant" }> | undefined;
+  let current: AssistantGroup | undefined;
   /** Calls of the latest AI message still waiting for their result. */
-  let pending = new Map<string, { item: Extract<AssistantItem, { kind: "tool" }>; block: Extract<Block, { kind: "assistant" }> }>();
+  let pending = new Map<string, { item: Extract<AssistantItem, { kind: "tool" }>; block: AssistantGroup }>();
   const questions: { item: Extract<AssistantItem, { kind: "clarification" }>; index: number }[] = [];
   let lastHuman = -1;
 
   const assistant = (key: string) => {
     if (!current) {
-      current = { kind: "assistant", key, items: [] };
+      current = { kind: "assistant", key, items: [], messageIds: [], itemOf: {} };
       blocks.push(current);
     }
     return current;
@@ -76,10 +88,15 @@ export function groupMessages(messages: Message[], streaming: Set<string> = new 
       const waiting = pending.get(m.tool_call_id);
       if (!waiting) {
         const call: ToolCall = { name: m.name ?? "tool", args: {}, id: m.tool_call_id };
-        assistant(m.id).items.push({ kind: "tool", key: m.id, call, result: m });
+        const block = assistant(m.id);
+        block.items.push({ kind: "tool", key: m.id, call, result: m });
+        block.messageIds.push(m.id);
+        block.itemOf[m.id] = m.id;
         return;
       }
       pending.delete(m.tool_call_id);
+      waiting.block.messageIds.push(m.id);
+      waiting.block.itemOf[m.id] = waiting.item.key;
       attachResult(waiting.block, waiting.item, m, index);
     } else {
       pending = new Map();
@@ -91,7 +108,7 @@ export function groupMessages(messages: Message[], streaming: Set<string> = new 
   return blocks;
 
   function attachResult(
-    block: Extract<Block, { kind: "assistant" }>,
+    block: AssistantGroup,
     item: Extract<AssistantItem, { kind: "tool" }>,
     result: ToolMessage,
     index: number,
@@ -116,7 +133,16 @@ export function groupMessages(messages: Message[], streaming: Set<string> = new 
     }
   }
 
-  function addAi(block: Extract<Block, { kind: "assistant" }>, m: AIMessage) {
+  function addAi(block: AssistantGroup, m: AIMessage) {
+    block.messageIds.push(m.id);
+    block.lastAi = m.id;
+    const first = block.items.length;
+    addAiItems(block, m);
+    const item = block.items[first];
+    if (item) block.itemOf[m.id] = item.key;
+  }
+
+  function addAiItems(block: AssistantGroup, m: AIMessage) {
     const live = streaming.has(m.id);
     const reasoning = m.additional_kwargs?.reasoning_content;
     if (typeof reasoning === "string" && reasoning) {

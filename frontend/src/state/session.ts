@@ -1,10 +1,13 @@
 // One conversation's live state: loading it, streaming runs through the LangGraph SDK,
-// stopping them, and joining a run that is still going after a page reload. Kept outside
-// React so navigating between pages never drops a stream.
+// stopping them, and joining a run that is still going after a page reload; its versions
+// (Edit, Regenerate, ‹ i/n ›) come from the checkpoint history. Kept outside React so
+// navigating between pages never drops a stream.
 import { api } from "../api/client";
 import { ApiError, errorMessage } from "../api/http";
 import { ASSISTANT_ID, STREAM_MODES, langgraph, sdkErrorMessage } from "../api/langgraph";
-import type { CustomEvent, RunFailure, ThreadValues } from "../api/types";
+import type { CustomEvent, RunFailure, ThreadState, ThreadValues } from "../api/types";
+import { resolveAgent } from "../lib/agents";
+import { type Branch, type BranchView, branchTo, branchView, newestCheckpoint } from "../lib/branches";
 import {
   type Conversation,
   addOptimistic,
@@ -13,10 +16,13 @@ import {
   emptyConversation,
   endsUnanswered,
   lastHumanText,
+  visibleMessages,
 } from "../lib/conversation";
+import { type HumanContent, editedContent, humanContent } from "../lib/humanContent";
 import { uuid } from "../lib/id";
 import type { HumanMessage } from "../lib/messages";
 import type { PastedImage } from "../chat/usePastedImages";
+import { assistantsStore } from "./assistants";
 import { refreshThreads, setGeneratedTitle } from "./threads";
 import { Store } from "./store";
 
@@ -40,6 +46,12 @@ export interface SessionState {
   artifacts: string[];
   /** Bumped whenever files may have changed, so artifact lists refetch. */
   filesVersion: number;
+  /** The version of the conversation shown, from the checkpoint history: where Edit and
+   * Regenerate run from, and the ‹ i/n › switchers. None until the history loads. */
+  view?: BranchView;
+  /** The agent (assistant id) the next run uses: picked in the Agent menu, else the one the
+   * thread's last run used (its metadata). None: the built-in. */
+  assistantId?: string;
 }
 
 const initial: SessionState = {
@@ -65,12 +77,29 @@ const nextFrame = (f: () => void): void => {
   else setTimeout(f, 16);
 };
 
+/** Checkpoints read per history load (as many as the SDK's useStream reads). */
+const HISTORY_LIMIT = 1000;
+
+/** What a new run, or showing another version, clears: how the last run ended. */
+const NO_OUTCOME: Pick<SessionState, "error" | "stopped" | "notice"> = { error: undefined, stopped: false, notice: undefined };
+
+/** A run's `checkpoint`: the SDK's type names every field; JSON drops the undefined map. */
+const checkpointRef = (checkpoint_id: string) => ({ checkpoint_id, checkpoint_ns: "", checkpoint_map: undefined });
+
 export class ThreadSession {
   readonly store = new Store<SessionState>(initial);
   private abort?: AbortController;
   private loadPromise?: Promise<void>;
   /** Token chunks not yet applied: applied once per frame, not once per token. */
   private chunks: unknown[] = [];
+  /** The thread's checkpoints, newest first, as last read. */
+  private history: ThreadState[] = [];
+  /** Only the latest history read is shown (an older answer may arrive after it). */
+  private historyRead = 0;
+  /** The view was read after the last run: its head may be sent from. */
+  private viewFresh = false;
+  /** An agent was picked here: the thread's metadata no longer says which one runs. */
+  private picked = false;
 
   constructor(readonly threadId: string) {}
 
@@ -88,11 +117,23 @@ export class ThreadSession {
     return this.loadPromise;
   }
 
-  /** Reads the thread's state, then joins a run that is still going. */
+  /** Picks the agent the next runs use. */
+  chooseAssistant(assistantId: string): void {
+    this.picked = true;
+    this.store.update({ assistantId });
+  }
+
+  /** Reads the thread's state (and which agent it uses), then joins a run that is still going. */
   async load(): Promise<void> {
     this.store.update({ loading: true, loadError: undefined, notFound: false });
     try {
-      const state = await api.threadState(this.threadId);
+      // The thread's own record only says which agent it uses: without it, the built-in.
+      const [state, thread] = await Promise.all([
+        api.threadState(this.threadId),
+        api.thread(this.threadId).catch(() => undefined),
+      ]);
+      const assistantId = thread?.metadata["assistant_id"];
+      if (typeof assistantId === "string" && assistantId && !this.picked) this.store.update({ assistantId });
       this.applyState(state.values);
       this.store.update({ loaded: true, loading: false });
     } catch (e) {
@@ -111,6 +152,44 @@ export class ThreadSession {
     } catch {
       // No run information: the state above is still right.
     }
+    await this.loadHistory();
+  }
+
+  /** Reads the checkpoints and shows the branch holding the newest one: the state GET …/state
+   * answers, which after an Edit or Regenerate is on the new branch. */
+  async loadHistory(): Promise<void> {
+    const read = ++this.historyRead;
+    let history: ThreadState[];
+    try {
+      history = await api.history(this.threadId, HISTORY_LIMIT);
+    } catch {
+      return; // no versions then: the state is still shown
+    }
+    if (read !== this.historyRead) return;
+    this.history = history;
+    this.viewFresh = !this.store.get().streaming;
+    const newest = newestCheckpoint(history);
+    const view = branchView(history, newest ? branchTo(history, newest) : []);
+    this.store.set((s) => ({
+      ...s,
+      view,
+      // Older servers' histories cannot say which version is which: their state stays.
+      conversation: view.supported && view.head && !s.streaming ? applyValues(s.conversation, view.messages) : s.conversation,
+    }));
+  }
+
+  /** Shows another version of the conversation (read from the history; nothing runs). */
+  showBranch(branch: Branch): void {
+    if (this.store.get().streaming) return;
+    const view = branchView(this.history, branch);
+    if (!view.head) return;
+    this.store.set((s) => ({
+      ...s,
+      view,
+      conversation: { base: view.messages, live: [] },
+      // How the last run ended belongs to the version it ran on.
+      ...NO_OUTCOME,
+    }));
   }
 
   private applyState(values: ThreadValues): void {
@@ -124,30 +203,65 @@ export class ThreadSession {
 
   /** Sends a message (with pasted images, as LangChain image blocks) and streams the run. */
   send(text: string, images: PastedImage[] = []): void {
-    const trimmed = text.trim();
-    if ((!trimmed && images.length === 0) || this.store.get().streaming) return;
-    const content: string | Record<string, string>[] = images.length
-      ? [
-          ...(trimmed ? [{ type: "text", text: trimmed }] : []),
-          ...images.map((i) => ({ type: "image", mimeType: i.mimeType, data: i.data })),
-        ]
-      : trimmed;
+    const blocks = images.map((i) => ({ type: "image", mimeType: i.mimeType, data: i.data }));
+    const content = humanContent(text, blocks);
+    if (!content || this.store.get().streaming) return;
+    this.submit(content, (c) => ({ ...c, live: [] }));
+  }
+
+  /** Edit: runs again from before a message of the person, with new text, on a new branch
+   * (the files and images it came with stay). */
+  edit(messageId: string, text: string): void {
+    const s = this.store.get();
+    const from = s.view?.byMessage.get(messageId)?.parentCheckpoint;
+    const messages = visibleMessages(s.conversation);
+    const index = messages.findIndex((m) => m.id === messageId);
+    const original = messages[index];
+    const content = original?.type === "human" ? editedContent(original.content, text) : undefined;
+    if (s.streaming || !from || !content) return;
+    this.submit(content, () => ({ base: messages.slice(0, index), live: [] }), from);
+  }
+
+  /** Regenerate: runs again from before an answer, on a new branch (what came before it,
+   * tool calls included, stays). */
+  regenerate(messageId: string): void {
+    const s = this.store.get();
+    const from = s.view?.byMessage.get(messageId)?.parentCheckpoint;
+    const messages = visibleMessages(s.conversation);
+    const index = messages.findIndex((m) => m.id === messageId);
+    if (s.streaming || !from || index < 0) return;
+    this.store.update({ conversation: { base: messages.slice(0, index), live: [] }, ...NO_OUTCOME });
+    this.start(null, from);
+  }
+
+  /** Shows the person's message at once on `shown` (the conversation it continues), then runs. */
+  private submit(content: HumanContent, shown: (c: Conversation) => Conversation, checkpoint?: string): void {
     const id = uuid();
     this.store.set((s) => ({
       ...s,
-      conversation: addOptimistic({ ...s.conversation, live: [] }, { type: "human", id, content } as HumanMessage),
-      error: undefined,
-      stopped: false,
-      notice: undefined,
-        }));
-    this.start({ messages: [{ role: "user", content, id }] });
+      conversation: addOptimistic(shown(s.conversation), { type: "human", id, content } as HumanMessage),
+      ...NO_OUTCOME,
+    }));
+    this.start({ messages: [{ role: "user", content, id }] }, checkpoint);
   }
 
-  /** Streams a new run; no input answers the thread's unanswered last message. */
-  private start(input: Record<string, unknown> | null): void {
+  /**
+   * Streams a new run; no input answers the thread's unanswered last message. It continues
+   * `checkpoint` when given (Edit, Regenerate); else the shown version's last checkpoint when
+   * that is not the newest (a message sent on an older version continues it, as the SDK does).
+   * Until the history is read again after a run, the newest checkpoint is that run's own, which
+   * is where a run goes without one.
+   */
+  private start(input: Record<string, unknown> | null, checkpoint?: string): void {
+    const view = this.store.get().view;
+    const older = this.viewFresh && view?.supported && !view.headIsNewest;
+    const from = checkpoint ?? (older ? view.head : undefined);
+    // An agent deleted since is the built-in (the list says so once loaded).
+    const assistant = resolveAgent(assistantsStore.get().list, this.store.get().assistantId) ?? ASSISTANT_ID;
     const abort = this.begin();
-    const stream = langgraph().runs.stream(this.threadId, ASSISTANT_ID, {
+    const stream = langgraph().runs.stream(this.threadId, assistant, {
       input,
+      ...(from ? { checkpoint: checkpointRef(from) } : {}),
       streamMode: [...STREAM_MODES],
       onDisconnect: "continue",
       signal: abort.signal,
@@ -219,6 +333,7 @@ export class ThreadSession {
   }
 
   private begin(): AbortController {
+    this.viewFresh = false;
     this.abort?.abort();
     const abort = new AbortController();
     this.abort = abort;
@@ -307,6 +422,7 @@ export class ThreadSession {
     this.store.update({ streaming: false, stopping: false, notice: undefined });
     await this.sync();
     void refreshThreads();
+    await this.loadHistory();
   }
 
   /** After a run: the stored state is the truth (a stopped answer keeps what streamed). */

@@ -110,6 +110,13 @@ impl AgentRun<'_> {
         }
     }
 
+    /// Whether the run's agent may call the tool `name`: its assistant allows it, and only a
+    /// model that can see views images.
+    fn may_call(&self, name: &str) -> bool {
+        self.profile.allows_tool(name)
+            && (name != "view_image" || self.model.is_some_and(|m| m.config().supports_vision))
+    }
+
     fn metadata(&self, node: Node, step: u64) -> MessageMetadata {
         MessageMetadata {
             run_id: self.run_id.to_string(),
@@ -237,9 +244,7 @@ impl AgentRun<'_> {
         } else {
             self.tools.definitions()
         };
-        let offered = |name: &str| {
-            self.profile.allows_tool(name) && activation.is_none_or(|a| a.allows(name))
-        };
+        let offered = |name: &str| self.may_call(name) && activation.is_none_or(|a| a.allows(name));
         tool_defs.retain(|d| d["function"]["name"].as_str().is_some_and(offered));
         let svc = self.services();
         loop {

@@ -28,8 +28,8 @@ impl AgentRun<'_> {
             let ctx = &ctx;
             async move {
                 let result = match activation {
-                    _ if !self.profile.allows_tool(&call.name) => Err(ToolError::Model(format!(
-                        "'{}' is not one of the tools this agent may use.",
+                    _ if !self.may_call(&call.name) => Err(ToolError::Model(format!(
+                        "'{}' is not one of the tools offered to you in this conversation.",
                         call.name
                     ))),
                     // The skill the person activated limits the tools (`allowed-tools`).

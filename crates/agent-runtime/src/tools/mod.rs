@@ -14,6 +14,7 @@ mod registry;
 mod search;
 mod skills;
 mod typed;
+mod view_image;
 
 pub use context::{SandboxHandle, ToolContext};
 pub use registry::ToolRegistry;

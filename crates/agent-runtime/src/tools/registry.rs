@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::{
     Tool, ToolContext, ToolError, ToolOutput, bash, cap, clarify, files, present, search, skills,
+    view_image,
 };
 
 /// Tools by name, with their definitions for the model request built once.
@@ -34,7 +35,7 @@ impl ToolRegistry {
     /// The built-in sandbox tools, in a stable order.
     pub fn builtin() -> Self {
         let mut registry = ToolRegistry::empty();
-        let tools: [Arc<dyn Tool>; 10] = [
+        let tools: [Arc<dyn Tool>; 11] = [
             Arc::new(bash::Bash),
             Arc::new(files::Ls),
             Arc::new(files::ReadFile),
@@ -43,6 +44,7 @@ impl ToolRegistry {
             Arc::new(search::Glob),
             Arc::new(search::Grep),
             Arc::new(present::PresentFiles),
+            Arc::new(view_image::ViewImage),
             Arc::new(clarify::AskClarification),
             Arc::new(skills::SearchSkills),
         ];

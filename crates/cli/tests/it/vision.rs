@@ -109,3 +109,79 @@ async fn images_reach_vision_models_as_image_parts_and_others_as_a_note() {
     let (_, state) = server.get_json("/api/threads/t/state").await;
     assert_eq!(state["values"]["messages"].as_array().unwrap().len(), 4);
 }
+
+#[tokio::test]
+async fn a_model_that_can_see_views_an_uploaded_image_and_others_are_not_offered_the_tool() {
+    use base64::Engine as _;
+    let env = Env::new();
+    let model = mock_llm(
+        "scenarios:\n  - match: \"look at\"\n    turns:\n      - tool_calls: [{name: view_image, arguments: {path: /mnt/user-data/uploads/dot.png}}]\n      - content: \"a dot\"\n  - match: \"\"\n    turns:\n      - content: \"ok\"\n",
+    )
+    .await;
+    let models = format!(
+        "- {{name: seeing, base_url: \"{model}\", model: mock, supports_vision: true}}\n\
+         - {{name: blind, base_url: \"{model}\", model: mock}}\n"
+    );
+    let server = env.start_with(&[
+        ("ANTLER_SKILLS_WATCH", "false"),
+        ("ANTLER_MODELS", &models),
+        ("ANTLER_AGENT_GENERATE_TITLES", "false"),
+    ]);
+    server.create_thread("v").await;
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(PNG)
+        .unwrap();
+    let form = reqwest::multipart::Form::new().part(
+        "files",
+        reqwest::multipart::Part::bytes(png).file_name("dot.png"),
+    );
+    let r = server
+        .http
+        .post(server.url("/api/threads/v/uploads"))
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let run = |text: &str, model: &str| {
+        json!({"assistant_id": "agent", "input": {"messages": [{"role": "user", "content": text}]},
+            "config": {"configurable": {"model_name": model}}})
+    };
+    let (status, values) = server
+        .post_json("/api/threads/v/runs/wait", run("look at the dot", "seeing"))
+        .await;
+    assert_eq!(status, 200, "{values}");
+    let tool = &values["messages"][2];
+    assert_eq!(tool["status"], "success", "{tool}");
+    let requests = model_requests(&model).await;
+    let second = &requests.as_array().unwrap()[1]["messages"];
+    let messages = second.as_array().unwrap();
+    let last = messages.last().unwrap();
+    assert_eq!(messages[messages.len() - 2]["role"], "tool");
+    assert_eq!(
+        last["role"], "user",
+        "the image follows the tool result: {last}"
+    );
+    assert_eq!(
+        last["content"][1]["image_url"]["url"],
+        format!("data:image/png;base64,{PNG}")
+    );
+
+    let (status, _) = server
+        .post_json("/api/threads/v/runs/wait", run("and now?", "blind"))
+        .await;
+    assert_eq!(status, 200);
+    let requests = model_requests(&model).await;
+    let blind = requests.as_array().unwrap().last().unwrap();
+    let offered: Vec<&str> = blind["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(!offered.contains(&"view_image"), "{offered:?}");
+    assert!(
+        !blind["messages"].to_string().contains("image_url"),
+        "a blind model gets no image"
+    );
+}

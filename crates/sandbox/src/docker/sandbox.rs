@@ -121,6 +121,12 @@ impl Sandbox for DockerSandbox {
         self.fs.run(move |fs| fs.read_file(&path, lines)).await
     }
 
+    async fn read_bytes(&self, path: &str, max: u64) -> Result<Vec<u8>, SandboxError> {
+        self.touch();
+        let path = path.to_string();
+        self.fs.run(move |fs| fs.read_bytes(&path, max)).await
+    }
+
     async fn write_file(
         &self,
         path: &str,

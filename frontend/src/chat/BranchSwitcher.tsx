@@ -1,0 +1,44 @@
+// ‹ i / n ›: moves between the versions of the conversation from one message on (made by
+// Edit and Regenerate); switching shows another branch of the history, nothing runs.
+import { Icon } from "../components/Icon";
+import type { Branch, BranchOptions } from "../lib/branches";
+
+export function BranchSwitcher({
+  options,
+  onSelect,
+  disabled,
+}: {
+  options: BranchOptions;
+  onSelect: (branch: Branch) => void;
+  /** While a run streams the shown version must stay. */
+  disabled: boolean;
+}) {
+  const { previous, next } = options;
+  return (
+    <div className="branch-switcher" role="group" aria-label="Versions" data-testid="branch-switcher">
+      <button
+        type="button"
+        className="btn btn-ghost btn-icon btn-xs"
+        aria-label="Previous version"
+        title="Previous version"
+        disabled={disabled || !previous}
+        onClick={() => previous && onSelect(previous)}
+      >
+        <Icon name="chevronLeft" size={14} />
+      </button>
+      <span className="branch-count">
+        {options.index + 1} / {options.count}
+      </span>
+      <button
+        type="button"
+        className="btn btn-ghost btn-icon btn-xs"
+        aria-label="Next version"
+        title="Next version"
+        disabled={disabled || !next}
+        onClick={() => next && onSelect(next)}
+      >
+        <Icon name="chevron" size={14} />
+      </button>
+    </div>
+  );
+}

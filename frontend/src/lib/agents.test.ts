@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { BUILT_IN_ID, agent, builtIn, schemas } from "../test/agents";
+import { choicesOf, countLabel, createBody, draftOf, patchBody, resolveAgent, settingsOf, sortAgents } from "./agents";
+
+describe("agent settings", () => {
+  it("reads config.configurable, then context over it, as the server does", () => {
+    const a = agent("a-1", "Mixed", {
+      config: { configurable: { model_name: "fast", system_prompt: "old" } },
+      context: { system_prompt: "new", skills: ["pdf"], ui_color: "red" },
+    });
+    expect(settingsOf(a)).toEqual({ system_prompt: "new", model_name: "fast", skills: ["pdf"] });
+  });
+
+  it("takes the models, tools and instructions limit from the context schema", () => {
+    expect(choicesOf(schemas(["fast", "smart"], ["bash", "ls"], 500))).toEqual({
+      models: ["fast", "smart"],
+      tools: ["bash", "ls"],
+      maxPrompt: 500,
+    });
+    expect(choicesOf({ context_schema: {} })).toEqual({ models: [], tools: [], maxPrompt: 20_000 });
+  });
+
+  it("leaves out of a new agent what is empty or all", () => {
+    const draft = { ...draftOf(null), name: "  Reviewer ", instructions: "  " };
+    expect(createBody(draft)).toEqual({ graph_id: "agent", name: "Reviewer", context: {} });
+    expect(createBody({ ...draft, description: "x", model: "fast", skills: [], tools: ["ls"] })).toEqual({
+      graph_id: "agent",
+      name: "Reviewer",
+      description: "x",
+      context: { model_name: "fast", skills: [], tools: ["ls"] },
+    });
+  });
+
+  it("patches the whole context, keeping other clients' keys and dropping settings from config", () => {
+    const a = agent("a-1", "Old", {
+      description: "was",
+      config: { configurable: { tools: ["bash"], thread_ttl: 5 }, tags: ["x"] },
+      context: { skills: ["pdf"], ui_color: "red" },
+    });
+    const draft = { ...draftOf(a), skills: null, description: "" };
+    expect(draftOf(a).tools).toEqual(["bash"]);
+    expect(patchBody(a, draft)).toEqual({
+      name: "Old",
+      description: "",
+      context: { ui_color: "red", tools: ["bash"] },
+      config: { configurable: { thread_ttl: 5 }, tags: ["x"] },
+    });
+    // Nothing in config: it is not sent.
+    expect(patchBody(agent("a-2", "B"), draftOf(agent("a-2", "B")))).toEqual({
+      name: "B",
+      description: "B agent",
+      context: {},
+    });
+  });
+
+  it("counts skills and tools, all when absent", () => {
+    expect(countLabel(undefined, "skill")).toBe("All skills");
+    expect(countLabel([], "tool")).toBe("No tools");
+    expect(countLabel(["a"], "skill")).toBe("1 skill");
+    expect(countLabel(["a", "b"], "tool")).toBe("2 tools");
+  });
+});
+
+describe("resolveAgent", () => {
+  const list = sortAgents([agent("a-2", "zeta"), agent("a-1", "Alpha"), builtIn]);
+
+  it("puts the built-in first, then the names in order", () => {
+    expect(list.map((a) => a.name)).toEqual(["Antler", "Alpha", "zeta"]);
+  });
+
+  it("keeps an agent that exists, and falls back to the built-in for one that does not", () => {
+    expect(resolveAgent(list, "a-1")).toBe("a-1");
+    expect(resolveAgent(list, "deleted")).toBe(BUILT_IN_ID);
+    expect(resolveAgent(list, "lead_agent")).toBe(BUILT_IN_ID);
+    expect(resolveAgent(list, null)).toBeUndefined();
+    // Not loaded yet: as wanted.
+    expect(resolveAgent(undefined, "deleted")).toBe("deleted");
+  });
+});

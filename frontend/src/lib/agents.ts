@@ -1,0 +1,179 @@
+// Custom agents (the server's assistants): their settings as the server reads them, what the
+// graph's schema offers, and the request bodies the agent form sends.
+import type { Assistant, AssistantCreate, AssistantPatch, AssistantSchemas } from "../api/types";
+import { pluralize } from "./format";
+
+/** The graph every agent configures. */
+export const GRAPH_ID = "agent";
+
+/** The settings keys of an assistant's `context` (and of `config.configurable`). */
+const SETTING_KEYS = ["system_prompt", "model_name", "skills", "tools"] as const;
+
+/** An agent's settings; an absent list means "all", an empty one "none". */
+export interface AgentSettings {
+  system_prompt?: string;
+  model_name?: string;
+  skills?: string[];
+  tools?: string[];
+}
+
+/** The built-in agent: read-only, every enabled skill and tool. */
+export function isBuiltIn(a: Pick<Assistant, "metadata">): boolean {
+  return a.metadata["created_by"] === "system";
+}
+
+function strings(value: unknown): string[] | undefined {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : undefined;
+}
+
+/** The settings as the server reads them: `config.configurable`, then `context` over it. */
+export function settingsOf(a: Pick<Assistant, "config" | "context">): AgentSettings {
+  const configurable = a.config["configurable"];
+  const merged: Record<string, unknown> = {};
+  for (const source of [configurable, a.context]) {
+    if (!source || typeof source !== "object") continue;
+    for (const key of SETTING_KEYS) {
+      if (key in source) merged[key] = (source as Record<string, unknown>)[key];
+    }
+  }
+  const settings: AgentSettings = {};
+  if (typeof merged["system_prompt"] === "string") settings.system_prompt = merged["system_prompt"];
+  if (typeof merged["model_name"] === "string") settings.model_name = merged["model_name"];
+  const skills = strings(merged["skills"]);
+  if (skills) settings.skills = skills;
+  const tools = strings(merged["tools"]);
+  if (tools) settings.tools = tools;
+  return settings;
+}
+
+/** What the settings schema offers: configured models, tool names, the instructions' limit. */
+export interface AgentChoices {
+  models: string[];
+  tools: string[];
+  maxPrompt: number;
+}
+
+/** The server's limit on instructions, used until the schema says otherwise. */
+export const DEFAULT_MAX_PROMPT = 20_000;
+
+function property(schema: unknown, ...path: string[]): unknown {
+  let at = schema;
+  for (const key of path) {
+    if (!at || typeof at !== "object") return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}
+
+/** The choices `GET /api/assistants/agent/schemas` names in its `context_schema`. */
+export function choicesOf(schemas: Pick<AssistantSchemas, "context_schema">): AgentChoices {
+  const ctx = schemas.context_schema;
+  const max = property(ctx, "properties", "system_prompt", "maxLength");
+  return {
+    models: strings(property(ctx, "properties", "model_name", "enum")) ?? [],
+    tools: strings(property(ctx, "properties", "tools", "items", "enum")) ?? [],
+    maxPrompt: typeof max === "number" && max > 0 ? max : DEFAULT_MAX_PROMPT,
+  };
+}
+
+/** Characters as the server counts them (code points: an emoji is one). */
+export function charCount(text: string): number {
+  return Array.from(text).length;
+}
+
+/** What the agent form holds. `skills`/`tools` null: all of them. */
+export interface AgentDraft {
+  name: string;
+  description: string;
+  instructions: string;
+  /** "" for the server's default model. */
+  model: string;
+  skills: string[] | null;
+  tools: string[] | null;
+}
+
+/** The form's starting values: empty for a new agent, else the agent's. */
+export function draftOf(a?: Assistant | null): AgentDraft {
+  if (!a) return { name: "", description: "", instructions: "", model: "", skills: null, tools: null };
+  const s = settingsOf(a);
+  return {
+    name: a.name,
+    description: a.description ?? "",
+    instructions: s.system_prompt ?? "",
+    model: s.model_name ?? "",
+    skills: s.skills ?? null,
+    tools: s.tools ?? null,
+  };
+}
+
+/** The settings of a draft: "all" and empty fields are left out (the server's defaults). */
+export function settingsOfDraft(d: AgentDraft): AgentSettings {
+  const settings: AgentSettings = {};
+  if (d.instructions.trim()) settings.system_prompt = d.instructions;
+  if (d.model) settings.model_name = d.model;
+  if (d.skills) settings.skills = d.skills;
+  if (d.tools) settings.tools = d.tools;
+  return settings;
+}
+
+/** `POST /api/assistants` body. */
+export function createBody(d: AgentDraft): AssistantCreate {
+  const description = d.description.trim();
+  return {
+    graph_id: GRAPH_ID,
+    name: d.name.trim(),
+    ...(description ? { description } : {}),
+    context: { ...settingsOfDraft(d) },
+  };
+}
+
+function withoutSettings(source: unknown): Record<string, unknown> {
+  const rest: Record<string, unknown> = { ...(source && typeof source === "object" ? source : {}) };
+  for (const key of SETTING_KEYS) delete rest[key];
+  return rest;
+}
+
+/**
+ * `PATCH /api/assistants/{id}` body. The context is replaced as a whole, so keys other clients
+ * keep there stay; the description is always sent ("" clears it: null would keep it); settings
+ * in `config.configurable` (SDK clients put them there) are dropped, or they would come back
+ * from under a setting left at "all".
+ */
+export function patchBody(a: Assistant, d: AgentDraft): AssistantPatch {
+  const configurable = a.config["configurable"];
+  const stale =
+    !!configurable && typeof configurable === "object" && SETTING_KEYS.some((k) => k in (configurable as object));
+  return {
+    name: d.name.trim(),
+    description: d.description.trim(),
+    context: { ...withoutSettings(a.context), ...settingsOfDraft(d) },
+    ...(stale ? { config: { ...a.config, configurable: withoutSettings(configurable) } } : {}),
+  };
+}
+
+/** "All skills", "No skills", "1 skill", "3 skills". */
+export function countLabel(list: string[] | undefined, noun: string): string {
+  if (!list) return `All ${noun}s`;
+  if (list.length === 0) return `No ${noun}s`;
+  return pluralize(list.length, noun);
+}
+
+/** The built-in first, then by name. */
+export function sortAgents(list: Assistant[]): Assistant[] {
+  return [...list].sort(
+    (a, b) => Number(isBuiltIn(b)) - Number(isBuiltIn(a)) || a.name.localeCompare(b.name, undefined, { sensitivity: "base" }),
+  );
+}
+
+/**
+ * The agent a run uses for `wanted` (a choice, or a thread's `assistant_id`), given the agents
+ * known (`undefined`: not loaded yet, then `wanted` as it is). An agent the list does not
+ * have (deleted; or `agent`/`lead_agent`, the built-in's other names) is the built-in;
+ * nothing wanted: undefined (the default, the built-in).
+ */
+export function resolveAgent(list: Assistant[] | undefined, wanted: string | null | undefined): string | undefined {
+  if (!wanted) return undefined;
+  if (!list) return wanted;
+  if (list.some((a) => a.assistant_id === wanted)) return wanted;
+  return list.find(isBuiltIn)?.assistant_id ?? wanted;
+}
