@@ -3,11 +3,13 @@ and the scripted mock model, unmodified. Run by `make test` inside a virtualenv 
 needs ANTLER_BIN and MOCK_LLM_BIN (paths of the built binaries)."""
 
 import asyncio
+import json
 import os
 import subprocess
 import tempfile
 import textwrap
 import unittest
+import urllib.request
 from pathlib import Path
 
 from langgraph_sdk import get_client
@@ -54,14 +56,14 @@ class LangGraphSdkTest(unittest.TestCase):
         script = root / "mock.yaml"
         script.write_text(SCRIPT)
         cls.mock, mock_url = start([os.environ["MOCK_LLM_BIN"], "--script", str(script)])
+        cls.mock_url = mock_url
         env = dict(os.environ)
         env.update({
             "ANTLER_DATA_DIR": str(root / "data"),
             "ANTLER_SKILLS_DIR": str(root / "skills"),
             "ANTLER_SKILLS_WATCH": "false",
             "ANTLER_SANDBOX_PROVIDER": "local",
-            "ANTLER_MODEL_BASE_URL": f"{mock_url}/v1",
-            "ANTLER_MODEL": "mock",
+            "ANTLER_MODELS": f"- {{name: mock, base_url: \"{mock_url}/v1\", model: mock, supports_vision: true}}\n",
             "ANTLER_LOG_LEVEL": "warn",
             "ANTLER_ADMIN_EMAIL": "sdk-admin@antler.test",
             "ANTLER_ADMIN_PASSWORD": "sdk-password-1",
@@ -249,6 +251,69 @@ class LangGraphSdkTest(unittest.TestCase):
         parents = [s["parent_checkpoint"]["checkpoint_id"] for s in tree if s["parent_checkpoint"]]
         forks = {p for p in parents if parents.count(p) > 1}
         self.assertEqual(forks, {first_input["checkpoint"]["checkpoint_id"], asked["checkpoint"]["checkpoint_id"]})
+
+    def test_assistants_are_custom_agents(self):
+        async def scenario():
+            client = self.client()
+            built_in = await client.assistants.get("agent")
+            created = await client.assistants.create(
+                "agent",
+                context={"system_prompt": "Answer like a pirate.", "tools": ["read_file", "ls"]},
+                metadata={"team": "sdk"},
+                name="Pirate",
+                description="Talks like a pirate.",
+            )
+            aid = created["assistant_id"]
+            found = await client.assistants.search(metadata={"team": "sdk"})
+            updated = await client.assistants.update(aid, name="Captain")
+            versions = await client.assistants.get_versions(aid)
+            restored = await client.assistants.set_latest(aid, 1)
+            schemas = await client.assistants.get_schemas(aid)
+            graph = await client.assistants.get_graph(aid)
+            thread = await client.threads.create()
+            values = await client.runs.wait(
+                thread["thread_id"], aid, input={"messages": [{"role": "user", "content": "slow ahoy"}]}
+            )
+            runs = await client.runs.list(thread["thread_id"])
+            await client.assistants.delete(aid)
+            with self.assertRaises(Exception) as gone:
+                await client.assistants.get(aid)
+            return built_in, created, found, updated, versions, restored, schemas, graph, values, runs, gone.exception
+
+        built_in, created, found, updated, versions, restored, schemas, graph, values, runs, gone = asyncio.run(scenario())
+        self.assertEqual(built_in["graph_id"], "agent")
+        self.assertEqual(created["version"], 1)
+        self.assertEqual([a["assistant_id"] for a in found], [created["assistant_id"]])
+        self.assertEqual((updated["version"], updated["name"]), (2, "Captain"))
+        self.assertEqual([v["version"] for v in versions], [2, 1])
+        self.assertEqual(restored["name"], "Pirate")
+        self.assertIn("read_file", schemas["context_schema"]["properties"]["tools"]["items"]["enum"])
+        self.assertTrue(any(n["id"] == "tools" for n in graph["nodes"]))
+        self.assertEqual(values["messages"][-1]["type"], "ai")
+        self.assertEqual(runs[0]["assistant_id"], created["assistant_id"])
+        self.assertEqual(getattr(getattr(gone, "response", None), "status_code", None), 404, repr(gone))
+
+    def test_an_image_reaches_a_vision_model(self):
+        png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+        async def scenario():
+            client = self.client()
+            thread = await client.threads.create()
+            return await client.runs.wait(thread["thread_id"], "agent", input={"messages": [{"role": "user", "content": [
+                {"type": "text", "text": "slow, what is this sdk picture?"},
+                {"type": "image", "mimeType": "image/png", "data": png},
+            ]}]})
+
+        values = asyncio.run(scenario())
+        self.assertEqual(values["messages"][0]["content"][1]["data"], png)
+        with urllib.request.urlopen(f"{self.mock_url}/_requests") as r:
+            requests = json.load(r)
+        parts = [
+            m["content"] for req in requests for m in req["messages"]
+            # (a title request quotes the question as text)
+            if m["role"] == "user" and isinstance(m["content"], list) and "sdk picture" in json.dumps(m["content"])
+        ][-1]
+        self.assertEqual(parts[1], {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{png}"}})
 
     def test_without_a_token_the_server_answers_401(self):
         async def scenario():
