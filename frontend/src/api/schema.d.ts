@@ -4090,7 +4090,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The body is too large */
+            /** @description No such assistant or checkpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Files in the messages over the upload limits */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4197,7 +4206,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The body is too large */
+            /** @description No such assistant or checkpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Files in the messages over the upload limits */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4302,7 +4320,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The body is too large */
+            /** @description No such assistant or checkpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Files in the messages over the upload limits */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6234,7 +6261,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such thread */
+            /** @description No such thread, assistant or checkpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6252,7 +6279,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The body is too large */
+            /** @description Files in the messages over the upload limits */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6362,7 +6389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such thread */
+            /** @description No such thread, assistant or checkpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6380,7 +6407,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The body is too large */
+            /** @description Files in the messages over the upload limits */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -6488,7 +6515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such thread */
+            /** @description No such thread, assistant or checkpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6506,7 +6533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The body is too large */
+            /** @description Files in the messages over the upload limits */
             413: {
                 headers: {
                     [name: string]: unknown;

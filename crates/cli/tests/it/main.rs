@@ -22,6 +22,7 @@ mod install;
 mod langgraph;
 mod leftovers;
 mod limits;
+mod message_files;
 mod origin;
 mod personal_skills;
 mod replicas;

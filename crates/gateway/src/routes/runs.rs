@@ -24,8 +24,20 @@ use utoipa::IntoParams;
 
 use crate::error::{ApiResult, AppError};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::files::message_files::store_message_files;
 use crate::params::ThreadId;
 use crate::state::{AppState, Identity};
+
+/// Starts a run after storing the files its messages carry as the thread's uploads.
+pub(crate) async fn start(
+    app: &AppState,
+    caller: &antler_app::Caller,
+    thread_id: &str,
+    mut body: RunCreate,
+) -> ApiResult<antler_app::Started> {
+    store_message_files(app, caller, thread_id, &mut body).await?;
+    Ok(app.runs.start(caller, thread_id, body).await?)
+}
 
 /// `{thread_id}` and `{run_id}` of a run's path.
 #[derive(Debug, Deserialize)]
@@ -127,8 +139,9 @@ pub(crate) fn sse(
         (status = 200, description = "The event stream", content_type = "text/event-stream",
             headers(("Content-Location" = String, description = "/api/threads/{thread_id}/runs/{run_id}"))),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
-        (status = 404, description = "No such thread", body = ErrorEnvelope),
+        (status = 404, description = "No such thread, assistant or checkpoint", body = ErrorEnvelope),
         (status = 409, description = "A run is in progress and multitask_strategy is reject", body = ErrorEnvelope),
+        (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
         (status = 422, description = "Invalid input, stream mode, strategy or thread id", body = ErrorEnvelope),
     )
 )]
@@ -138,7 +151,7 @@ pub async fn stream_run(
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Response> {
-    let started = app.runs.start(&caller, &thread_id, body).await?;
+    let started = start(&app, &caller, &thread_id, body).await?;
     let run = started.run;
     let guard = DisconnectGuard {
         run: run.on_disconnect_cancel.then(|| run.clone()),
@@ -160,8 +173,9 @@ pub async fn stream_run(
     responses(
         (status = 200, description = "The run (pending)", body = Run),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
-        (status = 404, description = "No such thread", body = ErrorEnvelope),
+        (status = 404, description = "No such thread, assistant or checkpoint", body = ErrorEnvelope),
         (status = 409, description = "A run is in progress and multitask_strategy is reject", body = ErrorEnvelope),
+        (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
         (status = 422, description = "Invalid input, stream mode, strategy or thread id", body = ErrorEnvelope),
     )
 )]
@@ -171,7 +185,7 @@ pub async fn create_run(
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Response> {
-    let started = app.runs.start(&caller, &thread_id, body).await?;
+    let started = start(&app, &caller, &thread_id, body).await?;
     Ok(located(started.record, &thread_id, &started.run.run_id))
 }
 
@@ -185,8 +199,9 @@ pub async fn create_run(
     responses(
         (status = 200, description = "The thread's values after the run", body = ThreadValues),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
-        (status = 404, description = "No such thread", body = ErrorEnvelope),
+        (status = 404, description = "No such thread, assistant or checkpoint", body = ErrorEnvelope),
         (status = 409, description = "A run is in progress and multitask_strategy is reject", body = ErrorEnvelope),
+        (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
         (status = 422, description = "Invalid input, stream mode, strategy or thread id", body = ErrorEnvelope),
     )
 )]
@@ -196,7 +211,7 @@ pub async fn wait_run(
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<RunCreate>,
 ) -> ApiResult<Response> {
-    let started = app.runs.start(&caller, &thread_id, body).await?;
+    let started = start(&app, &caller, &thread_id, body).await?;
     let values = app
         .runs
         .finished_values(&caller, &thread_id, &started.run)

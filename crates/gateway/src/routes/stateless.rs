@@ -33,7 +33,7 @@ async fn start(
     let thread_id = uuid::Uuid::new_v4().to_string();
     body.if_not_exists = Some(IfNotExists::Create);
     let keep = body.on_completion == Some(OnCompletion::Keep);
-    let started = match app.runs.start(caller, &thread_id, body).await {
+    let started = match super::runs::start(app, caller, &thread_id, body).await {
         Ok(started) => started,
         Err(e) => {
             // A refused run (invalid input) must not leave its thread behind.
@@ -42,7 +42,7 @@ async fn start(
             {
                 tracing::warn!(thread.id = %thread_id, %error, "a refused stateless run's thread could not be deleted");
             }
-            return Err(e.into());
+            return Err(e);
         }
     };
     let cleanup = (!keep).then(|| cleanup(app, caller, &thread_id, started.run.clone()));
@@ -80,6 +80,8 @@ fn cleanup(
         (status = 200, description = "The event stream", content_type = "text/event-stream",
             headers(("Content-Location" = String, description = "/api/threads/{thread_id}/runs/{run_id}"))),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
+        (status = 404, description = "No such assistant or checkpoint", body = ErrorEnvelope),
+        (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
         (status = 422, description = "Invalid input or stream mode", body = ErrorEnvelope),
     )
 )]
@@ -109,6 +111,8 @@ pub async fn stream_stateless(
     responses(
         (status = 200, description = "The temporary thread's values after the run", body = ThreadValues),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
+        (status = 404, description = "No such assistant or checkpoint", body = ErrorEnvelope),
+        (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
         (status = 422, description = "Invalid input or stream mode", body = ErrorEnvelope),
     )
 )]
@@ -136,6 +140,8 @@ pub async fn wait_stateless(
     responses(
         (status = 200, description = "The run (pending)", body = Run),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
+        (status = 404, description = "No such assistant or checkpoint", body = ErrorEnvelope),
+        (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
         (status = 422, description = "Invalid input or stream mode", body = ErrorEnvelope),
     )
 )]
