@@ -117,8 +117,8 @@ wire_enum! {
 /// not use are accepted and ignored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RunCreate {
-    /// The agent (Antler serves `lead_agent`); not blank.
-    #[schema(pattern = "\\S", min_length = 1)]
+    /// The assistant: `agent` (the built-in one; `lead_agent` too) or an assistant's id.
+    #[schema(pattern = "\\S", min_length = 1, example = "agent")]
     pub assistant_id: String,
     /// `{"messages": [...]}`: new messages (`{"role": "user", "content": "…"}` or LangChain
     /// shape; `ai` and `tool` messages too, a tool result only for a call that was made and

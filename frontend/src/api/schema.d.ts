@@ -1649,7 +1649,10 @@ export interface components {
          *     not use are accepted and ignored.
          */
         RunCreate: {
-            /** @description The agent (Antler serves `lead_agent`); not blank. */
+            /**
+             * @description The assistant: `agent` (the built-in one; `lead_agent` too) or an assistant's id.
+             * @example agent
+             */
             assistant_id: string;
             checkpoint?: null | components["schemas"]["CheckpointSelector"];
             /** @description The same as `checkpoint`, by id. */
@@ -2310,7 +2313,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": number;
+                    "application/json": number;
                 };
             };
             /** @description Malformed JSON */

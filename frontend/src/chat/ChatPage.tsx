@@ -23,7 +23,7 @@ import { Composer } from "./Composer";
 import { MessageList } from "./MessageList";
 import { Sidebar } from "./Sidebar";
 import { useSlashCommands } from "./slashCommands";
-import { usePastedImages } from "./usePastedImages";
+import { splitDropped, usePastedImages } from "./usePastedImages";
 import { useAttachments } from "./useAttachments";
 import { versionActions } from "./versions";
 import { Welcome } from "./Welcome";
@@ -82,7 +82,20 @@ export function ChatPage() {
   const attachments = useAttachments(ensureThread, onError);
   const images = usePastedImages(onError);
   const commands = useSlashCommands();
-  const drop = useFileDrop((files) => void attachments.add(files), info.models.length > 0);
+  // Dropped images go with the message when the model can see them (like pasted ones);
+  // otherwise, and for other files, they are uploaded for the agent's tools.
+  const sees = info.defaultModel?.supports_vision === true;
+  const { add: addImages } = images;
+  const { add: addUploads } = attachments;
+  const onDropped = useCallback(
+    (files: File[]) => {
+      const { inline, rest } = splitDropped(files, sees);
+      if (inline.length > 0) void addImages(inline);
+      if (rest.length > 0) void addUploads(rest);
+    },
+    [sees, addImages, addUploads],
+  );
+  const drop = useFileDrop(onDropped, info.models.length > 0);
 
   // Another conversation: start with an empty message box (not after creating this one).
   const { clear: clearAttachments } = attachments;

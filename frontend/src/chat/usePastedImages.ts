@@ -17,6 +17,16 @@ export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 export const MAX_IMAGES = 10;
 
+/** Whether a file can go with a message as an image (type and size the server takes). */
+export const isInlineImage = (f: File) => IMAGE_TYPES.includes(f.type) && f.size <= MAX_IMAGE_BYTES;
+
+/** Dropped files: the images that go with the message (only when the model can see), and
+ * the rest, to upload. */
+export function splitDropped(files: File[], sees: boolean): { inline: File[]; rest: File[] } {
+  const inline = sees ? files.filter(isInlineImage) : [];
+  return { inline, rest: files.filter((f) => !inline.includes(f)) };
+}
+
 /** A `data:` URL to show a pasted image. */
 export const imageUrl = (i: Pick<PastedImage, "mimeType" | "data">) => `data:${i.mimeType};base64,${i.data}`;
 

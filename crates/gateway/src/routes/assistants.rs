@@ -70,7 +70,7 @@ pub async fn search_assistants(
     tag = "assistants",
     request_body = AssistantSearch,
     responses(
-        (status = 200, description = "The count", body = u64),
+        (status = 200, description = "The count", body = u64, content_type = "application/json"),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
         (status = 422, description = "Invalid body", body = ErrorEnvelope),
     )
