@@ -28,7 +28,9 @@ cargo build --quiet -p antler-cli --bin antler -p antler-mock-llm --bin antler-m
 scripts/frontend.sh
 (cd tests/e2e && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; })
 
-# Screenshots go to $CARGO_TARGET_DIR/e2e-screenshots (or target/), resolved by the harness.
+# Screenshots go to $CARGO_TARGET_DIR/e2e-screenshots (or target/), resolved by the harness;
+# those of versions.test.mjs (custom agents, Edit, Regenerate) to its versions/ folder.
+# One file at a time: each starts its own server and model.
 export CHROMIUM="$chromium"
 cd tests/e2e
-node --test --test-concurrency=1 --test-reporter=spec suite.test.mjs
+node --test --test-concurrency=1 --test-reporter=spec suite.test.mjs versions.test.mjs

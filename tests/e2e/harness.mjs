@@ -2,7 +2,7 @@
 // built UI), launches the system Chromium through playwright-core, records console errors,
 // and takes screenshots.
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -60,7 +60,30 @@ async function stopChild(child, ms = 30_000) {
 /** The admin the server is started with. */
 export const ADMIN = { email: "admin@antler.test", password: "e2e-admin-password" };
 
+/** The system message of a model request. */
+export const systemOf = (request) => String(request.messages?.[0]?.content ?? "");
+
+/** The last user message of a model request. */
+export const lastUserOf = (request) => {
+  const users = (request.messages ?? []).filter((m) => m.role === "user");
+  return String(users.at(-1)?.content ?? "");
+};
+
+/** Empties a screenshot folder of its pictures; the folders in it (another test file's) stay. */
+function clearScreenshots(dir) {
+  mkdirSync(dir, { recursive: true });
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith(".png")) rmSync(join(dir, entry.name), { force: true });
+  }
+}
+
 export class Stack {
+  /** `screenshots`: the folder of this test file's screenshots (`screenshot`'s `dir`), emptied
+   * at the start; each test file keeps its own, so running one file does not drop another's. */
+  constructor({ screenshots = SCREENSHOTS } = {}) {
+    this.screenshots = screenshots;
+  }
+
   async start() {
     const bin = (name) => process.env[`E2E_${name.toUpperCase().replace(/-/g, "_")}_BIN`] ?? join(TARGET, "debug", name);
     this.dir = mkdtempSync(join(tmpdir(), "antler-e2e-"));
@@ -109,8 +132,7 @@ export class Stack {
       ],
       // playwright gives every launch a fresh temporary profile (--user-data-dir).
     });
-    rmSync(SCREENSHOTS, { recursive: true, force: true });
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    clearScreenshots(this.screenshots);
     return this;
   }
 
@@ -163,6 +185,24 @@ export class Stack {
     return r.json();
   }
 
+  /** The last chat request (not a title request) whose last user message contains `text`. */
+  async modelRequestFor(text) {
+    const requests = await this.modelRequests();
+    const matching = requests.filter((r) => !systemOf(r).includes("You write titles") && lastUserOf(r).includes(text));
+    if (matching.length === 0) throw new Error(`the model received no request for ${JSON.stringify(text)}`);
+    return matching.at(-1);
+  }
+
+  /** The system prompt of the last chat request about `text`. */
+  async systemPromptFor(text) {
+    return systemOf(await this.modelRequestFor(text));
+  }
+
+  /** A thread's runs (GET …/runs). */
+  async runsOf(threadId) {
+    return this.api("GET", `/api/threads/${encodeURIComponent(threadId)}/runs`);
+  }
+
   /** A fresh browser page that records console errors and uncaught exceptions, signed in as
    * `account` (the admin by default; `null`: signed out). */
   async page({ width = 1280, height = 860, colorScheme = "light", account = ADMIN } = {}) {
@@ -206,8 +246,8 @@ export class Stack {
   }
 }
 
-export async function screenshot(page, name) {
-  const path = join(SCREENSHOTS, `${name}.png`);
+export async function screenshot(page, name, dir = SCREENSHOTS) {
+  const path = join(dir, `${name}.png`);
   await page.screenshot({ path });
   return path;
 }

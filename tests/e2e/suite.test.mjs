@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { strToU8, zipSync } from "fflate";
-import { ADMIN, SCREENSHOTS, Stack, screenshot, sendMessage, threadIdOf, until } from "./harness.mjs";
+import { ADMIN, SCREENSHOTS, Stack, lastUserOf, screenshot, sendMessage, threadIdOf, until } from "./harness.mjs";
 
 const stack = new Stack();
 const shots = [];
@@ -49,23 +49,6 @@ function skillArchive(name, extra = {}) {
     [`${name}/scripts/run.py`]: strToU8("print('hello')\n"),
     ...extra,
   });
-}
-
-const systemOf = (request) => String(request.messages?.[0]?.content ?? "");
-const lastUserOf = (request) => {
-  const users = (request.messages ?? []).filter((m) => m.role === "user");
-  return String(users.at(-1)?.content ?? "");
-};
-
-async function systemPromptFor(text) {
-  const requests = await stack.modelRequests();
-  const matching = requests.filter((r) => !systemOf(r).includes("You write titles") && lastUserOf(r).includes(text));
-  assert.ok(matching.length > 0, `the model received no request for ${JSON.stringify(text)}`);
-  return systemOf(matching.at(-1));
-}
-
-async function runsOf(threadId) {
-  return stack.api("GET", `/api/threads/${encodeURIComponent(threadId)}/runs`);
 }
 
 describe("web UI end to end", { concurrency: false }, () => {
@@ -163,7 +146,7 @@ describe("web UI end to end", { concurrency: false }, () => {
     await page.goto("/");
     await sendMessage(page, "b-check before");
     await page.getByTestId("assistant-text").filter({ hasText: "Checked the skills." }).waitFor({ timeout: 60_000 });
-    assert.ok((await systemPromptFor("b-check before")).includes(location), "enabled: listed in the prompt");
+    assert.ok((await stack.systemPromptFor("b-check before")).includes(location), "enabled: listed in the prompt");
 
     await page.getByRole("link", { name: "Skills" }).click();
     const toggle = page.getByRole("switch", { name: "Enable csv-insights" });
@@ -180,7 +163,7 @@ describe("web UI end to end", { concurrency: false }, () => {
     await page.goto("/");
     await sendMessage(page, "b-check after");
     await page.getByTestId("assistant-text").filter({ hasText: "Checked the skills." }).waitFor({ timeout: 60_000 });
-    const system = await systemPromptFor("b-check after");
+    const system = await stack.systemPromptFor("b-check after");
     assert.ok(!system.includes(location), "disabled: gone from the prompt");
     assert.ok(system.includes("/mnt/skills/public/skill-creator/SKILL.md"), "the others stay");
     await stack.api("PUT", "/api/skills/csv-insights", { enabled: true, category: "public" });
@@ -206,7 +189,7 @@ describe("web UI end to end", { concurrency: false }, () => {
     await box.press("Enter");
     await page.waitForURL(/\/threads\/[^/]+/);
     await page.getByTestId("assistant-text").filter({ hasText: "Activated by hand." }).waitFor({ timeout: 60_000 });
-    const system = await systemPromptFor("n-slash");
+    const system = await stack.systemPromptFor("n-slash");
     assert.ok(system.includes('<activated_skill name="csv-insights"'), "the run got the skill's instructions");
     s.assertNoErrors();
     await s.close();
@@ -281,7 +264,7 @@ describe("web UI end to end", { concurrency: false }, () => {
     await page.getByTestId("send-button").waitFor();
     await shot(page, "chat-stopped-light");
     assert.equal(await page.getByTestId("run-error").count(), 0, "a stop is not an error");
-    const runs = await runsOf(threadId);
+    const runs = await stack.runsOf(threadId);
     assert.equal(runs.length, 1);
     assert.equal(runs[0].status, "interrupted");
     assert.equal(runs[0].stop_reason, "cancelled");
@@ -316,7 +299,7 @@ describe("web UI end to end", { concurrency: false }, () => {
     assert.equal(await page.getByTestId("assistant-text").count(), 1, "one answer, not a duplicate");
     assert.equal(await page.getByTestId("human-message").count(), 1);
     // The run ends after the title is generated, just after the last words.
-    await until(async () => (await runsOf(threadId))[0]?.status === "success", { message: "the run to succeed" });
+    await until(async () => (await stack.runsOf(threadId))[0]?.status === "success", { message: "the run to succeed" });
     s.assertNoErrors();
     await s.close();
   });
@@ -349,7 +332,7 @@ describe("web UI end to end", { concurrency: false }, () => {
     const error = page.getByTestId("run-error");
     await error.waitFor({ timeout: 90_000 });
     await error.getByRole("button", { name: "Retry" }).click();
-    await until(async () => (await runsOf(threadId)).length === 2, { timeout: 30_000, message: "a second run" });
+    await until(async () => (await stack.runsOf(threadId)).length === 2, { timeout: 30_000, message: "a second run" });
     await error.waitFor({ timeout: 90_000 });
     // Retry ran the unanswered message again instead of sending it twice.
     assert.deepEqual(await page.getByTestId("human-message").locator(".bubble").allTextContents(), ["break the stream"]);
