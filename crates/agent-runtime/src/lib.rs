@@ -2,6 +2,7 @@
 //! sandbox tools, and runs with their event streams.
 
 pub mod agent;
+pub mod bm25;
 pub mod checkpoints;
 pub mod config;
 pub mod hooks;

@@ -2,14 +2,13 @@
 //! catalog too big to list in the prompt. Ranking is BM25 (k1 = 1.2, b = 0.75) over
 //! lower-cased words, the name counted twice so a skill named for the request ranks first.
 
-use std::collections::HashMap;
-
 use antler_protocol::skills::Skill;
 use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{ToolContext, ToolError, ToolOutput, TypedTool, args};
+use crate::bm25::words;
 
 /// Finds skills that are not listed in the prompt.
 pub(crate) struct SearchSkills;
@@ -27,17 +26,6 @@ pub(crate) struct SearchSkillsArgs {
 
 const DEFAULT_LIMIT: usize = 8;
 const MAX_LIMIT: usize = 25;
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
-
-/// Lower-cased runs of letters and digits.
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
 /// The words of a skill as searched: its name twice, then its description.
 fn document(skill: &Skill) -> Vec<String> {
     let name = words(&skill.name);
@@ -48,54 +36,16 @@ fn document(skill: &Skill) -> Vec<String> {
 }
 
 /// The skills best matching `query`, best first, with their scores (only those matching
-/// at least one word).
+/// at least one word); ties by name.
 pub(crate) fn rank<'a>(skills: &[&'a Skill], query: &str, limit: usize) -> Vec<(&'a Skill, f64)> {
-    let terms: Vec<String> = {
-        let mut t = words(query);
-        t.sort();
-        t.dedup();
-        t
-    };
-    if terms.is_empty() || skills.is_empty() {
-        return Vec::new();
-    }
     let docs: Vec<Vec<String>> = skills.iter().map(|s| document(s)).collect();
-    let n = docs.len() as f64;
-    let average = docs.iter().map(Vec::len).sum::<usize>() as f64 / n;
-    let mut containing: HashMap<&str, usize> = HashMap::new();
-    for doc in &docs {
-        let mut seen: Vec<&str> = doc.iter().map(String::as_str).collect();
-        seen.sort_unstable();
-        seen.dedup();
-        for w in seen {
-            if terms.iter().any(|t| t == w) {
-                *containing.entry(w).or_default() += 1;
-            }
-        }
-    }
-    let mut scored: Vec<(&Skill, f64)> = skills
-        .iter()
-        .zip(&docs)
-        .filter_map(|(skill, doc)| {
-            let len = doc.len() as f64;
-            let score: f64 = terms
-                .iter()
-                .map(|t| {
-                    let tf = doc.iter().filter(|w| *w == t).count() as f64;
-                    if tf == 0.0 {
-                        return 0.0;
-                    }
-                    let df = containing.get(t.as_str()).copied().unwrap_or(0) as f64;
-                    let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-                    idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / average.max(1.0)))
-                })
-                .sum();
-            (score > 0.0).then_some((*skill, score))
-        })
+    let mut ranked: Vec<(&Skill, f64)> = crate::bm25::rank(&docs, query, docs.len())
+        .into_iter()
+        .map(|(i, score)| (skills[i], score))
         .collect();
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.name.cmp(&b.0.name)));
-    scored.truncate(limit);
-    scored
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.name.cmp(&b.0.name)));
+    ranked.truncate(limit);
+    ranked
 }
 
 #[async_trait]
