@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// `mcp` in the configuration.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct McpConfig {
     /// The servers by name (letters, digits, `-` and `_`). The YAML seeds the database the
@@ -15,15 +15,6 @@ pub struct McpConfig {
     pub servers: BTreeMap<String, ServerConfig>,
     /// When MCP tools are too many for every model call.
     pub tool_search: ToolSearchConfig,
-}
-
-impl Default for McpConfig {
-    fn default() -> Self {
-        McpConfig {
-            servers: BTreeMap::new(),
-            tool_search: ToolSearchConfig::default(),
-        }
-    }
 }
 
 /// How a server is reached.
@@ -144,7 +135,11 @@ pub fn check(name: &str, server: &ServerConfig) -> Result<(), String> {
     }
     match server.transport {
         Transport::Stdio => {
-            if server.command.as_deref().is_none_or(|c| c.trim().is_empty()) {
+            if server
+                .command
+                .as_deref()
+                .is_none_or(|c| c.trim().is_empty())
+            {
                 return Err(format!("mcp.servers.{name}.command is required for stdio"));
             }
         }
@@ -163,7 +158,9 @@ pub fn check(name: &str, server: &ServerConfig) -> Result<(), String> {
         }
     }
     if server.init_timeout_secs == 0 || server.call_timeout_secs == 0 {
-        return Err(format!("mcp.servers.{name}: timeouts must be at least 1 second"));
+        return Err(format!(
+            "mcp.servers.{name}: timeouts must be at least 1 second"
+        ));
     }
     Ok(())
 }

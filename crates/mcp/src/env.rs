@@ -96,7 +96,10 @@ mod tests {
     #[test]
     fn both_forms_expand_and_unset_variables_are_named() {
         assert_eq!(expand("Bearer ${TOKEN}", lookup).unwrap(), "Bearer s3cret");
-        assert_eq!(expand("$HOST:80/$TOKEN", lookup).unwrap(), "example.com:80/s3cret");
+        assert_eq!(
+            expand("$HOST:80/$TOKEN", lookup).unwrap(),
+            "example.com:80/s3cret"
+        );
         assert_eq!(expand("cost $5 and $", lookup).unwrap(), "cost $5 and $");
         assert_eq!(expand("${", lookup).unwrap(), "${");
         assert!(expand("$MISSING", lookup).unwrap_err().contains("MISSING"));

@@ -3,6 +3,10 @@
 
 pub mod config;
 pub mod env;
+pub mod hub;
 pub mod names;
+pub mod types;
 
 pub use config::{McpConfig, ServerConfig, ToolSearchConfig, Transport};
+pub use hub::{Connection, Connector, McpHub, OfferedTool};
+pub use types::{CallResult, Content, McpError, Progress, ServerState, ServerStatus, ToolInfo};

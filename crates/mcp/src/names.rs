@@ -63,7 +63,10 @@ mod tests {
     #[test]
     fn names_are_prefixed_cleaned_cut_and_unique() {
         let none = HashSet::new();
-        assert_eq!(model_names("everything", &["echo"], &none), ["mcp__everything__echo"]);
+        assert_eq!(
+            model_names("everything", &["echo"], &none),
+            ["mcp__everything__echo"]
+        );
         let [dotted, spaced] = &model_names("gh", &["a.b", "a b"], &none)[..] else {
             panic!("two names");
         };
