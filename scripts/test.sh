@@ -26,6 +26,13 @@ trap stop_postgres EXIT
 drop_test_databases
 export ANTLER_REQUIRE_POSTGRES=1
 
+# The MCP client tests run real MCP servers from npm and PyPI, installed (pinned) into a
+# cache outside the clone; the tests read where from these variables.
+set -a
+eval "$(scripts/mcp-servers.sh)"
+set +a
+export ANTLER_REQUIRE_MCP=1
+
 if cargo nextest --version >/dev/null 2>&1; then
   cargo nextest run --workspace --no-fail-fast
 else

@@ -153,15 +153,18 @@ pub fn user_content(text: &str, images: &[Image], vision: bool) -> Value {
     json!(parts)
 }
 
-/// The user-message parts that show an image `view_image` read (its tool artifact's
-/// `image`): a line naming it, and the image.
+/// The user-message parts that show an image a tool returned (`view_image`'s artifact
+/// `image`, an MCP tool's `images`): a line naming it, and the image.
 pub fn viewed_parts(image: &Value) -> Vec<Value> {
     let (Some(mime), Some(data)) = (field(image, &["mimeType"]), field(image, &["data"])) else {
         return Vec::new();
     };
-    let path = field(image, &["path"]).unwrap_or("the image");
+    let what = match field(image, &["path"]) {
+        Some(path) => format!("[view_image: {path}]"),
+        None => "[an image from the tool above]".to_string(),
+    };
     vec![
-        json!({"type": "text", "text": format!("[view_image: {path}]")}),
+        json!({"type": "text", "text": what}),
         json!({"type": "image_url", "image_url": {"url": format!("data:{mime};base64,{data}")}}),
     ]
 }

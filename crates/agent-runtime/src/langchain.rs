@@ -95,8 +95,9 @@ pub fn parse_input(input: Option<&Value>) -> Result<Vec<Message>, String> {
 /// whether the model is given the people's images or told they were attached.
 pub fn to_openai(system: &str, messages: &[Message], vision: bool) -> Vec<Value> {
     let mut out = vec![json!({"role": "system", "content": system})];
-    // Images the agent viewed (`view_image`) follow the tool results of their step as a
-    // user message: tool messages carry text only in Chat Completions.
+    // Images the agent viewed (`view_image`) or a tool returned (MCP) follow the tool
+    // results of their step as a user message: tool messages carry text only in Chat
+    // Completions.
     let mut viewed: Vec<Value> = Vec::new();
     for m in messages {
         if !matches!(m, Message::Tool(_)) && !viewed.is_empty() {
@@ -104,9 +105,19 @@ pub fn to_openai(system: &str, messages: &[Message], vision: bool) -> Vec<Value>
         }
         if let Message::Tool(t) = m
             && vision
-            && let Some(image) = t.artifact.as_ref().and_then(|a| a.get("image"))
+            && let Some(artifact) = &t.artifact
         {
-            viewed.extend(crate::images::viewed_parts(image));
+            // One image from `view_image`, any number from an MCP tool.
+            let images = artifact.get("image").into_iter().chain(
+                artifact
+                    .get("images")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten(),
+            );
+            for image in images {
+                viewed.extend(crate::images::viewed_parts(image));
+            }
         }
         match m {
             Message::System(s) => out.push(json!({"role": "system", "content": s.content})),

@@ -17,6 +17,7 @@ use crate::accounts::AccountsService;
 use crate::assistants::AssistantsService;
 use crate::config::Config;
 use crate::files::FilesService;
+use crate::mcp::McpService;
 use crate::runs::RunsService;
 use crate::skills::{SkillsService, load_states};
 use crate::threads::ThreadsService;
@@ -41,6 +42,8 @@ pub struct App {
     pub runs: RunsService,
     /// Assistants (custom agents).
     pub assistants: Arc<AssistantsService>,
+    /// MCP servers.
+    pub mcp: McpService,
     /// Runs the agent's tools: Docker containers per thread, or host directories.
     pub sandbox: Arc<dyn SandboxProvider>,
     /// Degradations reported by `/health` (for example a file watcher that failed to start,
@@ -224,6 +227,16 @@ impl App {
                 scratch.join("imports"),
             ),
         ));
+        // Stdio MCP servers work in their own folders under the instance's data.
+        let mcp = McpService::new(antler_mcp::McpHub::new(
+            &config.mcp,
+            Arc::new(antler_mcp::client::RmcpConnector::new(
+                config.data_dir.join("mcp").join(&instance),
+            )),
+        ));
+        if serving {
+            mcp.hub().start_eager();
+        }
         let manager = RunManager::new(RunDeps {
             store: store.clone(),
             skills: skills.clone(),
@@ -232,6 +245,8 @@ impl App {
             models,
             prompt_budget: config.skills.prompt_budget_chars,
             instance: instance.clone(),
+            mcp: Some(mcp.hub().clone()),
+            mcp_search: config.mcp.tool_search.clone(),
         });
         if serving {
             let recovered = manager.recover().await?;
@@ -274,6 +289,7 @@ impl App {
                 sandbox.clone(),
             ),
             runs: RunsService::new(store.clone(), manager, assistants.clone()),
+            mcp,
             assistants,
             skills,
             store,
@@ -297,6 +313,7 @@ impl App {
 
     /// Stops the sandboxes (bounded).
     pub async fn shutdown(&self) {
+        self.mcp.hub().shutdown().await;
         self.sandbox.shutdown().await;
     }
 }

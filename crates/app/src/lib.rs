@@ -15,6 +15,7 @@ pub mod config;
 pub mod files;
 mod identity;
 mod leftovers;
+pub mod mcp;
 pub mod runs;
 mod sandbox;
 pub mod skills;

@@ -22,8 +22,8 @@ use antler_app::Config;
 
 use crate::error::{AppError, InternalCause};
 use crate::routes::{
-    artifacts, assistants, auth, health, models, runs, skill_import, skill_install, skills, state,
-    stateless, threads, uploads, users,
+    artifacts, assistants, auth, health, mcp, models, runs, skill_import, skill_install, skills,
+    state, stateless, threads, uploads, users,
 };
 use crate::state::AppState;
 
@@ -80,6 +80,8 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(assistants::set_latest_assistant))
         .routes(routes!(assistants::assistant_schemas))
         .routes(routes!(assistants::assistant_graph))
+        .routes(routes!(mcp::list_servers))
+        .routes(routes!(mcp::restart_server))
         .routes(routes!(state::get_state, state::update_state))
         .routes(routes!(state::get_state_at))
         .routes(routes!(state::post_state_at))

@@ -1,6 +1,7 @@
 //! Model Context Protocol servers as the agent's tools: their configuration, the names the
 //! model sees, and (through `rmcp`) the connections and their lifecycle.
 
+pub mod client;
 pub mod config;
 pub mod env;
 pub mod hub;

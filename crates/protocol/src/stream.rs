@@ -154,6 +154,19 @@ pub enum CustomEvent {
         /// The title.
         title: String,
     },
+    /// A running tool call (an MCP tool's) reported progress.
+    ToolProgress {
+        /// The call (`tool_calls[].id`).
+        tool_call_id: String,
+        /// How far.
+        progress: f64,
+        /// Out of (when known).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        total: Option<f64>,
+        /// What it is doing.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+    },
 }
 
 wire_enum! {

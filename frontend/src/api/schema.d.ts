@@ -302,6 +302,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mcp/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The MCP servers: state (connected, failed with the last error, disabled, idle until
+         *     first use), tools and call counts. Nothing is started by asking.
+         */
+        get: operations["list_servers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/servers/{name}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stops a server and starts it again (admins). */
+        post: operations["restart_server"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/models": {
         parameters: {
             query?: never;
@@ -1311,6 +1348,23 @@ export interface components {
             title: string;
             /** @enum {string} */
             type: "title";
+        } | {
+            /** @description What it is doing. */
+            message?: string | null;
+            /**
+             * Format: double
+             * @description How far.
+             */
+            progress: number;
+            /** @description The call (`tool_calls[].id`). */
+            tool_call_id: string;
+            /**
+             * Format: double
+             * @description Out of (when known).
+             */
+            total?: number | null;
+            /** @enum {string} */
+            type: "tool_progress";
         };
         /** @description What went wrong, for people (`message`) and programs (`code`, `details`). */
         ErrorBody: {
@@ -1509,6 +1563,11 @@ export interface components {
             email: string;
             /** @description Its password. */
             password: string;
+        };
+        /** @description `GET /api/mcp/servers`. */
+        McpServers: {
+            /** @description Every configured server, by name. */
+            servers: components["schemas"]["ServerStatus"][];
         };
         /** @description `GET /api/auth/me`: the caller. */
         Me: {
@@ -1770,6 +1829,36 @@ export interface components {
              * @example 0.1.0
              */
             version: string;
+        };
+        /**
+         * @description A server's state, as the API shows it.
+         * @enum {string}
+         */
+        ServerState: "disabled" | "idle" | "connected" | "failed";
+        /** @description A server's status. */
+        ServerStatus: {
+            /**
+             * Format: int64
+             * @description Calls made since the server started.
+             */
+            calls: number;
+            /** @description What it is for. */
+            description?: string | null;
+            /**
+             * Format: int64
+             * @description Calls that failed.
+             */
+            failed_calls: number;
+            /** @description Why it last failed. */
+            last_error?: string | null;
+            /** @description Its name. */
+            name: string;
+            /** @description Its state. */
+            state: components["schemas"]["ServerState"];
+            /** @description Its tools (those offered: after the allow and deny lists). */
+            tools: components["schemas"]["ToolView"][];
+            /** @description `stdio`, `streamable_http` or `sse`. */
+            transport: components["schemas"]["Transport"];
         };
         /**
          * @description A signed-in session: the account and the CSRF token unsafe requests must echo in
@@ -2082,6 +2171,22 @@ export interface components {
             /** @description The call answered. */
             tool_call_id: string;
         };
+        /** @description A tool of a server, as the API shows it. */
+        ToolView: {
+            /** @description What it does. */
+            description: string;
+            /** @description The JSON Schema of its arguments. */
+            input_schema: Record<string, unknown>;
+            /** @description The name the model calls it by. */
+            model_name: string;
+            /** @description Its MCP name. */
+            name: string;
+        };
+        /**
+         * @description How a server is reached.
+         * @enum {string}
+         */
+        Transport: "stdio" | "streamable_http" | "sse";
         /** @description The form of `POST …/uploads` (documentation only: parts are streamed). */
         UploadForm: {
             /** @description The files, each a part named `files` with a file name. */
@@ -3910,6 +4015,148 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ServerInfo"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list_servers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The servers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServers"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    restart_server: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Server name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server after the restart (failed, with why, if it did not start) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerStatus"];
+                };
+            };
+            /** @description Invalid skill name */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such server */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description The request URI is too long */

@@ -3,11 +3,13 @@
 //! the model-call limit, a hook stopping the run, a fatal tool error, or cancellation. Every
 //! step is streamed to the run's event log and saved as a checkpoint.
 
+mod mcp;
 mod model_call;
 mod slash;
 mod state;
 mod tools;
 
+pub use mcp::McpTools;
 pub use state::AgentState;
 
 use antler_protocol::messages::Message;
@@ -39,7 +41,7 @@ pub struct AgentRun<'a> {
     /// Persistence.
     pub store: &'a Store,
     /// Where events go.
-    pub log: &'a EventLog,
+    pub log: &'a std::sync::Arc<EventLog>,
     /// Cancellation (Stop, disconnect, timeout).
     pub cancel: &'a CancellationToken,
     /// The model; `None` fails the run with a clear message.
@@ -64,6 +66,10 @@ pub struct AgentRun<'a> {
     pub context: &'a serde_json::Map<String, serde_json::Value>,
     /// The agent the run is (the built-in one or an assistant).
     pub profile: &'a AgentProfile,
+    /// The MCP servers, when any are configured.
+    pub mcp: Option<&'a std::sync::Arc<antler_mcp::McpHub>>,
+    /// How many MCP tools a search promotes.
+    pub promote_top_k: usize,
 }
 
 /// How a run ended.
@@ -113,7 +119,8 @@ impl AgentRun<'_> {
     /// Whether the run's agent may call the tool `name`: its assistant allows it, and only a
     /// model that can see views images.
     fn may_call(&self, name: &str) -> bool {
-        self.profile.allows_tool(name)
+        // The run's MCP tools were already limited to its assistant's.
+        (name == mcp::TOOL_SEARCH || self.profile.allows_tool(name))
             && (name != "view_image" || self.model.is_some_and(|m| m.config().supports_vision))
     }
 
@@ -245,7 +252,8 @@ impl AgentRun<'_> {
             self.tools.definitions()
         };
         let offered = |name: &str| self.may_call(name) && activation.is_none_or(|a| a.allows(name));
-        tool_defs.retain(|d| d["function"]["name"].as_str().is_some_and(offered));
+        let by_name = |d: &serde_json::Value| d["function"]["name"].as_str().is_some_and(offered);
+        tool_defs.retain(by_name);
         let svc = self.services();
         loop {
             if self.cancel.is_cancelled() {
@@ -271,10 +279,10 @@ impl AgentRun<'_> {
                 &state.values.messages,
                 model.config().supports_vision,
             );
-            let ai = match self
-                .call_model(model, request, tool_defs.clone(), state)
-                .await
-            {
+            // MCP tools change when a search promotes some.
+            let mut defs = tool_defs.clone();
+            defs.extend(state.mcp.definitions().into_iter().filter(by_name));
+            let ai = match self.call_model(model, request, defs, state).await {
                 Ok(ai) => ai,
                 Err(ModelError::Cancelled) => return Outcome::interrupted(),
                 // The partial answer is dropped: the history stays valid for the next run.

@@ -16,6 +16,8 @@ pub struct AgentState {
     pub head: Head,
     /// The values as last saved (the run's end saves only what changed after).
     pub saved: Option<serde_json::Value>,
+    /// The run's MCP tools.
+    pub mcp: super::McpTools,
     /// Counters.
     pub usage: RunUsage,
     /// Model calls and tool rounds so far.

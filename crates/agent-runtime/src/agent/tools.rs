@@ -3,6 +3,9 @@
 use antler_protocol::messages::{AiMessage, Message};
 use antler_protocol::stream::{MessagePart, Node, StreamEvent};
 
+use std::collections::HashMap;
+
+use super::mcp::TOOL_SEARCH;
 use super::slash::Activation;
 use super::{AgentRun, AgentState};
 use crate::langchain::tool_message;
@@ -24,9 +27,27 @@ impl AgentRun<'_> {
             cfg: self.cfg,
             cancel: self.cancel,
         };
+        // Searches first: they change which MCP tools the next model call gets.
+        let mut searched: HashMap<&str, ToolOutput> = HashMap::new();
+        for call in &ai.tool_calls {
+            if call.name == TOOL_SEARCH && state.mcp.deferred && self.may_call(&call.name) {
+                let query = call
+                    .args
+                    .get("query")
+                    .and_then(|q| q.as_str())
+                    .unwrap_or("");
+                let found = state.mcp.search(query, self.promote_top_k);
+                searched.insert(call.id.as_str(), found);
+            }
+        }
+        let mcp = &state.mcp;
+        let searched = &searched;
         let valid = ai.tool_calls.iter().map(|call| {
             let ctx = &ctx;
             async move {
+                if let Some(found) = searched.get(call.id.as_str()) {
+                    return (call.id.clone(), call.name.clone(), Ok(found.clone()));
+                }
                 let result = match activation {
                     _ if !self.may_call(&call.name) => Err(ToolError::Model(format!(
                         "'{}' is not one of the tools offered to you in this conversation.",
@@ -39,7 +60,10 @@ impl AgentRun<'_> {
                         a.name,
                         a.allowed.as_deref().unwrap_or_default().join(", ")
                     ))),
-                    _ => self.tools.call(&call.name, call.args.clone(), ctx).await,
+                    _ => match mcp.find(&call.name) {
+                        Some(tool) => self.call_mcp(tool, &call.id, &call.args).await,
+                        None => self.tools.call(&call.name, call.args.clone(), ctx).await,
+                    },
                 };
                 (call.id.clone(), call.name.clone(), result)
             }

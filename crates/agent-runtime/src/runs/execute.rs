@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use super::active::{ActiveRun, RunError};
 use super::manager::{RunManager, lock};
 use super::queue::ThreadQueue;
-use crate::agent::{AgentRun, AgentState, Outcome};
+use crate::agent::{AgentRun, AgentState, McpTools, Outcome};
 use crate::checkpoints::{Checkpointing, Head, Source};
 use crate::model::ModelClient;
 use crate::profile::AgentProfile;
@@ -142,6 +142,12 @@ impl RunManager {
         };
         let sandbox =
             SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id).with_owner(&run.owner);
+        // MCP servers start on the first run that needs their tools.
+        if let Some(hub) = &self.deps.mcp {
+            let mut offered = hub.tools().await;
+            offered.retain(|t| start.profile.allows_tool(&t.model_name));
+            state.mcp = McpTools::new(offered, &self.deps.mcp_search);
+        }
         let mut snapshot = self.deps.skills.snapshot_for(&run.owner).await;
         if let Some(names) = &start.profile.skills {
             snapshot = Arc::new(snapshot.only(names));
@@ -163,6 +169,8 @@ impl RunManager {
             hooks: &self.hooks,
             context: &start.context,
             profile: &start.profile,
+            mcp: self.deps.mcp.as_ref(),
+            promote_top_k: self.deps.mcp_search.auto_promote_top_k,
         };
         let outcome = agent.run(state, input).await;
         deadline.abort();

@@ -36,6 +36,10 @@ pub struct RunDeps {
     pub prompt_budget: usize,
     /// This server's id (stored with runs).
     pub instance: String,
+    /// The MCP servers, when any are configured.
+    pub mcp: Option<Arc<antler_mcp::McpHub>>,
+    /// When MCP tools are deferred behind `tool_search`.
+    pub mcp_search: antler_mcp::ToolSearchConfig,
 }
 
 /// The skills a run of one owner sees: the shared catalog, plus the owner's personal skills

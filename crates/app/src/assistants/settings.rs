@@ -62,7 +62,11 @@ pub(super) fn check(settings: &AgentSettings, known: &Known) -> Result<(), Strin
     }
     if let Some(tools) = &settings.tools {
         check_names("tools", tools)?;
-        if let Some(unknown) = tools.iter().find(|t| !known.tools.contains(t)) {
+        // MCP tools come and go with their servers: their names are not checked here.
+        if let Some(unknown) = tools
+            .iter()
+            .find(|t| !t.starts_with("mcp__") && !known.tools.contains(t))
+        {
             return Err(format!(
                 "context.tools: there is no tool named '{}' (tools: {})",
                 shown(unknown),

@@ -173,6 +173,10 @@ impl Config {
         if self.uploads.max_files == 0 {
             return Err(ConfigError::new("uploads.max_files", "must be at least 1"));
         }
+        for (name, server) in &self.mcp.servers {
+            antler_mcp::config::check(name, server)
+                .map_err(|why| ConfigError::new("mcp.servers", why))?;
+        }
         let at_least_one = [
             ("uploads.max_file_bytes", self.uploads.max_file_bytes),
             ("uploads.max_request_bytes", self.uploads.max_request_bytes),
@@ -292,7 +296,10 @@ fn apply_env(
         for (k, default_child) in map {
             let Some(key) = k.as_str() else { continue };
             path.push(key.to_string());
-            if let Value::Mapping(_) = default_child {
+            // An empty map by default is a free-form one (`mcp.servers`): one variable, YAML.
+            if let Value::Mapping(m) = default_child
+                && !m.is_empty()
+            {
                 if let Some(child) = target.get_mut(key) {
                     apply_env(default_child, child, path, env, sources);
                 }

@@ -39,6 +39,8 @@ pub struct Config {
     pub models: Vec<antler_agent_runtime::config::ModelConfig>,
     /// Agent loop and run limits.
     pub agent: antler_agent_runtime::config::AgentConfig,
+    /// Model Context Protocol servers whose tools the agent may call.
+    pub mcp: antler_mcp::McpConfig,
     /// The web UI.
     pub web: WebConfig,
     /// Logging.
@@ -59,6 +61,7 @@ impl Default for Config {
             sandbox: antler_sandbox::config::SandboxConfig::default(),
             models: Vec::new(),
             agent: antler_agent_runtime::config::AgentConfig::default(),
+            mcp: antler_mcp::McpConfig::default(),
             web: WebConfig::default(),
             log: LogConfig::default(),
         }

@@ -22,6 +22,8 @@ mod install;
 mod langgraph;
 mod leftovers;
 mod limits;
+mod mcp;
+mod mcp_lifecycle;
 mod message_files;
 mod origin;
 mod personal_skills;

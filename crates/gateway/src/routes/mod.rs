@@ -4,6 +4,7 @@ pub mod artifacts;
 pub mod assistants;
 pub mod auth;
 pub mod health;
+pub mod mcp;
 pub mod models;
 pub mod runs;
 pub mod skill_import;
