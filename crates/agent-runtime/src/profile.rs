@@ -48,8 +48,15 @@ impl AgentProfile {
         GRAPH_ID
     }
 
-    /// Whether it may call the tool `name`.
+    /// Whether it may call the tool `name`; an entry ending in `*` allows every tool with
+    /// that prefix (`mcp__github__*`: every tool of one MCP server).
     pub fn allows_tool(&self, name: &str) -> bool {
-        self.tools.as_ref().is_none_or(|t| t.contains(name))
+        self.tools.as_ref().is_none_or(|t| {
+            t.contains(name)
+                || t.iter().any(|p| {
+                    p.strip_suffix('*')
+                        .is_some_and(|prefix| name.starts_with(prefix))
+                })
+        })
     }
 }

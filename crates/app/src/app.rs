@@ -228,14 +228,14 @@ impl App {
             ),
         ));
         // Stdio MCP servers work in their own folders under the instance's data.
-        let mcp = McpService::new(antler_mcp::McpHub::new(
-            &config.mcp,
-            Arc::new(antler_mcp::client::RmcpConnector::new(
-                config.data_dir.join("mcp").join(&instance),
-            )),
-        ));
+        let hub = antler_mcp::McpHub::new(Arc::new(antler_mcp::client::RmcpConnector::new(
+            config.data_dir.join("mcp").join(&instance),
+        )));
+        let mcp =
+            McpService::start(hub, store.clone(), instance.clone(), &config.mcp.servers).await?;
         if serving {
             mcp.hub().start_eager();
+            tasks.push(AbortOnDrop(mcp.follow_other_replicas()));
         }
         let manager = RunManager::new(RunDeps {
             store: store.clone(),

@@ -27,6 +27,7 @@ pub use assistants::{AssistantError, AssistantsService};
 pub use config::Config;
 pub use files::{FileError, FilesService};
 pub use identity::Caller;
+pub use mcp::{McpConfigError, McpService};
 pub use runs::{RunOpError, RunsService, Started};
 pub use skills::{
     ImportOptions, ImportSettings, SkillOpError, SkillsService, UpdateOutcome, UpdateReport,

@@ -81,6 +81,7 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(assistants::assistant_schemas))
         .routes(routes!(assistants::assistant_graph))
         .routes(routes!(mcp::list_servers))
+        .routes(routes!(mcp::get_config, mcp::put_config))
         .routes(routes!(mcp::restart_server))
         .routes(routes!(state::get_state, state::update_state))
         .routes(routes!(state::get_state_at))

@@ -11,9 +11,9 @@ use async_trait::async_trait;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::ServerConfig;
 use crate::names::model_names;
 use crate::types::{CallResult, McpError, Progress, ServerState, ServerStatus, ToolInfo, ToolView};
-use crate::{McpConfig, ServerConfig};
 
 /// Receives a running call's progress.
 pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
@@ -110,14 +110,12 @@ impl std::fmt::Debug for McpHub {
 }
 
 impl McpHub {
-    /// A hub over `config`'s servers (none started yet).
-    pub fn new(config: &McpConfig, connector: Arc<dyn Connector>) -> Arc<Self> {
-        let hub = Arc::new(McpHub {
+    /// A hub without servers yet ([`McpHub::replace`] gives it some).
+    pub fn new(connector: Arc<dyn Connector>) -> Arc<Self> {
+        Arc::new(McpHub {
             servers: Mutex::new(BTreeMap::new()),
             connector,
-        });
-        hub.replace(&config.servers);
-        hub
+        })
     }
 
     /// Takes a new set of servers: changed or removed ones are stopped, the others kept.

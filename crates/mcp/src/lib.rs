@@ -7,6 +7,7 @@ pub mod env;
 pub mod hub;
 pub mod names;
 pub mod types;
+pub mod view;
 
 pub use config::{McpConfig, ServerConfig, ToolSearchConfig, Transport};
 pub use hub::{Connection, Connector, McpHub, OfferedTool};

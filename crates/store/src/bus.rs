@@ -18,15 +18,18 @@ pub enum Topic {
     Skills,
     /// A session or token was revoked, or an account changed; payload: the sending instance.
     Credentials,
+    /// The MCP servers' configuration changed; payload: the sending instance.
+    Mcp,
 }
 
 impl Topic {
     /// Every topic.
-    pub const ALL: [Topic; 4] = [
+    pub const ALL: [Topic; 5] = [
         Topic::RunEvents,
         Topic::RunCancel,
         Topic::Skills,
         Topic::Credentials,
+        Topic::Mcp,
     ];
 
     /// The `LISTEN` channel name.
@@ -36,6 +39,7 @@ impl Topic {
             Topic::RunCancel => "antler_run_cancel",
             Topic::Skills => "antler_skills",
             Topic::Credentials => "antler_credentials",
+            Topic::Mcp => "antler_mcp",
         }
     }
 

@@ -11,6 +11,7 @@ pub mod accounts;
 pub mod assistants;
 pub mod bus;
 pub mod instances;
+pub mod mcp_config;
 mod pg_bus;
 pub mod runs;
 pub mod skill_states;
@@ -21,6 +22,7 @@ pub use accounts::{AccountRepo, SessionRecord, SetupOutcome, TokenRecord, UserRe
 pub use assistants::{AssistantRecord, AssistantRepo};
 pub use bus::{Bus, Notice, Topic};
 pub use instances::InstanceRepo;
+pub use mcp_config::McpConfigRepo;
 pub use runs::{
     CheckpointRecord, NewCheckpoint, RunRecord, RunRepo, RunUpdate, SavedCheckpoint, StateRepo,
     StoredEvent,
@@ -138,6 +140,8 @@ pub struct Store {
     pub state: Arc<dyn StateRepo>,
     /// Instance heartbeats.
     pub instances: Arc<dyn InstanceRepo>,
+    /// The MCP servers' configuration.
+    pub mcp: Arc<dyn McpConfigRepo>,
     /// Notices between processes.
     pub bus: Arc<dyn Bus>,
 }

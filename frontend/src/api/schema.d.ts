@@ -302,6 +302,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mcp/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The MCP servers' configuration (admins): variables and headers show only the variables
+         *     they name.
+         */
+        get: operations["get_config"];
+        /**
+         * Replaces the MCP servers' configuration (admins): stored for every replica; changed
+         *     servers are stopped and start again on next use.
+         */
+        put: operations["put_config"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/mcp/servers": {
         parameters: {
             query?: never;
@@ -1406,6 +1430,13 @@ export interface components {
             /** @description Degradations an operator should know about (empty when none). */
             warnings?: string[];
         };
+        /** @description A value that may hold a secret. */
+        HiddenValue: {
+            /** @description Whether it holds text besides them (shown to nobody). */
+            literal: boolean;
+            /** @description The variables it names (`$VAR`, `${VAR}`), expanded when the server starts. */
+            variables: string[];
+        };
         /** @description `POST /api/threads/{thread_id}/history` body. */
         HistoryRequest: {
             before?: null | components["schemas"]["CheckpointSelector"];
@@ -1563,6 +1594,22 @@ export interface components {
             email: string;
             /** @description Its password. */
             password: string;
+        };
+        /** @description `PUT /api/mcp/config` body. */
+        McpConfigUpdate: {
+            /**
+             * @description The whole set of servers by name, each as in `mcp.servers` of the configuration
+             *     (`transport`, `command`, `args`, `env`, `url`, `headers`, `enabled`, …). An `env` or
+             *     `headers` value of `null` keeps the current one.
+             */
+            servers: Record<string, unknown>;
+        };
+        /** @description `GET /api/mcp/config`. */
+        McpConfigView: {
+            /** @description The servers by name. */
+            servers: {
+                [key: string]: components["schemas"]["ServerConfigView"];
+            };
         };
         /** @description `GET /api/mcp/servers`. */
         McpServers: {
@@ -1810,6 +1857,47 @@ export interface components {
             sort_by?: null | components["schemas"]["ThreadSortBy"];
             sort_order?: null | components["schemas"]["SortOrder"];
             status?: null | components["schemas"]["ThreadStatus"];
+        };
+        /** @description One server's configuration, secrets hidden. */
+        ServerConfigView: {
+            /** @description Only these tools. */
+            allow_tools: string[];
+            /** @description stdio: its arguments. */
+            args: string[];
+            /**
+             * Format: int64
+             * @description Seconds per call.
+             */
+            call_timeout_secs: number;
+            /** @description stdio: the program. */
+            command?: string | null;
+            /** @description Never these tools. */
+            deny_tools: string[];
+            /** @description What it is for. */
+            description?: string | null;
+            /** @description Started at startup. */
+            eager: boolean;
+            /** @description Whether it is used. */
+            enabled: boolean;
+            /** @description stdio: its environment, hidden. */
+            env: {
+                [key: string]: components["schemas"]["HiddenValue"];
+            };
+            /** @description HTTP: headers, hidden. */
+            headers: {
+                [key: string]: components["schemas"]["HiddenValue"];
+            };
+            /**
+             * Format: int64
+             * @description Seconds to start.
+             */
+            init_timeout_secs: number;
+            /** @description Started in the thread's sandbox. */
+            sandboxed: boolean;
+            /** @description `stdio`, `streamable_http` or `sse`. */
+            transport: components["schemas"]["Transport"];
+            /** @description HTTP: the endpoint. */
+            url?: string | null;
         };
         /** @description Optional LangGraph Agent Server features. */
         ServerFlags: {
@@ -4028,6 +4116,176 @@ export interface operations {
             };
             /** @description The Host is not one this server answers for (http.allowed_hosts) */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpConfigView"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    put_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpConfigUpdate"];
+            };
+        };
+        responses: {
+            /** @description The new configuration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpConfigView"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An invalid server */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -251,3 +251,77 @@ async fn streamable_http_servers_are_reached_with_their_headers() {
     let _ = http.kill();
     let _ = http.wait();
 }
+
+#[tokio::test]
+async fn the_stored_configuration_hides_values_keeps_them_and_outlives_the_yaml() {
+    let Some(s) = servers() else { return };
+    let env = Env::new();
+    let model = mock_llm(EVERYTHING_SCRIPT).await;
+    let yaml = format!(
+        "everything:\n  command: {}\n  args: [{}, stdio]\n  env: {{SECRET_TOKEN: \"${{ANTLER_IT_MCP_SECRET}}\", LITERAL: \"sk-literal-123\"}}\n",
+        s.node, s.everything
+    );
+    let server = start(&env, &model, &yaml, &[("ANTLER_IT_MCP_SECRET", "v4lue")]);
+    let (code, config) = server.get_json("/api/mcp/config").await;
+    assert_eq!(code, 200, "{config}");
+    let env_view = &config["servers"]["everything"]["env"];
+    assert_eq!(
+        env_view["SECRET_TOKEN"],
+        json!({"variables": ["ANTLER_IT_MCP_SECRET"], "literal": false})
+    );
+    assert_eq!(
+        env_view["LITERAL"],
+        json!({"variables": [], "literal": true})
+    );
+    assert!(!config.to_string().contains("sk-literal-123"));
+
+    // A user may see the servers but not their configuration.
+    let other =
+        crate::common::client_with(Some(&crate::auth::user(&server, "u@antler.test").await));
+    let (code, _) = crate::auth::send(other.get(server.url("/api/mcp/config"))).await;
+    assert_eq!(code, 403);
+
+    // Replace: keep the hidden values (null), add the time server.
+    let servers_json = json!({
+        "everything": {"command": s.node, "args": [s.everything, "stdio"],
+            "env": {"SECRET_TOKEN": null, "LITERAL": null}},
+        "time": {"command": s.time, "args": ["--local-timezone", "UTC"]},
+    });
+    let (code, updated) = server
+        .put_json("/api/mcp/config", json!({"servers": servers_json.clone()}))
+        .await;
+    assert_eq!(code, 200, "{updated}");
+    assert!(updated["servers"]["time"].is_object());
+    assert_eq!(status(&server, "time").await["state"], "idle");
+    let values = run(&server, "k", "your env").await;
+    let seen = tool_result(&values)["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        seen.contains("v4lue") && seen.contains("sk-literal-123"),
+        "{seen}"
+    );
+
+    // Invalid changes are refused whole.
+    for bad in [
+        json!({"x": {"transport": "stdio"}}),
+        json!({"x": {"command": "a", "surprise": 1}}),
+        json!({"bad name!": {"command": "a"}}),
+        json!({"x": {"command": "a", "env": {"NEW": null}}}),
+        json!({"x": {"transport": "streamable_http", "url": "ftp://nope"}}),
+    ] {
+        let (code, answer) = server
+            .put_json("/api/mcp/config", json!({"servers": bad}))
+            .await;
+        assert_eq!(code, 422, "{answer}");
+    }
+    let (_, config) = server.get_json("/api/mcp/config").await;
+    assert_eq!(config["servers"].as_object().unwrap().len(), 2);
+
+    // The database, not the YAML, holds the set from now on.
+    drop(server);
+    let server = start(&env, &model, "{}", &[]);
+    let (_, config) = server.get_json("/api/mcp/config").await;
+    assert_eq!(config["servers"].as_object().unwrap().len(), 2, "{config}");
+}

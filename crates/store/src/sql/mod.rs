@@ -9,6 +9,7 @@
 mod accounts;
 mod assistants;
 mod instances;
+mod mcp_config;
 mod rows;
 mod runs;
 mod skill_states;
@@ -150,6 +151,7 @@ impl Db {
             threads: Arc::new(threads::SqlThreads(self.clone())),
             runs: Arc::new(runs::SqlRuns(self.clone())),
             state: Arc::new(state::SqlState(self.clone())),
+            mcp: Arc::new(mcp_config::SqlMcpConfig(self.clone())),
             instances: Arc::new(instances::SqlInstances(self)),
             bus,
         })
