@@ -77,6 +77,9 @@ pub struct AgentConfig {
     pub max_tool_output_chars: usize,
     /// Seconds a `bash` command may run unless the call asks for less.
     pub bash_timeout_secs: u64,
+    /// Plan mode for every run (a run turns it on with `context.plan_mode`): the agent keeps
+    /// a checklist with `write_todos` for work of several steps.
+    pub plan_mode: bool,
 }
 
 impl Default for AgentConfig {
@@ -90,6 +93,7 @@ impl Default for AgentConfig {
             generate_titles: true,
             max_tool_output_chars: 30_000,
             bash_timeout_secs: 300,
+            plan_mode: false,
         }
     }
 }

@@ -41,6 +41,9 @@ Today is {date}."
 pub const TITLE_SYSTEM: &str = "You write titles for conversations. Answer with a title of at \
 most 6 words that says what the conversation is about. No quotes, no punctuation at the end.";
 
+/// Plan mode's guidance.
+pub const PLANNING: &str = "<planning>\nFor a task of three or more distinct steps, first write a short plan with write_todos, then keep it current: mark the step you start in_progress (one at a time) and each finished step completed, adding or dropping steps as you learn more. Skip the plan for simple requests and questions.\n</planning>";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -164,6 +164,10 @@ fn merge(values: &mut ThreadValues, changes: &Value) -> Result<(), String> {
                     }
                 }
             }
+            "todos" => {
+                values.todos = serde_json::from_value(value.clone())
+                    .map_err(|e| format!("values.todos: {e}"))?;
+            }
             "title" => match value {
                 Value::String(t) if !t.trim().is_empty() => values.title = Some(t.clone()),
                 Value::Null => values.title = None,
@@ -172,7 +176,7 @@ fn merge(values: &mut ThreadValues, changes: &Value) -> Result<(), String> {
             other => {
                 let shown: String = other.chars().take(80).collect();
                 return Err(format!(
-                    "values.{shown} cannot be updated (only messages and title can)"
+                    "values.{shown} cannot be updated (only messages, title and todos can)"
                 ));
             }
         }

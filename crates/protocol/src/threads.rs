@@ -80,6 +80,30 @@ pub struct ThreadValues {
     )]
     #[schema(value_type = Vec<Object>)]
     pub interrupts: Vec<Value>,
+    /// The agent's plan (plan mode's `write_todos`), as it last wrote it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub todos: Vec<Todo>,
+}
+
+wire_enum! {
+    /// Where a plan item stands.
+    pub enum TodoStatus {
+        /// Not started.
+        Pending = "pending",
+        /// Being worked on.
+        InProgress = "in_progress",
+        /// Done.
+        Completed = "completed",
+    }
+}
+
+/// One item of the agent's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Todo {
+    /// What to do.
+    pub content: String,
+    /// Where it stands.
+    pub status: TodoStatus,
 }
 
 impl ThreadValues {

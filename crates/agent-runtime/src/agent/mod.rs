@@ -70,6 +70,8 @@ pub struct AgentRun<'a> {
     pub mcp: Option<&'a std::sync::Arc<antler_mcp::McpHub>>,
     /// How many MCP tools a search promotes.
     pub promote_top_k: usize,
+    /// Plan mode: the agent keeps a checklist with `write_todos`.
+    pub plan_mode: bool,
 }
 
 /// How a run ended.
@@ -121,6 +123,7 @@ impl AgentRun<'_> {
     fn may_call(&self, name: &str) -> bool {
         // The run's MCP tools were already limited to its assistant's.
         (name == mcp::TOOL_SEARCH || self.profile.allows_tool(name))
+            && (name != "write_todos" || self.plan_mode)
             && (name != "view_image" || self.model.is_some_and(|m| m.config().supports_vision))
     }
 
@@ -236,6 +239,10 @@ impl AgentRun<'_> {
         let recent = self.recent.list(self.owner);
         let (section, complete) = self.skills.prompt_with_recent(self.prompt_budget, &recent);
         let mut system = system_prompt(&section);
+        if self.plan_mode {
+            system.push_str("\n\n");
+            system.push_str(crate::prompt::PLANNING);
+        }
         if let Some(instructions) = &self.profile.instructions {
             system.push_str("\n\n<agent_instructions>\n");
             system.push_str(instructions);

@@ -98,12 +98,16 @@ impl AgentRun<'_> {
             ));
             messages.push(msg.clone());
             state.values.messages.push(msg);
-            if let Effect::Present(paths) = &out.effect {
-                for p in paths {
-                    if !state.values.artifacts.contains(p) {
-                        state.values.artifacts.push(p.clone());
+            match &out.effect {
+                Effect::Present(paths) => {
+                    for p in paths {
+                        if !state.values.artifacts.contains(p) {
+                            state.values.artifacts.push(p.clone());
+                        }
                     }
                 }
+                Effect::Todos(todos) => state.values.todos.clone_from(todos),
+                Effect::None | Effect::Clarify => {}
             }
             effects.push(out.effect);
         }

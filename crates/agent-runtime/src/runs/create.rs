@@ -158,6 +158,7 @@ impl RunManager {
             attempt: 1,
         }));
         let context = checkpoint_context(&record, &profile);
+        let plan_mode = self.deps.cfg.plan_mode || asks_plan_mode(&req);
         lock(&self.active).insert(run_id, run.clone());
         let this = self.clone();
         let task_run = run.clone();
@@ -167,6 +168,7 @@ impl RunManager {
                 checkpoint: base_checkpoint.map(|c| c.checkpoint_id),
                 context,
                 profile,
+                plan_mode,
             };
             this.execute(task_run, queue, start, model, writer).await;
         });
@@ -245,6 +247,17 @@ impl RunManager {
             ),
         }
     }
+}
+
+/// Whether the run asks for plan mode (`context.plan_mode` or
+/// `config.configurable.plan_mode`).
+fn asks_plan_mode(req: &RunCreate) -> bool {
+    req.context
+        .as_ref()
+        .and_then(|c| c.get("plan_mode"))
+        .or_else(|| req.config.as_ref()?.get("configurable")?.get("plan_mode"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
 }
 
 /// Metadata every checkpoint of a run carries, as LangGraph's: the run's own metadata and

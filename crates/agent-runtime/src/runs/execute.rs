@@ -31,6 +31,8 @@ pub(super) struct Start {
     pub context: Map<String, Value>,
     /// The agent it is.
     pub profile: AgentProfile,
+    /// Plan mode (configuration or `context.plan_mode`).
+    pub plan_mode: bool,
 }
 
 impl RunManager {
@@ -171,6 +173,7 @@ impl RunManager {
             profile: &start.profile,
             mcp: self.deps.mcp.as_ref(),
             promote_top_k: self.deps.mcp_search.auto_promote_top_k,
+            plan_mode: start.plan_mode,
         };
         let outcome = agent.run(state, input).await;
         deadline.abort();

@@ -13,6 +13,7 @@ mod present;
 mod registry;
 mod search;
 mod skills;
+mod todos;
 mod typed;
 mod view_image;
 
@@ -58,6 +59,8 @@ pub enum Effect {
     Present(Vec<String>),
     /// The run stops to wait for the person's answer.
     Clarify,
+    /// The agent's plan is now this list.
+    Todos(Vec<antler_protocol::threads::Todo>),
 }
 
 /// A tool's result.

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{
     Tool, ToolContext, ToolError, ToolOutput, bash, cap, clarify, files, present, search, skills,
-    view_image,
+    todos, view_image,
 };
 
 /// Tools by name, with their definitions for the model request built once.
@@ -35,7 +35,7 @@ impl ToolRegistry {
     /// The built-in sandbox tools, in a stable order.
     pub fn builtin() -> Self {
         let mut registry = ToolRegistry::empty();
-        let tools: [Arc<dyn Tool>; 11] = [
+        let tools: [Arc<dyn Tool>; 12] = [
             Arc::new(bash::Bash),
             Arc::new(files::Ls),
             Arc::new(files::ReadFile),
@@ -47,6 +47,7 @@ impl ToolRegistry {
             Arc::new(view_image::ViewImage),
             Arc::new(clarify::AskClarification),
             Arc::new(skills::SearchSkills),
+            Arc::new(todos::WriteTodos),
         ];
         for tool in tools {
             registry.entries.push(definition(tool));

@@ -315,3 +315,64 @@ async fn update_state_adds_a_checkpoint_and_forks() {
         .await;
     assert_eq!(status, 404);
 }
+
+#[tokio::test]
+async fn plan_mode_keeps_a_checklist_in_the_state() {
+    let env = crate::common::Env::new();
+    let model = mock_llm(
+        r#"scenarios:
+  - match: "plan it"
+    turns:
+      - tool_calls: [{name: write_todos, arguments: {todos: [{content: "Read the data", status: in_progress}, {content: "Write the report", status: pending}]}}]
+      - tool_calls: [{name: write_todos, arguments: {todos: [{content: "Read the data", status: completed}, {content: "Write the report", status: in_progress}]}}]
+      - tool_calls: [{name: write_todos, arguments: {todos: [{content: "x", status: started}]}}]
+      - content: "planned"
+  - match: ""
+    turns:
+      - content: "ok"
+"#,
+    )
+    .await;
+    let server = env.start_agent(&model, &[("ANTLER_AGENT_GENERATE_TITLES", "false")]);
+    server.create_thread("t").await;
+    let (status, values) = server
+        .post_json(
+            "/api/threads/t/runs/wait",
+            json!({"assistant_id": "agent", "context": {"plan_mode": true},
+                "input": {"messages": [{"type": "human", "content": "plan it"}]}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{values}");
+    assert_eq!(
+        values["todos"],
+        json!([{"content": "Read the data", "status": "completed"},
+               {"content": "Write the report", "status": "in_progress"}]),
+        "the last valid plan"
+    );
+    let tools: Vec<&Value> = values["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["type"] == "tool")
+        .collect();
+    assert_eq!(
+        tools[2]["status"], "error",
+        "a bad status is refused: {}",
+        tools[2]
+    );
+    let states = history(&server).await;
+    let plans: Vec<&Value> = states.iter().map(|s| &s["values"]["todos"]).collect();
+    assert!(
+        plans.iter().any(|p| p[0]["status"] == "in_progress"),
+        "each change is a checkpoint"
+    );
+    let requests = crate::common::model_requests(&model).await;
+    let system = requests[0]["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("write_todos"), "plan mode guides the model");
+
+    // Without plan mode the tool is not offered.
+    run(&server, Some("hello"), None).await;
+    let requests = crate::common::model_requests(&model).await;
+    let last = requests.as_array().unwrap().last().unwrap();
+    assert!(!last["tools"].to_string().contains("write_todos"));
+}
