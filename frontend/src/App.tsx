@@ -8,6 +8,7 @@ import { AuthGate } from "./auth/auth";
 import { AccountPage } from "./settings/AccountPage";
 import { AgentsPage } from "./settings/AgentsPage";
 import { SkillsPage } from "./settings/SkillsPage";
+import { ToolsPage } from "./settings/ToolsPage";
 import { UsersPage } from "./settings/UsersPage";
 import { AppInfoProvider } from "./state/appInfo";
 
@@ -34,6 +35,7 @@ export function App() {
             <Route path="/settings" element={<Navigate to="/settings/skills" replace />} />
             <Route path="/settings/skills" element={<SkillsPage />} />
             <Route path="/settings/agents" element={<AgentsPage />} />
+            <Route path="/settings/tools" element={<ToolsPage />} />
             <Route path="/settings/account" element={<AccountPage />} />
             <Route path="/settings/users" element={<UsersPage />} />
             <Route path="/setup" element={<Navigate to="/" replace />} />

@@ -12,6 +12,7 @@ import "./styles/versions.css";
 import "./styles/artifacts.css";
 import "./styles/settings.css";
 import "./styles/agents.css";
+import "./styles/tools.css";
 
 installFetchHooks();
 

@@ -213,6 +213,12 @@ export const api = {
     call(client.POST("/api/users", { body: { email, password, role } })),
   updateUser: (id: string, body: UserPatch) =>
     call(client.PATCH("/api/users/{id}", { params: { path: { id } }, body })),
+
+  /** The MCP servers with their state, tools and call counts (asking starts none). */
+  mcpServers: (signal?: AbortSignal) => call(client.GET("/api/mcp/servers", { signal })),
+  /** Stops an MCP server and starts it again (admins); answers its status afterwards. */
+  restartMcpServer: (name: string) =>
+    call(client.POST("/api/mcp/servers/{name}/restart", { params: { path: { name } } })),
 };
 
 export function downloadUrl(url: string): string {

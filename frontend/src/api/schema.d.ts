@@ -2195,7 +2195,21 @@ export interface components {
             messages?: components["schemas"]["Message"][];
             /** @description Generated after the first exchange. */
             title?: string | null;
+            /** @description The agent's plan (plan mode's `write_todos`), as it last wrote it. */
+            todos?: components["schemas"]["Todo"][];
         };
+        /** @description One item of the agent's plan. */
+        Todo: {
+            /** @description What to do. */
+            content: string;
+            /** @description Where it stands. */
+            status: components["schemas"]["TodoStatus"];
+        };
+        /**
+         * @description Where a plan item stands.
+         * @enum {string}
+         */
+        TodoStatus: "pending" | "in_progress" | "completed";
         /** @description A personal access token as listed (the secret is never shown again). */
         TokenInfo: {
             /** @description When it was created (RFC 3339). */

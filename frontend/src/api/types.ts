@@ -19,6 +19,13 @@ export type ImportResult = Schemas["ImportResult"];
 export type InstallFinding = Schemas["InstallFinding"];
 export type InstallFromThread = Schemas["InstallFromThread"];
 export type InstallResult = Schemas["InstallResult"];
+export type McpServers = Schemas["McpServers"];
+/** An MCP server as `GET /api/mcp/servers` shows it. */
+export type McpServer = Schemas["ServerStatus"];
+export type McpServerState = Schemas["ServerState"];
+/** A tool of an MCP server: its MCP name and the name the model calls it by. */
+export type McpTool = Schemas["ToolView"];
+export type McpTransport = Schemas["Transport"];
 export type ModelInfo = Schemas["ModelInfo"];
 export type ModelList = Schemas["ModelList"];
 export type Run = Schemas["Run"];

@@ -5,6 +5,7 @@ import { Icon } from "../components/Icon";
 import { Markdown } from "../components/Markdown";
 import type { BranchOptions } from "../lib/branches";
 import type { AssistantGroup, AssistantItem } from "../lib/grouping";
+import { NO_PROGRESS, type ToolProgressMap } from "../lib/toolProgress";
 import { BranchSwitcher } from "./BranchSwitcher";
 import { ClarificationCard } from "./ClarificationCard";
 import { FileChips } from "./FileChips";
@@ -26,7 +27,7 @@ function Reasoning({ text, streaming }: { text: string; streaming: boolean }) {
   );
 }
 
-function Item({ item, actions }: { item: AssistantItem; actions: AssistantActions }) {
+function Item({ item, actions, progress }: { item: AssistantItem; actions: AssistantActions; progress: ToolProgressMap }) {
   switch (item.kind) {
     case "reasoning":
       return <Reasoning text={item.text} streaming={item.streaming} />;
@@ -37,7 +38,14 @@ function Item({ item, actions }: { item: AssistantItem; actions: AssistantAction
         </div>
       );
     case "tool":
-      return <ToolCard call={item.call} {...(item.result ? { result: item.result } : {})} {...(item.invalid ? { invalid: item.invalid } : {})} />;
+      return (
+        <ToolCard
+          call={item.call}
+          {...(item.result ? { result: item.result } : {})}
+          {...(item.invalid ? { invalid: item.invalid } : {})}
+          progress={progress[item.call.id]}
+        />
+      );
     case "clarification":
       return (
         <ClarificationCard
@@ -74,10 +82,13 @@ export function AssistantBlock({
   block,
   actions,
   versions,
+  progress = NO_PROGRESS,
 }: {
   block: AssistantGroup;
   actions: AssistantActions;
   versions?: VersionActions | undefined;
+  /** What running tool calls last reported, by call id. */
+  progress?: ToolProgressMap;
 }) {
   const { footer, before } = switchers(block, versions);
   const last = block.lastAi;
@@ -91,7 +102,7 @@ export function AssistantBlock({
         return (
           <Fragment key={item.key}>
             {options && <div className="msg-actions msg-actions-inline">{switcher(options)}</div>}
-            <Item item={item} actions={actions} />
+            <Item item={item} actions={actions} progress={progress} />
           </Fragment>
         );
       })}

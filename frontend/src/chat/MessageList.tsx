@@ -53,7 +53,7 @@ export function MessageList({
           b.kind === "human" ? (
             <HumanMessage key={b.key} block={b} onOpenFile={actions.onOpenFile} versions={versions} />
           ) : (
-            <AssistantBlock key={b.key} block={b} actions={actions} versions={versions} />
+            <AssistantBlock key={b.key} block={b} actions={actions} versions={versions} progress={state.toolProgress} />
           ),
         )}
         {waiting && (

@@ -32,4 +32,72 @@ describe("ToolCard", () => {
     render(<ToolCard call={{ name: "read_file", id: "c", args: { path: "/mnt/skills/public/a/SKILL.md" } }} />);
     expect(screen.getByRole("button").textContent).toContain("running…");
   });
+
+  it("labels an MCP call with its server and names it by its MCP tool", () => {
+    render(<ToolCard call={{ name: "mcp__everything__echo", id: "c", args: { message: "hi" } }} />);
+    const head = screen.getByRole("button");
+    expect(screen.getByTestId("tool-origin").textContent).toBe("MCP · everything");
+    expect(head.querySelector(".tool-title")?.textContent).toBe("echo");
+    expect(head.querySelector(".tool-title")?.getAttribute("title")).toBe("mcp__everything__echo");
+  });
+
+  it("takes the exact MCP names from the result's artifact, and shows the images it returned", () => {
+    render(
+      <ToolCard
+        call={{ name: "mcp__gh__a_b_", id: "c", args: {} }}
+        result={{
+          type: "tool",
+          id: "t",
+          tool_call_id: "c",
+          name: "mcp__gh__a_b_",
+          status: "success",
+          content: "[image image/png, shown to you next]",
+          artifact: { mcp: { server: "gh", tool: "a.b?" }, images: [{ mimeType: "image/png", data: "iVBORw0KGgo=" }] },
+        }}
+      />,
+    );
+    expect(screen.getByTestId("tool-origin").textContent).toBe("MCP · gh");
+    const head = screen.getByRole("button");
+    expect(head.querySelector(".tool-title")?.textContent).toBe("a.b?");
+    fireEvent.click(head);
+    expect(screen.getByRole("img", { name: "Image 1 from a.b?" }).getAttribute("src")).toBe(
+      "data:image/png;base64,iVBORw0KGgo=",
+    );
+  });
+
+  it("shows a running call's progress as a bar when the total is known, with its message", () => {
+    render(
+      <ToolCard
+        call={{ name: "mcp__many__slow", id: "c", args: {} }}
+        progress={{ progress: 3, total: 10, message: "step 3" }}
+      />,
+    );
+    const bar = screen.getByRole("progressbar", { name: "Progress of slow" }) as HTMLProgressElement;
+    expect(bar.value).toBe(3);
+    expect(bar.max).toBe(10);
+    expect(screen.getByTestId("tool-progress").textContent).toBe("3 / 10 (30%)step 3");
+  });
+
+  it("shows only the count when the total is unknown, and no progress once the result is in", () => {
+    const call = { name: "mcp__many__slow", id: "c", args: {} };
+    const { rerender } = render(<ToolCard call={call} progress={{ progress: 7 }} />);
+    expect(screen.queryByRole("progressbar")).toBeNull();
+    expect(screen.getByTestId("tool-progress").textContent).toBe("7 so far");
+    rerender(
+      <ToolCard
+        call={call}
+        progress={{ progress: 7 }}
+        result={{ type: "tool", id: "t", tool_call_id: "c", status: "success", content: "slept" }}
+      />,
+    );
+    expect(screen.queryByTestId("tool-progress")).toBeNull();
+  });
+
+  it("calls a tool search “Searched tools”, with its query", () => {
+    render(<ToolCard call={{ name: "tool_search", id: "c", args: { query: "convert currency" } }} />);
+    const head = screen.getByRole("button");
+    expect(head.querySelector(".tool-title")?.textContent).toBe("Searched tools");
+    expect(head.textContent).toContain("convert currency");
+    expect(screen.queryByTestId("tool-origin")).toBeNull();
+  });
 });

@@ -5,7 +5,16 @@ import { Markdown } from "../components/Markdown";
 import { languageFor } from "../lib/fileKind";
 import { codeFence } from "../lib/markdownUtil";
 import type { ToolCall, ToolMessage } from "../lib/messages";
-import { formatArgs, statusLabel, toolPurpose, toolResultView, toolSummary, toolTitle } from "../lib/toolFormat";
+import {
+  formatArgs,
+  resultImages,
+  statusLabel,
+  toolHeading,
+  toolPurpose,
+  toolResultView,
+  toolSummary,
+} from "../lib/toolFormat";
+import { type ToolProgress, progressText } from "../lib/toolProgress";
 
 function Args({ call }: { call: ToolCall }) {
   const a = call.args;
@@ -20,12 +29,42 @@ function Args({ call }: { call: ToolCall }) {
   return json ? <Markdown text={codeFence(json, "json")} /> : <p className="muted">No arguments.</p>;
 }
 
-export function ToolCard({ call, result, invalid }: { call: ToolCall; result?: ToolMessage; invalid?: string }) {
+/** What a running call last reported: a bar when the total is known, the count, the message. */
+function Progress({ progress, title }: { progress: ToolProgress; title: string }) {
+  const { total } = progress;
+  return (
+    <div className="tool-progress" data-testid="tool-progress">
+      {total !== undefined && (
+        <progress value={Math.min(progress.progress, total)} max={total} aria-label={`Progress of ${title}`} />
+      )}
+      <span className="tool-progress-count">{progressText(progress)}</span>
+      {progress.message && <span className="tool-progress-message">{progress.message}</span>}
+    </div>
+  );
+}
+
+/**
+ * A tool call: `result` once it has answered; `invalid` when the model's call could not be
+ * parsed; `progress` while it runs, when its tool reports some (MCP servers do).
+ */
+export function ToolCard({
+  call,
+  result,
+  invalid,
+  progress,
+}: {
+  call: ToolCall;
+  result?: ToolMessage;
+  invalid?: string;
+  progress?: ToolProgress | undefined;
+}) {
   const view = toolResultView(call, result);
   const [open, setOpen] = useState(false);
   const summary = toolSummary(call);
   const purpose = toolPurpose(call);
   const status = invalid ? "error" : view.status;
+  const { title, mcp } = toolHeading(call.name, result);
+  const images = resultImages(result);
   const bodyId = useId();
   return (
     <div className={`tool-card tool-${status}`} data-testid="tool-card" data-tool={call.name}>
@@ -37,7 +76,14 @@ export function ToolCard({ call, result, invalid }: { call: ToolCall; result?: T
         onClick={() => setOpen(!open)}
       >
         <Icon name="tool" size={14} />
-        <span className="tool-title">{toolTitle(call.name)}</span>
+        {mcp && (
+          <span className="tool-origin" data-testid="tool-origin" title={`MCP server “${mcp.server}”`}>
+            MCP · {mcp.server}
+          </span>
+        )}
+        <span className="tool-title" title={mcp ? call.name : undefined}>
+          {title}
+        </span>
         {summary && <code className="tool-summary">{summary}</code>}
         <span className={`tool-status status-${status}`}>
           {status === "running" && <span className="spinner spinner-xs" aria-hidden="true" />}
@@ -48,6 +94,7 @@ export function ToolCard({ call, result, invalid }: { call: ToolCall; result?: T
         </span>
       </button>
       {purpose && <div className="tool-purpose">{purpose}</div>}
+      {status === "running" && progress && <Progress progress={progress} title={title} />}
       {open && (
         <div className="tool-body" id={bodyId}>
           {invalid && <p className="tool-error-text">{invalid}</p>}
@@ -70,6 +117,13 @@ export function ToolCard({ call, result, invalid }: { call: ToolCall; result?: T
               <pre className={`tool-output ${view.status === "error" ? "tool-output-error" : ""}`} data-testid="tool-output">
                 {view.output || "(no output)"}
               </pre>
+            )}
+            {images.length > 0 && (
+              <div className="tool-images">
+                {images.map((src, i) => (
+                  <img key={i} src={src} alt={`Image ${i + 1} from ${title}`} />
+                ))}
+              </div>
             )}
           </section>
         </div>

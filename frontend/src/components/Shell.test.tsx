@@ -59,4 +59,13 @@ describe("Shell", () => {
     const label = await screen.findByTestId("model-label");
     expect(label.textContent).toBe("gpt");
   });
+
+  it("links the Tools page after Agents", async () => {
+    serve({ models: [], default: null });
+    renderShell();
+    await screen.findByTestId("no-model-banner");
+    const links = screen.getAllByRole("link").filter((a) => a.closest("nav"));
+    expect(links.map((a) => a.textContent)).toEqual(["Chat", "Skills", "Agents", "Tools"]);
+    expect(links[3]?.getAttribute("href")).toBe("/settings/tools");
+  });
 });

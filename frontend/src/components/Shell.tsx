@@ -122,6 +122,9 @@ export function Shell() {
           <NavLink to="/settings/agents" className={({ isActive }) => (isActive ? "active" : "")}>
             Agents
           </NavLink>
+          <NavLink to="/settings/tools" className={({ isActive }) => (isActive ? "active" : "")}>
+            Tools
+          </NavLink>
           {isAdmin && !open && (
             <NavLink to="/settings/users" className={({ isActive }) => (isActive ? "active" : "")}>
               Users

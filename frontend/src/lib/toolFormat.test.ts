@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { ToolMessage } from "./messages";
-import { formatArgs, statusLabel, toolPurpose, toolResultView, toolSummary, toolTitle } from "./toolFormat";
+import {
+  formatArgs,
+  mcpOrigin,
+  resultImages,
+  statusLabel,
+  toolHeading,
+  toolPurpose,
+  toolResultView,
+  toolSummary,
+  toolTitle,
+} from "./toolFormat";
 
 const result = (extra: Partial<ToolMessage>): ToolMessage => ({
   type: "tool",
@@ -58,5 +68,25 @@ describe("tool cards", () => {
   it("highlight files read by their extension", () => {
     const view = toolResultView({ name: "read_file", args: { path: "/w/a.py" } }, result({ content: "print(1)" }));
     expect(view.language).toBe("python");
+  });
+
+  it("name MCP calls by server and tool, preferring the result's exact names", () => {
+    expect(mcpOrigin("mcp__everything__get-tiny-image")).toEqual({ server: "everything", tool: "get-tiny-image" });
+    expect(mcpOrigin("mcp__s__a__b")).toEqual({ server: "s", tool: "a__b" });
+    expect(mcpOrigin("bash")).toBeUndefined();
+    expect(mcpOrigin("mcp__")).toBeUndefined();
+    expect(mcpOrigin("renamed", result({ artifact: { mcp: { server: "gh", tool: "list.issues" } } }))).toEqual({
+      server: "gh",
+      tool: "list.issues",
+    });
+    expect(toolHeading("mcp__time__now")).toEqual({ title: "now", mcp: { server: "time", tool: "now" } });
+    expect(toolHeading("tool_search")).toEqual({ title: "Searched tools" });
+    expect(toolSummary({ name: "tool_search", args: { query: "weather" } })).toBe("weather");
+  });
+
+  it("show only pictures from an MCP result's images", () => {
+    const images = [{ mimeType: "image/png", data: "AAA" }, { mimeType: "text/html", data: "PHA+" }, "junk"];
+    expect(resultImages(result({ artifact: { images } }))).toEqual(["data:image/png;base64,AAA"]);
+    expect(resultImages(undefined)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 // How a tool call and its result read in a compact card.
 import type { ToolCall, ToolMessage } from "./messages";
-import { textOf } from "./messages";
+import { imagesOf, textOf } from "./messages";
 import { basename, languageFor } from "./fileKind";
 
 const TITLES: Record<string, string> = {
@@ -13,10 +13,45 @@ const TITLES: Record<string, string> = {
   grep: "Search files",
   present_files: "Present files",
   ask_clarification: "Ask a question",
+  tool_search: "Searched tools",
 };
 
 export function toolTitle(name: string): string {
   return TITLES[name] ?? name;
+}
+
+/** Where an MCP tool call goes: the server and the tool's MCP name. */
+export interface McpOrigin {
+  server: string;
+  tool: string;
+}
+
+/**
+ * The MCP server and tool of a call: from its result's `artifact.mcp` (the exact names), else
+ * from the model-facing name `mcp__<server>__<tool>` (cleaned for the model, so close enough
+ * while the call runs). None for other tools.
+ */
+export function mcpOrigin(name: string, result?: Pick<ToolMessage, "artifact">): McpOrigin | undefined {
+  const mcp = result?.artifact?.["mcp"];
+  if (mcp && typeof mcp === "object") {
+    const { server, tool } = mcp as { server?: unknown; tool?: unknown };
+    if (typeof server === "string" && typeof tool === "string") return { server, tool };
+  }
+  const m = /^mcp__(.+?)__(.+)$/.exec(name);
+  return m?.[1] && m[2] ? { server: m[1], tool: m[2] } : undefined;
+}
+
+/** A card's title, and the MCP server it calls (shown as a label). */
+export function toolHeading(name: string, result?: Pick<ToolMessage, "artifact">): { title: string; mcp?: McpOrigin } {
+  const mcp = mcpOrigin(name, result);
+  return mcp ? { title: mcp.tool, mcp } : { title: toolTitle(name) };
+}
+
+/** Images an MCP tool returned (`artifact.images`: `{mimeType, data}`), as data URLs. */
+export function resultImages(result: Pick<ToolMessage, "artifact"> | undefined): string[] {
+  const images = result?.artifact?.["images"];
+  if (!Array.isArray(images)) return [];
+  return imagesOf(images.map((i: unknown) => ({ type: "image", ...(i && typeof i === "object" ? i : {}) })));
 }
 
 function str(value: unknown): string | undefined {
@@ -52,6 +87,8 @@ export function toolSummary(call: Pick<ToolCall, "name" | "args">): string {
     }
     case "ask_clarification":
       return str(a["question"]) ?? "";
+    case "tool_search":
+      return str(a["query"]) ?? "";
     default:
       return "";
   }

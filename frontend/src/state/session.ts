@@ -21,6 +21,7 @@ import {
 import { type HumanContent, editedContent, humanContent } from "../lib/humanContent";
 import { uuid } from "../lib/id";
 import type { HumanMessage } from "../lib/messages";
+import { NO_PROGRESS, type ToolProgressMap, withProgress, withoutAnswered } from "../lib/toolProgress";
 import type { PastedImage } from "../chat/usePastedImages";
 import { assistantsStore } from "./assistants";
 import { refreshThreads, setGeneratedTitle } from "./threads";
@@ -43,6 +44,8 @@ export interface SessionState {
   error?: string;
   /** Transient status: retries, loop warnings, reconnection. */
   notice?: string;
+  /** What running tool calls last reported (`tool_progress` events), until their results arrive. */
+  toolProgress: ToolProgressMap;
   artifacts: string[];
   /** Bumped whenever files may have changed, so artifact lists refetch. */
   filesVersion: number;
@@ -62,6 +65,7 @@ const initial: SessionState = {
   streaming: false,
   stopping: false,
   stopped: false,
+  toolProgress: NO_PROGRESS,
   artifacts: [],
   filesVersion: 0,
 };
@@ -282,7 +286,7 @@ export class ThreadSession {
     const abort = this.abort;
     this.abort = undefined;
     abort?.abort();
-    this.store.update({ streaming: false, stopping: false });
+    this.store.update({ streaming: false, stopping: false, toolProgress: NO_PROGRESS });
   }
 
   /** Runs the last message again: without re-sending it when it has no answer stored. */
@@ -337,7 +341,7 @@ export class ThreadSession {
     this.abort?.abort();
     const abort = new AbortController();
     this.abort = abort;
-    this.store.update({ streaming: true, stopping: false, runId: undefined, loaded: true });
+    this.store.update({ streaming: true, stopping: false, runId: undefined, loaded: true, toolProgress: NO_PROGRESS });
     return abort;
   }
 
@@ -357,6 +361,7 @@ export class ThreadSession {
       this.store.set((s) => ({
         ...s,
         conversation: applyValues(s.conversation, values.messages ?? []),
+        toolProgress: withoutAnswered(s.toolProgress, values.messages ?? []),
         artifacts: values.artifacts ?? s.artifacts,
         filesVersion:
           (values.artifacts ?? []).length !== s.artifacts.length ? s.filesVersion + 1 : s.filesVersion,
@@ -377,7 +382,11 @@ export class ThreadSession {
     const chunks = this.chunks;
     if (chunks.length === 0) return;
     this.chunks = [];
-    this.store.set((s) => ({ ...s, conversation: chunks.reduce(applyMessageEvent, s.conversation) }));
+    this.store.set((s) => ({
+      ...s,
+      conversation: chunks.reduce(applyMessageEvent, s.conversation),
+      toolProgress: withoutAnswered(s.toolProgress, chunks),
+    }));
   }
 
   private custom(data: unknown): void {
@@ -397,6 +406,9 @@ export class ThreadSession {
         break;
       case "loop_detected":
         this.store.update({ notice: "The agent kept repeating the same tool calls and was stopped." });
+        break;
+      case "tool_progress":
+        this.store.set((s) => ({ ...s, toolProgress: withProgress(s.toolProgress, event) }));
         break;
       default: {
         // A kind this UI does not know yet (a newer server): nothing to show.
@@ -419,7 +431,8 @@ export class ThreadSession {
     this.flushChunks();
     if (this.abort !== abort) return; // a newer stream took over
     this.abort = undefined;
-    this.store.update({ streaming: false, stopping: false, notice: undefined });
+    // No call runs once the run has ended, whatever its last report said.
+    this.store.update({ streaming: false, stopping: false, notice: undefined, toolProgress: NO_PROGRESS });
     await this.sync();
     void refreshThreads();
     await this.loadHistory();

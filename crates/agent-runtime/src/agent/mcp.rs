@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::AgentRun;
 use crate::bm25;
-use crate::tools::{ToolError, ToolOutput, cap};
+use crate::tools::{ToolError, ToolOutput};
 
 /// The name of the search over deferred MCP tools.
 pub(crate) const TOOL_SEARCH: &str = "tool_search";
@@ -155,16 +155,16 @@ impl AgentRun<'_> {
             .await;
         let origin = json!({"server": tool.server, "tool": tool.tool.name});
         match result {
-            Ok(r) => Ok(output(r, origin, self.cfg.max_tool_output_chars)),
+            Ok(r) => Ok(output(r, origin)),
             Err(McpError::Cancelled) => Err(ToolError::Model("the call was cancelled".into())),
             Err(e) => Err(ToolError::Model(e.to_string())),
         }
     }
 }
 
-/// A call's result as a tool message: text parts joined and capped, images kept for a
-/// model that can see (as `view_image`'s are), resources as their text with a note.
-fn output(r: CallResult, origin: Value, max_chars: usize) -> ToolOutput {
+/// A call's result as a tool message: text parts joined, images kept for a model that can
+/// see (as `view_image`'s are), resources as their text with a note.
+fn output(r: CallResult, origin: Value) -> ToolOutput {
     let mut text = Vec::new();
     let mut images = Vec::new();
     for part in r.content {
@@ -184,7 +184,7 @@ fn output(r: CallResult, origin: Value, max_chars: usize) -> ToolOutput {
             Content::Other(what) => text.push(format!("[{what}]")),
         }
     }
-    let content = cap(&text.join("\n"), max_chars);
+    let content = text.join("\n");
     let mut artifact = json!({"mcp": origin});
     if !images.is_empty() {
         artifact["images"] = json!(images);

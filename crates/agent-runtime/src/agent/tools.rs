@@ -9,7 +9,7 @@ use super::mcp::TOOL_SEARCH;
 use super::slash::Activation;
 use super::{AgentRun, AgentState};
 use crate::langchain::tool_message;
-use crate::tools::{Effect, ToolContext, ToolError, ToolOutput};
+use crate::tools::{Effect, ToolContext, ToolError, ToolOutput, cap};
 
 impl AgentRun<'_> {
     /// Runs every call of `ai` concurrently and appends the results in call order. Answers
@@ -65,6 +65,10 @@ impl AgentRun<'_> {
                         None => self.tools.call(&call.name, call.args.clone(), ctx).await,
                     },
                 };
+                let result = match result {
+                    Ok(out) => Ok(self.fit(out, &call.id).await),
+                    e => e,
+                };
                 (call.id.clone(), call.name.clone(), result)
             }
         });
@@ -113,6 +117,45 @@ impl AgentRun<'_> {
         }
         self.log.emit(&StreamEvent::Updates(Node::Tools, &messages));
         fatal.map_or(Ok(effects), Err)
+    }
+
+    /// Output over `agent.max_tool_output_chars`: kept whole in a file of the thread's
+    /// workspace, the model gets its head, its tail and where the rest is (only the middle
+    /// is cut when the file cannot be written).
+    async fn fit(&self, mut out: ToolOutput, call_id: &str) -> ToolOutput {
+        let max = self.cfg.max_tool_output_chars;
+        let count = out.content.chars().count();
+        if count <= max {
+            return out;
+        }
+        let safe: String = call_id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(64)
+            .collect();
+        let path = format!("/mnt/user-data/workspace/tool-outputs/{safe}.txt");
+        let written = match self.sandbox.get().await {
+            Ok(sandbox) => sandbox.write_file(&path, &out.content, false).await.is_ok(),
+            Err(_) => false,
+        };
+        if !written {
+            out.content = cap(&out.content, max);
+            return out;
+        }
+        let half = max / 2;
+        let head: String = out.content.chars().take(half).collect();
+        let tail: String = out.content.chars().skip(count - half).collect();
+        out.content = format!(
+            "{head}\n\n[... {} of {count} characters omitted; the whole output is in {path}: read parts of it with read_file (line ranges) or grep ...]\n\n{tail}",
+            count - 2 * half
+        );
+        out
     }
 
     /// Records the skills whose `SKILL.md` the model asked to read as used by the run's owner.

@@ -37,7 +37,7 @@ impl SandboxHandle {
         self
     }
 
-    async fn get(&self) -> Result<&Arc<dyn Sandbox>, SandboxError> {
+    pub(crate) async fn get(&self) -> Result<&Arc<dyn Sandbox>, SandboxError> {
         self.cell
             .get_or_try_init(|| {
                 self.provider

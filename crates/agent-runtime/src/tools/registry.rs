@@ -7,8 +7,8 @@ use futures::FutureExt;
 use serde_json::{Value, json};
 
 use super::{
-    Tool, ToolContext, ToolError, ToolOutput, bash, cap, clarify, files, present, search, skills,
-    todos, view_image,
+    Tool, ToolContext, ToolError, ToolOutput, bash, clarify, files, present, search, skills, todos,
+    view_image,
 };
 
 /// Tools by name, with their definitions for the model request built once.
@@ -96,7 +96,7 @@ impl ToolRegistry {
 
     /// Runs one call. An unknown tool, bad arguments or a failure the model can act on are
     /// `ToolError::Model`; a tool that panics is `ToolError::Fatal` (the run ends, the server
-    /// does not). Output is capped at `agent.max_tool_output_chars`.
+    /// does not).
     pub async fn call(
         &self,
         name: &str,
@@ -117,10 +117,9 @@ impl ToolRegistry {
                     "the tool '{name}' failed unexpectedly; the run was stopped"
                 )))
             });
-        result.map(|mut out| {
-            out.content = cap(&out.content, ctx.cfg.max_tool_output_chars);
-            out
-        })
+        // Output over the limit is fitted by the caller (`AgentRun::fit`), which keeps it whole
+        // in a file for the agent.
+        result
     }
 }
 

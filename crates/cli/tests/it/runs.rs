@@ -1116,3 +1116,56 @@ async fn bad_run_requests_are_refused_clearly() {
         .await;
     assert_eq!(status, 200, "{created}");
 }
+
+#[tokio::test]
+async fn a_megabyte_of_tool_output_is_kept_in_a_file_the_model_is_pointed_to() {
+    let env = Env::new();
+    let model = mock_llm(
+        "scenarios:\n  - match: \"\"\n    turns:\n      - tool_calls: [{name: bash, arguments: {command: \"python3 -c \\\"print('a' * 600000); print('z' * 600000)\\\"\"}}]\n      - content: \"big\"\n",
+    )
+    .await;
+    let server = env.start_agent(
+        &model,
+        &[
+            ("ANTLER_AGENT_GENERATE_TITLES", "false"),
+            ("ANTLER_SANDBOX_MAX_OUTPUT_BYTES", "2000000"),
+        ],
+    );
+    let (status, values) = server
+        .post_json(
+            "/api/threads/big/runs/wait",
+            json!({"assistant_id": "agent", "if_not_exists": "create",
+                "input": {"messages": [{"role": "user", "content": "make noise"}]}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{values}");
+    let tool = values["messages"][2]["content"].as_str().unwrap();
+    assert!(
+        tool.len() < 40_000,
+        "the model gets {} characters",
+        tool.len()
+    );
+    assert!(
+        tool.starts_with("aaa") && tool[tool.len() - 300..].contains("zzz"),
+        "head and tail: {}…{}",
+        &tool[..200],
+        &tool[tool.len() - 200..]
+    );
+    let path = tool
+        .split_whitespace()
+        .find(|w| w.starts_with("/mnt/user-data/workspace/tool-outputs/"))
+        .unwrap_or_else(|| panic!("no path in {}", &tool[..300]))
+        .trim_end_matches(':');
+    let whole = server
+        .get(&format!("/api/threads/big/artifacts{path}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let count = |c: char| whole.chars().filter(|x| *x == c).count();
+    assert_eq!(
+        (count('a'), count('z')),
+        (600_000, 600_000),
+        "the file holds all of it"
+    );
+}
