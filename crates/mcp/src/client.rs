@@ -109,8 +109,22 @@ impl Connector for RmcpConnector {
                     .map_err(|e| unavailable("initialize failed", e))?;
                 (service, group)
             }
-            Transport::StreamableHttp | Transport::Sse => {
+            Transport::StreamableHttp => {
                 let transport = StreamableHttpClientTransport::from_config(http_config(config)?);
+                let service = handler
+                    .serve(transport)
+                    .await
+                    .map_err(|e| unavailable("initialize failed", e))?;
+                (service, None)
+            }
+            Transport::Sse => {
+                let headers = headers(config)?.into_iter().collect();
+                let transport = crate::sse::SseTransport::connect(
+                    config.url.as_deref().unwrap_or_default(),
+                    headers,
+                    Duration::from_secs(config.init_timeout_secs),
+                )
+                .await?;
                 let service = handler
                     .serve(transport)
                     .await
@@ -178,22 +192,30 @@ impl RmcpConnector {
 /// reconnects so a server that went away fails calls instead of hanging them.
 fn http_config(config: &ServerConfig) -> Result<StreamableHttpClientTransportConfig, McpError> {
     let url = config.url.as_deref().unwrap_or_default();
-    let mut headers = HashMap::new();
-    for (key, value) in &config.headers {
-        let value = expand(value, lookup)
-            .map_err(|why| McpError::Unavailable(format!("header {key}: {why}")))?;
-        let name = http::HeaderName::try_from(key.as_str())
-            .map_err(|e| unavailable(&format!("header name {key}"), e))?;
-        let value = http::HeaderValue::try_from(value)
-            .map_err(|e| unavailable(&format!("header {key}"), e))?;
-        headers.insert(name, value);
-    }
+    let headers: HashMap<_, _> = headers(config)?.into_iter().collect();
     let mut config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(headers);
     let mut backoff = ExponentialBackoff::default();
     backoff.max_times = Some(3);
     backoff.max_delay = Some(Duration::from_secs(5));
     config.retry_config = Arc::new(backoff);
     Ok(config)
+}
+
+/// The configured headers with their variables expanded.
+fn headers(config: &ServerConfig) -> Result<Vec<(http::HeaderName, http::HeaderValue)>, McpError> {
+    config
+        .headers
+        .iter()
+        .map(|(key, value)| {
+            let value = expand(value, lookup)
+                .map_err(|why| McpError::Unavailable(format!("header {key}: {why}")))?;
+            let name = http::HeaderName::try_from(key.as_str())
+                .map_err(|e| unavailable(&format!("header name {key}"), e))?;
+            let value = http::HeaderValue::try_from(value)
+                .map_err(|e| unavailable(&format!("header {key}"), e))?;
+            Ok((name, value))
+        })
+        .collect()
 }
 
 #[async_trait]

@@ -162,11 +162,6 @@ pub fn check(name: &str, server: &ServerConfig) -> Result<(), String> {
             "mcp.servers.{name}.sandboxed: starting a server inside the thread's sandbox is not supported yet; leave it off (the server then runs on the host)"
         ));
     }
-    if server.transport == Transport::Sse {
-        return Err(format!(
-            "mcp.servers.{name}.transport: the older SSE transport is not supported; use streamable_http (servers built on current SDKs speak it)"
-        ));
-    }
     if server.init_timeout_secs == 0 || server.call_timeout_secs == 0 {
         return Err(format!(
             "mcp.servers.{name}: timeouts must be at least 1 second"

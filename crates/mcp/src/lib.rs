@@ -6,6 +6,7 @@ pub mod config;
 pub mod env;
 pub mod hub;
 pub mod names;
+pub mod sse;
 pub mod types;
 pub mod view;
 

@@ -211,13 +211,23 @@ async fn real_servers_answer_text_images_errors_and_keep_their_secrets() {
 
 #[tokio::test]
 async fn streamable_http_servers_are_reached_with_their_headers() {
+    http_server("streamableHttp", "streamable_http", "/mcp").await;
+}
+
+#[tokio::test]
+async fn older_sse_servers_are_reached_too() {
+    http_server("sse", "sse", "/sse").await;
+}
+
+/// server-everything in `mode` on a free port, configured as `transport` at `path`.
+async fn http_server(mode: &str, transport: &str, path: &str) {
     let Some(s) = servers() else { return };
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
     let mut http = std::process::Command::new(&s.node)
-        .args([s.everything.as_str(), "streamableHttp"])
+        .args([s.everything.as_str(), mode])
         .env("PORT", port.to_string())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -239,15 +249,16 @@ async fn streamable_http_servers_are_reached_with_their_headers() {
     let env = Env::new();
     let model = mock_llm(EVERYTHING_SCRIPT).await;
     let config = format!(
-        "everything:\n  transport: streamable_http\n  url: http://127.0.0.1:{port}/mcp\n  headers: {{X-Api-Key: \"${{ANTLER_IT_MCP_SECRET}}\"}}\n"
+        "everything:\n  transport: {transport}\n  url: http://127.0.0.1:{port}{path}\n  headers: {{X-Api-Key: \"${{ANTLER_IT_MCP_SECRET}}\"}}\n"
     );
     let server = start(&env, &model, &config, &[("ANTLER_IT_MCP_SECRET", "k")]);
     let values = run(&server, "h", "echo please").await;
-    assert_eq!(tool_result(&values)["content"], "Echo: hi there");
     assert_eq!(
-        status(&server, "everything").await["transport"],
-        "streamable_http"
+        tool_result(&values)["content"],
+        "Echo: hi there",
+        "{values}"
     );
+    assert_eq!(status(&server, "everything").await["transport"], transport);
     let _ = http.kill();
     let _ = http.wait();
 }
