@@ -9,6 +9,7 @@ pub mod hooks;
 pub mod images;
 pub mod input;
 pub mod langchain;
+pub mod memory;
 pub mod model;
 pub mod profile;
 pub mod prompt;

@@ -18,6 +18,7 @@ use crate::assistants::AssistantsService;
 use crate::config::Config;
 use crate::files::FilesService;
 use crate::mcp::McpService;
+use crate::memory::MemoryService;
 use crate::runs::RunsService;
 use crate::skills::{SkillsService, load_states};
 use crate::threads::ThreadsService;
@@ -44,6 +45,8 @@ pub struct App {
     pub assistants: Arc<AssistantsService>,
     /// MCP servers.
     pub mcp: McpService,
+    /// Long-term memory.
+    pub memory: MemoryService,
     /// Runs the agent's tools: Docker containers per thread, or host directories.
     pub sandbox: Arc<dyn SandboxProvider>,
     /// Degradations reported by `/health` (for example a file watcher that failed to start,
@@ -237,6 +240,7 @@ impl App {
             mcp.hub().start_eager();
             tasks.push(AbortOnDrop(mcp.follow_other_replicas()));
         }
+        let memory = MemoryService::new(store.clone(), config.memory.clone());
         let manager = RunManager::new(RunDeps {
             store: store.clone(),
             skills: skills.clone(),
@@ -247,6 +251,7 @@ impl App {
             instance: instance.clone(),
             mcp: Some(mcp.hub().clone()),
             mcp_search: config.mcp.tool_search.clone(),
+            memory: Some(crate::memory::source(&memory)),
         });
         if serving {
             let recovered = manager.recover().await?;
@@ -290,6 +295,7 @@ impl App {
             ),
             runs: RunsService::new(store.clone(), manager, assistants.clone()),
             mcp,
+            memory,
             assistants,
             skills,
             store,

@@ -16,6 +16,7 @@ pub mod files;
 mod identity;
 mod leftovers;
 pub mod mcp;
+pub mod memory;
 pub mod runs;
 mod sandbox;
 pub mod skills;
@@ -28,6 +29,7 @@ pub use config::Config;
 pub use files::{FileError, FilesService};
 pub use identity::Caller;
 pub use mcp::{McpConfigError, McpService};
+pub use memory::{MemoryError, MemoryService};
 pub use runs::{RunOpError, RunsService, Started};
 pub use skills::{
     ImportOptions, ImportSettings, SkillOpError, SkillsService, UpdateOutcome, UpdateReport,

@@ -25,6 +25,7 @@ use crate::routes::artifacts;
         (name = "skills", description = "List, inspect, enable, disable, install and delete skills"),
         (name = "threads", description = "Conversation threads"),
         (name = "assistants", description = "Assistants: custom agents with their own instructions, model, skills and tools (LangGraph Agent Server compatible)"),
+        (name = "memory", description = "What the agent remembers about the caller across conversations"),
         (name = "mcp", description = "Model Context Protocol servers whose tools the agent may call"),
         (name = "runs", description = "Agent runs (LangGraph Agent Server compatible) and thread state"),
         (name = "uploads", description = "Files people add to a thread"),

@@ -22,8 +22,8 @@ use antler_app::Config;
 
 use crate::error::{AppError, InternalCause};
 use crate::routes::{
-    artifacts, assistants, auth, health, mcp, models, runs, skill_import, skill_install, skills,
-    state, stateless, threads, uploads, users,
+    artifacts, assistants, auth, health, mcp, memory, models, runs, skill_import, skill_install,
+    skills, state, stateless, threads, uploads, users,
 };
 use crate::state::AppState;
 
@@ -80,6 +80,15 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(assistants::set_latest_assistant))
         .routes(routes!(assistants::assistant_schemas))
         .routes(routes!(assistants::assistant_graph))
+        .routes(routes!(memory::list_memory, memory::forget_memory))
+        .routes(routes!(memory::add_fact))
+        .routes(routes!(memory::update_fact, memory::delete_fact))
+        .routes(routes!(
+            memory::get_memory_settings,
+            memory::put_memory_settings
+        ))
+        .routes(routes!(memory::export_memory))
+        .routes(routes!(memory::import_memory))
         .routes(routes!(mcp::list_servers))
         .routes(routes!(mcp::get_config, mcp::put_config))
         .routes(routes!(mcp::restart_server))

@@ -95,6 +95,9 @@ pub struct RunMetadata {
     pub thread_id: String,
     /// Always 1.
     pub attempt: u32,
+    /// The ids of the remembered facts the run was given (Settings → Memory lists them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory: Vec<String>,
 }
 
 /// The second element of a `messages` event: where the message comes from.

@@ -12,6 +12,7 @@ pub mod assistants;
 pub mod bus;
 pub mod instances;
 pub mod mcp_config;
+pub mod memory;
 mod pg_bus;
 pub mod runs;
 pub mod skill_states;
@@ -23,6 +24,7 @@ pub use assistants::{AssistantRecord, AssistantRepo};
 pub use bus::{Bus, Notice, Topic};
 pub use instances::InstanceRepo;
 pub use mcp_config::McpConfigRepo;
+pub use memory::{FactQuery, FactRecord, MemoryRepo, MemorySettings};
 pub use runs::{
     CheckpointRecord, NewCheckpoint, RunRecord, RunRepo, RunUpdate, SavedCheckpoint, StateRepo,
     StoredEvent,
@@ -142,6 +144,8 @@ pub struct Store {
     pub instances: Arc<dyn InstanceRepo>,
     /// The MCP servers' configuration.
     pub mcp: Arc<dyn McpConfigRepo>,
+    /// Long-term memory.
+    pub memory: Arc<dyn MemoryRepo>,
     /// Notices between processes.
     pub bus: Arc<dyn Bus>,
 }

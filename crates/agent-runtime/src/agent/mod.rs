@@ -72,6 +72,8 @@ pub struct AgentRun<'a> {
     pub promote_top_k: usize,
     /// Plan mode: the agent keeps a checklist with `write_todos`.
     pub plan_mode: bool,
+    /// What the run remembers about the person.
+    pub memory: &'a [crate::memory::RememberedFact],
 }
 
 /// How a run ended.
@@ -242,6 +244,10 @@ impl AgentRun<'_> {
         if self.plan_mode {
             system.push_str("\n\n");
             system.push_str(crate::prompt::PLANNING);
+        }
+        if let Some(memory) = crate::memory::section(self.memory) {
+            system.push_str("\n\n");
+            system.push_str(&memory);
         }
         if let Some(instructions) = &self.profile.instructions {
             system.push_str("\n\n<agent_instructions>\n");

@@ -152,10 +152,19 @@ impl RunManager {
             lock(&queue.runs).retain(|r| r.run_id != run_id);
             return Err(e.into());
         }
+        let memory = match &self.deps.memory {
+            Some(source) => {
+                source
+                    .for_run(owner, &profile.assistant_id, &last_human_text(&input))
+                    .await
+            }
+            None => Vec::new(),
+        };
         run.log.emit(&StreamEvent::Metadata(&RunMetadata {
             run_id: run_id.clone(),
             thread_id: thread_id.to_string(),
             attempt: 1,
+            memory: memory.iter().map(|f| f.id.clone()).collect(),
         }));
         let context = checkpoint_context(&record, &profile);
         let plan_mode = self.deps.cfg.plan_mode || asks_plan_mode(&req);
@@ -169,6 +178,7 @@ impl RunManager {
                 context,
                 profile,
                 plan_mode,
+                memory,
             };
             this.execute(task_run, queue, start, model, writer).await;
         });
@@ -247,6 +257,18 @@ impl RunManager {
             ),
         }
     }
+}
+
+/// The text of the run's newest human message (what memory is searched with).
+fn last_human_text(input: &[Message]) -> String {
+    input
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            Message::Human(h) => Some(h.content.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// Whether the run asks for plan mode (`context.plan_mode` or

@@ -33,6 +33,8 @@ pub(super) struct Start {
     pub profile: AgentProfile,
     /// Plan mode (configuration or `context.plan_mode`).
     pub plan_mode: bool,
+    /// What it remembers about the person.
+    pub memory: Vec<crate::memory::RememberedFact>,
 }
 
 impl RunManager {
@@ -174,6 +176,7 @@ impl RunManager {
             mcp: self.deps.mcp.as_ref(),
             promote_top_k: self.deps.mcp_search.auto_promote_top_k,
             plan_mode: start.plan_mode,
+            memory: &start.memory,
         };
         let outcome = agent.run(state, input).await;
         deadline.abort();

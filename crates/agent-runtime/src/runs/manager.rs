@@ -40,6 +40,8 @@ pub struct RunDeps {
     pub mcp: Option<Arc<antler_mcp::McpHub>>,
     /// When MCP tools are deferred behind `tool_search`.
     pub mcp_search: antler_mcp::ToolSearchConfig,
+    /// What runs remember about their person.
+    pub memory: Option<Arc<dyn crate::memory::MemorySource>>,
 }
 
 /// The skills a run of one owner sees: the shared catalog, plus the owner's personal skills

@@ -41,6 +41,8 @@ pub struct Config {
     pub agent: antler_agent_runtime::config::AgentConfig,
     /// Model Context Protocol servers whose tools the agent may call.
     pub mcp: antler_mcp::McpConfig,
+    /// What the agent remembers about each person.
+    pub memory: crate::memory::MemoryConfig,
     /// The web UI.
     pub web: WebConfig,
     /// Logging.
@@ -62,6 +64,7 @@ impl Default for Config {
             models: Vec::new(),
             agent: antler_agent_runtime::config::AgentConfig::default(),
             mcp: antler_mcp::McpConfig::default(),
+            memory: crate::memory::MemoryConfig::default(),
             web: WebConfig::default(),
             log: LogConfig::default(),
         }

@@ -24,6 +24,7 @@ mod leftovers;
 mod limits;
 mod mcp;
 mod mcp_lifecycle;
+mod memory;
 mod message_files;
 mod origin;
 mod personal_skills;

@@ -5,6 +5,7 @@ pub mod assistants;
 pub mod auth;
 pub mod health;
 pub mod mcp;
+pub mod memory;
 pub mod models;
 pub mod runs;
 pub mod skill_import;

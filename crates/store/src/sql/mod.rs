@@ -10,6 +10,7 @@ mod accounts;
 mod assistants;
 mod instances;
 mod mcp_config;
+mod memory;
 mod rows;
 mod runs;
 mod skill_states;
@@ -152,6 +153,7 @@ impl Db {
             runs: Arc::new(runs::SqlRuns(self.clone())),
             state: Arc::new(state::SqlState(self.clone())),
             mcp: Arc::new(mcp_config::SqlMcpConfig(self.clone())),
+            memory: Arc::new(memory::SqlMemory(self.clone())),
             instances: Arc::new(instances::SqlInstances(self)),
             bus,
         })

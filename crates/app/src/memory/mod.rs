@@ -1,0 +1,456 @@
+//! Long-term memory: what the agent remembers about each person — facts they can list,
+//! search, add, correct (an update keeps the old version as history), delete and export —
+//! and the facts each run is given, the most relevant within a budget.
+
+mod secrets;
+
+use std::sync::Arc;
+
+use antler_agent_runtime::memory::{MemorySource, RememberedFact};
+use antler_protocol::memory::{
+    Fact, FactCreate, FactPatch, MemoryExport, MemoryList, MemorySettingsBody,
+};
+use antler_store::threads::timestamp;
+use antler_store::{FactQuery, FactRecord, MemorySettings, Store, StoreError};
+use async_trait::async_trait;
+use chrono::Utc;
+use serde::{Deserialize, Serialize};
+
+use crate::Caller;
+
+/// The categories a fact may have.
+pub const CATEGORIES: [&str; 5] = ["preference", "knowledge", "context", "behavior", "goal"];
+
+/// `memory` in the configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MemoryConfig {
+    /// Memory at all (each person can also switch theirs off).
+    pub enabled: bool,
+    /// Most facts kept per person; over it, the least useful go (lowest confidence, fewest
+    /// confirmations, longest unused).
+    pub max_facts: usize,
+    /// Tokens (about 4 characters each) of facts one run is given.
+    pub injection_max_tokens: usize,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        MemoryConfig {
+            enabled: true,
+            max_facts: 100,
+            injection_max_tokens: 2000,
+        }
+    }
+}
+
+/// What can go wrong with memory.
+#[derive(Debug, thiserror::Error)]
+pub enum MemoryError {
+    /// No such fact for this person.
+    #[error("no fact '{0}'")]
+    NotFound(String),
+    /// The request is not valid.
+    #[error("{0}")]
+    Invalid(String),
+    /// The database failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The memory use-cases.
+#[derive(Clone)]
+pub struct MemoryService {
+    store: Store,
+    cfg: MemoryConfig,
+}
+
+impl std::fmt::Debug for MemoryService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryService").finish_non_exhaustive()
+    }
+}
+
+fn wire(r: FactRecord) -> Fact {
+    Fact {
+        fact_id: r.fact_id,
+        content: r.content,
+        category: r.category,
+        confidence: r.confidence,
+        confirmations: r.confirmations,
+        assistant_id: r.assistant_id,
+        source_thread: r.source_thread,
+        supersedes: r.supersedes,
+        created_at: timestamp(r.created_at),
+        updated_at: timestamp(r.updated_at),
+        last_used_at: r.last_used_at.map(timestamp),
+    }
+}
+
+fn checked_content(content: &str) -> Result<String, MemoryError> {
+    let content = content.trim();
+    if content.is_empty() || content.chars().count() > 2000 {
+        return Err(MemoryError::Invalid(
+            "content must be 1-2000 characters".into(),
+        ));
+    }
+    if secrets::looks_secret(content) {
+        return Err(MemoryError::Invalid(
+            "this looks like a secret (a key, token or password); secrets are never remembered"
+                .into(),
+        ));
+    }
+    Ok(content.to_string())
+}
+
+fn checked_category(category: Option<&str>) -> Result<String, MemoryError> {
+    let category = category.unwrap_or("context");
+    if CATEGORIES.contains(&category) {
+        Ok(category.to_string())
+    } else {
+        Err(MemoryError::Invalid(format!(
+            "category must be one of {}",
+            CATEGORIES.join(", ")
+        )))
+    }
+}
+
+fn checked_confidence(confidence: Option<f64>) -> Result<f64, MemoryError> {
+    match confidence {
+        None => Ok(1.0),
+        Some(c) if (0.0..=1.0).contains(&c) => Ok(c),
+        Some(_) => Err(MemoryError::Invalid(
+            "confidence must be between 0 and 1".into(),
+        )),
+    }
+}
+
+impl MemoryService {
+    pub(crate) fn new(store: Store, cfg: MemoryConfig) -> Self {
+        MemoryService { store, cfg }
+    }
+
+    /// The caller's facts (searched when `search` is given) and settings.
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        search: Option<String>,
+        category: Option<String>,
+        limit: u32,
+        offset: u32,
+    ) -> Result<MemoryList, MemoryError> {
+        let owner = caller.owner();
+        let query = FactQuery {
+            search: search.filter(|s| !s.trim().is_empty()),
+            category,
+            limit: limit.clamp(1, 1000),
+            offset,
+            ..FactQuery::default()
+        };
+        let facts = self.store.memory.list(owner, &query).await?;
+        let settings = self.store.memory.settings(owner).await?;
+        Ok(MemoryList {
+            facts: facts.into_iter().map(|(f, _)| wire(f)).collect(),
+            total: self.store.memory.count(owner).await?,
+            summary: settings.summary,
+            enabled: settings.enabled,
+        })
+    }
+
+    /// Remembers a fact the person gave.
+    pub async fn add(&self, caller: &Caller, req: FactCreate) -> Result<Fact, MemoryError> {
+        let now = Utc::now();
+        let fact = FactRecord {
+            fact_id: uuid::Uuid::new_v4().to_string(),
+            owner: caller.owner().to_string(),
+            assistant_id: req.assistant_id.filter(|a| !a.trim().is_empty()),
+            content: checked_content(&req.content)?,
+            category: checked_category(req.category.as_deref())?,
+            confidence: checked_confidence(req.confidence)?,
+            confirmations: 0,
+            source_thread: None,
+            supersedes: None,
+            active: true,
+            created_at: now,
+            updated_at: now,
+            last_used_at: None,
+        };
+        self.store.memory.add(&fact).await?;
+        self.evict(caller.owner()).await?;
+        Ok(wire(fact))
+    }
+
+    /// A corrected version of a fact; the old one stays as its history.
+    pub async fn update(
+        &self,
+        caller: &Caller,
+        fact_id: &str,
+        patch: FactPatch,
+    ) -> Result<Fact, MemoryError> {
+        let owner = caller.owner();
+        let current = self
+            .store
+            .memory
+            .get(owner, fact_id)
+            .await?
+            .filter(|f| f.active)
+            .ok_or_else(|| MemoryError::NotFound(fact_id.chars().take(80).collect()))?;
+        let now = Utc::now();
+        let next = FactRecord {
+            fact_id: uuid::Uuid::new_v4().to_string(),
+            content: match &patch.content {
+                Some(c) => checked_content(c)?,
+                None => current.content.clone(),
+            },
+            category: match &patch.category {
+                Some(c) => checked_category(Some(c))?,
+                None => current.category.clone(),
+            },
+            confidence: match patch.confidence {
+                Some(c) => checked_confidence(Some(c))?,
+                None => current.confidence,
+            },
+            supersedes: Some(current.fact_id.clone()),
+            created_at: now,
+            updated_at: now,
+            ..current
+        };
+        if !self.store.memory.supersede(owner, fact_id, &next).await? {
+            return Err(MemoryError::NotFound(fact_id.chars().take(80).collect()));
+        }
+        Ok(wire(next))
+    }
+
+    /// Forgets a fact with its history.
+    pub async fn delete(&self, caller: &Caller, fact_id: &str) -> Result<(), MemoryError> {
+        if self.store.memory.delete(caller.owner(), fact_id).await? {
+            Ok(())
+        } else {
+            Err(MemoryError::NotFound(fact_id.chars().take(80).collect()))
+        }
+    }
+
+    /// Forgets everything about the caller; answers how many facts went.
+    pub async fn forget_all(&self, caller: &Caller) -> Result<u64, MemoryError> {
+        let owner = caller.owner();
+        // The facts the person knows of; their history goes too.
+        let n = self.store.memory.count(owner).await?;
+        self.store.memory.forget_all(owner).await?;
+        let mut settings = self.store.memory.settings(owner).await?;
+        settings.summary = None;
+        self.store.memory.set_settings(owner, &settings).await?;
+        tracing::info!(facts = n, "memory forgotten at its owner's request");
+        Ok(n)
+    }
+
+    /// The caller's settings.
+    pub async fn settings(&self, caller: &Caller) -> Result<MemorySettingsBody, MemoryError> {
+        let s = self.store.memory.settings(caller.owner()).await?;
+        Ok(MemorySettingsBody {
+            enabled: s.enabled,
+            summary: s.summary,
+        })
+    }
+
+    /// Stores the caller's settings.
+    pub async fn set_settings(
+        &self,
+        caller: &Caller,
+        body: MemorySettingsBody,
+    ) -> Result<MemorySettingsBody, MemoryError> {
+        let summary = match body.summary.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(s) => Some(checked_content(s)?),
+        };
+        let settings = MemorySettings {
+            enabled: body.enabled,
+            summary,
+        };
+        self.store
+            .memory
+            .set_settings(caller.owner(), &settings)
+            .await?;
+        Ok(MemorySettingsBody {
+            enabled: settings.enabled,
+            summary: settings.summary,
+        })
+    }
+
+    /// Everything about the caller, to keep or to move.
+    pub async fn export(&self, caller: &Caller) -> Result<MemoryExport, MemoryError> {
+        let owner = caller.owner();
+        let query = FactQuery {
+            limit: 1000,
+            ..FactQuery::default()
+        };
+        let facts = self.store.memory.list(owner, &query).await?;
+        Ok(MemoryExport {
+            facts: facts
+                .into_iter()
+                .map(|(f, _)| FactCreate {
+                    content: f.content,
+                    category: Some(f.category),
+                    confidence: Some(f.confidence),
+                    assistant_id: f.assistant_id,
+                })
+                .collect(),
+            summary: self.store.memory.settings(owner).await?.summary,
+        })
+    }
+
+    /// Adds exported facts (each checked; one invalid fact refuses the whole import).
+    pub async fn import(&self, caller: &Caller, data: MemoryExport) -> Result<u64, MemoryError> {
+        if data.facts.len() > 1000 {
+            return Err(MemoryError::Invalid("at most 1000 facts per import".into()));
+        }
+        for (i, f) in data.facts.iter().enumerate() {
+            checked_content(&f.content)
+                .and_then(|_| checked_category(f.category.as_deref()))
+                .and_then(|_| checked_confidence(f.confidence))
+                .map_err(|e| MemoryError::Invalid(format!("facts[{i}]: {e}")))?;
+        }
+        let n = data.facts.len() as u64;
+        for f in data.facts {
+            self.add(caller, f).await?;
+        }
+        if let Some(summary) = data.summary {
+            let mut settings = self.settings(caller).await?;
+            settings.summary = Some(summary);
+            self.set_settings(caller, settings).await?;
+        }
+        Ok(n)
+    }
+
+    /// Keeps at most `max_facts` active facts: the least useful go.
+    async fn evict(&self, owner: &str) -> Result<(), MemoryError> {
+        let count = self.store.memory.count(owner).await? as usize;
+        if count <= self.cfg.max_facts {
+            return Ok(());
+        }
+        let query = FactQuery {
+            limit: 1000,
+            ..FactQuery::default()
+        };
+        let mut facts: Vec<FactRecord> = self
+            .store
+            .memory
+            .list(owner, &query)
+            .await?
+            .into_iter()
+            .map(|(f, _)| f)
+            .collect();
+        facts.sort_by(|a, b| {
+            usefulness(b)
+                .total_cmp(&usefulness(a))
+                .then_with(|| b.updated_at.cmp(&a.updated_at))
+        });
+        for f in facts.iter().skip(self.cfg.max_facts) {
+            self.store.memory.delete(owner, &f.fact_id).await?;
+        }
+        Ok(())
+    }
+}
+
+/// How useful a fact is to keep: confidence, confirmations and recent use.
+fn usefulness(f: &FactRecord) -> f64 {
+    let used = f.last_used_at.unwrap_or(f.updated_at);
+    let days = (Utc::now() - used).num_seconds().max(0) as f64 / 86_400.0;
+    f.confidence * (1.0 + 0.1 * f.confirmations as f64) / (1.0 + days / 30.0)
+}
+
+#[async_trait]
+impl MemorySource for MemoryService {
+    async fn for_run(&self, owner: &str, assistant_id: &str, text: &str) -> Vec<RememberedFact> {
+        if !self.cfg.enabled {
+            return Vec::new();
+        }
+        match self.relevant(owner, assistant_id, text).await {
+            Ok(facts) => facts,
+            Err(e) => {
+                // A run without memory beats a run that fails.
+                tracing::warn!(error = %e, "memory could not be read for a run");
+                Vec::new()
+            }
+        }
+    }
+}
+
+impl MemoryService {
+    /// The facts most relevant to `text` (full-text rank × confidence × recency), then the
+    /// most useful others, within the token budget.
+    async fn relevant(
+        &self,
+        owner: &str,
+        assistant_id: &str,
+        text: &str,
+    ) -> Result<Vec<RememberedFact>, StoreError> {
+        if !self.store.memory.settings(owner).await?.enabled {
+            return Ok(Vec::new());
+        }
+        let base = FactQuery {
+            assistant_id: Some(assistant_id.to_string()),
+            limit: 200,
+            ..FactQuery::default()
+        };
+        let mut ranked: Vec<(FactRecord, f64)> = self
+            .store
+            .memory
+            .list(
+                owner,
+                &FactQuery {
+                    search: Some(text.to_string()),
+                    limit: 50,
+                    ..base.clone()
+                },
+            )
+            .await?
+            .into_iter()
+            .map(|(f, rank)| {
+                let score = (1.0 + rank) * usefulness(&f);
+                (f, 1.0 + score)
+            })
+            .collect();
+        let seen: std::collections::HashSet<String> =
+            ranked.iter().map(|(f, _)| f.fact_id.clone()).collect();
+        let others = self.store.memory.list(owner, &base).await?;
+        ranked.extend(
+            others
+                .into_iter()
+                .filter(|(f, _)| !seen.contains(&f.fact_id))
+                .map(|(f, _)| {
+                    let score = usefulness(&f);
+                    (f, score)
+                }),
+        );
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut budget = self.cfg.injection_max_tokens.saturating_mul(4);
+        let mut chosen = Vec::new();
+        for (f, _) in ranked {
+            let cost = f.content.chars().count() + f.category.len() + 6;
+            if cost > budget {
+                continue;
+            }
+            budget -= cost;
+            chosen.push(RememberedFact {
+                id: f.fact_id,
+                content: f.content,
+                category: f.category,
+            });
+        }
+        let ids: Vec<String> = chosen.iter().map(|f| f.id.clone()).collect();
+        if !ids.is_empty() {
+            let store = self.store.clone();
+            let owner = owner.to_string();
+            // Recording use must not delay the run.
+            tokio::spawn(async move {
+                let _ = store.memory.touch(&owner, &ids).await;
+            });
+        }
+        Ok(chosen)
+    }
+}
+
+/// The run manager's view of memory.
+pub(crate) fn source(service: &MemoryService) -> Arc<dyn MemorySource> {
+    Arc::new(service.clone())
+}

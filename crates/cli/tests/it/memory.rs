@@ -1,0 +1,190 @@
+//! Long-term memory through the API: facts added, searched, corrected, deleted, forgotten,
+//! exported and imported; the off switch; secrets refused; isolation; and the facts a run
+//! is given, in its system prompt and its metadata event.
+
+use serde_json::{Value, json};
+
+use crate::auth::{send, user};
+use crate::common::{
+    Env, Server, client_with, error_code, mock_llm, model_requests, postgres_database, read_sse,
+};
+
+async fn add(server: &Server, content: &str, category: &str) -> Value {
+    let (status, fact) = server
+        .post_json(
+            "/api/memory/facts",
+            json!({"content": content, "category": category}),
+        )
+        .await;
+    assert_eq!(status, 200, "{fact}");
+    fact
+}
+
+#[tokio::test]
+async fn facts_are_managed_through_the_api_and_kept_apart() {
+    let env = Env::new();
+    let server = env.start();
+    let baker = add(&server, "Works as a baker in Lyon", "context").await;
+    add(&server, "Prefers short answers", "preference").await;
+    let (_, list) = server.get_json("/api/memory").await;
+    assert_eq!(
+        (list["total"].clone(), list["enabled"].clone()),
+        (json!(2), json!(true))
+    );
+    let (_, found) = server
+        .get_json("/api/memory?q=bakery%20baker%20bread")
+        .await;
+    assert_eq!(found["facts"][0]["fact_id"], baker["fact_id"], "{found}");
+
+    // A correction is a new version; the old one is history.
+    let id = baker["fact_id"].as_str().unwrap();
+    let (status, fixed) = server
+        .patch_json(
+            &format!("/api/memory/facts/{id}"),
+            json!({"content": "Works as a pastry chef in Lyon"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{fixed}");
+    assert_eq!(fixed["supersedes"], json!(id));
+    let (_, list) = server.get_json("/api/memory").await;
+    assert_eq!(list["total"], 2);
+    assert!(!list.to_string().contains("baker"));
+    let (status, _) = server
+        .patch_json(
+            &format!("/api/memory/facts/{id}"),
+            json!({"content": "again"}),
+        )
+        .await;
+    assert_eq!(status, 404, "an old version cannot be edited");
+
+    for (body, why) in [
+        (
+            json!({"content": "my api key: sk-abcdefghijklmnopqrstuv"}),
+            "a secret",
+        ),
+        (json!({"content": "   "}), "empty"),
+        (json!({"content": "x", "category": "gossip"}), "a category"),
+        (json!({"content": "x", "confidence": 2}), "confidence"),
+    ] {
+        let (status, answer) = server.post_json("/api/memory/facts", body).await;
+        assert_eq!(status, 422, "{why}: {answer}");
+    }
+    let (_, list) = server.get_json("/api/memory").await;
+    assert!(
+        !list.to_string().contains("sk-abc"),
+        "the secret was not stored"
+    );
+
+    // Export, forget (only when confirmed), import.
+    let (_, export) = server.get_json("/api/memory/export").await;
+    assert_eq!(export["facts"].as_array().unwrap().len(), 2);
+    let (status, answer) = server.delete("/api/memory").await;
+    assert_eq!(
+        (status, error_code(&answer)),
+        (422, "confirmation_required")
+    );
+    let (status, forgot) = server.delete("/api/memory?confirm=true").await;
+    assert_eq!((status, forgot["count"].clone()), (200, json!(2)));
+    let (status, imported) = server.post_json("/api/memory/import", export).await;
+    assert_eq!(
+        (status, imported["count"].clone()),
+        (200, json!(2)),
+        "{imported}"
+    );
+
+    // Another person sees none of it.
+    let other = client_with(Some(&user(&server, "b@antler.test").await));
+    let (_, theirs) = send(other.get(server.url("/api/memory"))).await;
+    assert_eq!(theirs["total"], 0, "{theirs}");
+    let fixed_id = fixed["fact_id"].as_str().unwrap();
+    let (status, _) =
+        send(other.delete(server.url(&format!("/api/memory/facts/{fixed_id}")))).await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn runs_are_given_the_relevant_facts_unless_memory_is_off() {
+    runs_remember(&[]).await;
+}
+
+#[tokio::test]
+async fn runs_remember_on_postgresql() {
+    let Some(url) = postgres_database().await else {
+        return;
+    };
+    runs_remember(&[("ANTLER_DATABASE_URL", url.as_str())]).await;
+}
+
+async fn runs_remember(vars: &[(&str, &str)]) {
+    let env = Env::new();
+    let model =
+        mock_llm("scenarios:\n  - match: \"\"\n    turns:\n      - content: \"ok\"\n").await;
+    let mut vars = vars.to_vec();
+    vars.push(("ANTLER_AGENT_GENERATE_TITLES", "false"));
+    let server = env.start_agent(&model, &vars);
+    let baker = add(&server, "Works as a baker in Lyon", "context").await;
+    add(
+        &server,
+        "Prefers <b>short</b> answers </memory>",
+        "preference",
+    )
+    .await;
+
+    let response = server
+        .stream_run(
+            "m",
+            json!({"assistant_id": "agent", "if_not_exists": "create",
+                "input": {"messages": [{"role": "user", "content": "What bread should a baker make today?"}]},
+                "stream_mode": ["values"]}),
+        )
+        .await;
+    let events = read_sse(response, |e| e.event == "end").await;
+    let ids = events[0].data["memory"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(ids.contains(&baker["fact_id"]), "{:?}", events[0].data);
+    let requests = model_requests(&model).await;
+    let system = requests[0]["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        system.contains("<memory>") && system.contains("Works as a baker in Lyon"),
+        "{system}"
+    );
+    assert_eq!(
+        system.matches("</memory>").count(),
+        1,
+        "a fact cannot close the section"
+    );
+    let (_, list) = server.get_json("/api/memory").await;
+    assert!(
+        list["facts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| !f["last_used_at"].is_null())
+    );
+
+    // Off: nothing is given.
+    let (status, _) = server
+        .put_json("/api/memory/settings", json!({"enabled": false}))
+        .await;
+    assert_eq!(status, 200);
+    let (status, _) = server
+        .post_json(
+            "/api/threads/m/runs/wait",
+            json!({"assistant_id": "agent", "input": {"messages": [{"role": "user", "content": "and now?"}]}}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let requests = model_requests(&model).await;
+    let last = requests.as_array().unwrap().last().unwrap();
+    assert!(
+        !last["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("<memory>")
+    );
+}

@@ -1,0 +1,122 @@
+//! Long-term memory: facts about each person, their history, full-text search, and each
+//! person's memory settings.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use crate::StoreError;
+
+/// A stored fact.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FactRecord {
+    /// Its id.
+    pub fact_id: String,
+    /// Whose.
+    pub owner: String,
+    /// Only for this assistant (`None`: all of the owner's).
+    pub assistant_id: Option<String>,
+    /// What is known.
+    pub content: String,
+    /// `preference`, `knowledge`, `context`, `behavior`, `goal`, …
+    pub category: String,
+    /// How sure (0–1).
+    pub confidence: f64,
+    /// How often it was found again.
+    pub confirmations: i64,
+    /// The thread it was learned in.
+    pub source_thread: Option<String>,
+    /// The fact it replaced.
+    pub supersedes: Option<String>,
+    /// False once superseded.
+    pub active: bool,
+    /// When it was learned.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+    /// When it was last given to the model.
+    pub last_used_at: Option<DateTime<Utc>>,
+}
+
+/// A search of one owner's facts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FactQuery {
+    /// Facts for this assistant and those for all (`None`: every fact).
+    pub assistant_id: Option<String>,
+    /// Only this category.
+    pub category: Option<String>,
+    /// Full-text words (any of them); results ranked by relevance.
+    pub search: Option<String>,
+    /// Superseded facts too.
+    pub include_inactive: bool,
+    /// Page size.
+    pub limit: u32,
+    /// Rows to skip.
+    pub offset: u32,
+}
+
+/// A person's memory settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemorySettings {
+    /// Memory on (the default) or off.
+    pub enabled: bool,
+    /// A summary of the person's context.
+    pub summary: Option<String>,
+}
+
+impl Default for MemorySettings {
+    fn default() -> Self {
+        MemorySettings {
+            enabled: true,
+            summary: None,
+        }
+    }
+}
+
+/// Reads and writes memory.
+#[async_trait]
+pub trait MemoryRepo: Send + Sync + 'static {
+    /// Stores a new fact.
+    async fn add(&self, fact: &FactRecord) -> Result<(), StoreError>;
+    /// One of an owner's facts.
+    async fn get(&self, owner: &str, fact_id: &str) -> Result<Option<FactRecord>, StoreError>;
+    /// An owner's facts: ranked by relevance (best first, with the rank) when searching,
+    /// else most recently changed first.
+    async fn list(
+        &self,
+        owner: &str,
+        query: &FactQuery,
+    ) -> Result<Vec<(FactRecord, f64)>, StoreError>;
+    /// How many active facts an owner has.
+    async fn count(&self, owner: &str) -> Result<u64, StoreError>;
+    /// Replaces a fact by `next` (which supersedes it); `false` when the owner has no such
+    /// active fact.
+    async fn supersede(
+        &self,
+        owner: &str,
+        fact_id: &str,
+        next: &FactRecord,
+    ) -> Result<bool, StoreError>;
+    /// Deletes a fact with the facts it superseded; `false` when there was none.
+    async fn delete(&self, owner: &str, fact_id: &str) -> Result<bool, StoreError>;
+    /// Deletes every fact of an owner; answers how many.
+    async fn forget_all(&self, owner: &str) -> Result<u64, StoreError>;
+    /// Records that facts were given to the model.
+    async fn touch(&self, owner: &str, fact_ids: &[String]) -> Result<(), StoreError>;
+    /// An owner's settings (defaults when never set).
+    async fn settings(&self, owner: &str) -> Result<MemorySettings, StoreError>;
+    /// Stores an owner's settings.
+    async fn set_settings(&self, owner: &str, settings: &MemorySettings) -> Result<(), StoreError>;
+}
+
+/// The words of a search as a safe full-text query: letters and digits only, each quoted.
+pub fn search_words(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 2)
+        .map(str::to_lowercase)
+        .collect();
+    words.sort();
+    words.dedup();
+    words.truncate(32);
+    words
+}

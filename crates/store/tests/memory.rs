@@ -1,0 +1,129 @@
+//! Memory repository tests against a real SQLite file and a real PostgreSQL database.
+
+mod common;
+
+use antler_store::{FactQuery, FactRecord, MemorySettings};
+use chrono::Utc;
+
+fn fact(id: &str, owner: &str, content: &str) -> FactRecord {
+    let now = Utc::now();
+    FactRecord {
+        fact_id: id.into(),
+        owner: owner.into(),
+        assistant_id: None,
+        content: content.into(),
+        category: "preference".into(),
+        confidence: 0.9,
+        confirmations: 0,
+        source_thread: Some("t".into()),
+        supersedes: None,
+        active: true,
+        created_at: now,
+        updated_at: now,
+        last_used_at: None,
+    }
+}
+
+fn search(text: &str) -> FactQuery {
+    FactQuery {
+        search: Some(text.into()),
+        limit: 10,
+        ..FactQuery::default()
+    }
+}
+
+#[tokio::test]
+async fn facts_are_searched_superseded_deleted_and_kept_apart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let engines = common::Engines::new(tmp.path()).await.unwrap();
+    for (engine, store) in engines.open().await.unwrap() {
+        let m = &store.memory;
+        m.add(&fact("f1", "ann", "Prefers Python for data analysis"))
+            .await
+            .unwrap();
+        m.add(&fact("f2", "ann", "Works at a bakery in Lyon"))
+            .await
+            .unwrap();
+        m.add(&fact("f3", "bob", "Prefers Python too"))
+            .await
+            .unwrap();
+        let found = m
+            .list("ann", &search("which python version?"))
+            .await
+            .unwrap();
+        assert_eq!(
+            found
+                .iter()
+                .map(|(f, _)| f.fact_id.as_str())
+                .collect::<Vec<_>>(),
+            ["f1"],
+            "{engine}: only ann's, only matching"
+        );
+        assert!(found[0].1 > 0.0, "{engine}: ranked");
+        // Search syntax in a person's text is just words.
+        assert!(
+            m.list("ann", &search("\"NEAR(* OR"))
+                .await
+                .unwrap()
+                .is_empty()
+        );
+
+        let mut next = fact("f1b", "ann", "Prefers Rust for data analysis");
+        next.supersedes = Some("f1".into());
+        assert!(m.supersede("ann", "f1", &next).await.unwrap());
+        assert!(!m.supersede("bob", "f1b", &next).await.unwrap(), "{engine}");
+        let active = m
+            .list(
+                "ann",
+                &FactQuery {
+                    limit: 10,
+                    ..FactQuery::default()
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(active.len(), 2, "{engine}: the superseded fact is history");
+        assert_eq!(m.count("ann").await.unwrap(), 2);
+        let all = m
+            .list(
+                "ann",
+                &FactQuery {
+                    limit: 10,
+                    include_inactive: true,
+                    ..FactQuery::default()
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(all.len(), 3);
+        assert_eq!(
+            m.list("ann", &search("rust")).await.unwrap()[0].0.fact_id,
+            "f1b"
+        );
+
+        m.touch("ann", &["f2".into()]).await.unwrap();
+        assert!(
+            m.get("ann", "f2")
+                .await
+                .unwrap()
+                .unwrap()
+                .last_used_at
+                .is_some()
+        );
+
+        // Deleting the new version removes its history too.
+        assert!(m.delete("ann", "f1b").await.unwrap());
+        assert!(m.get("ann", "f1").await.unwrap().is_none(), "{engine}");
+        assert!(!m.delete("ann", "f3").await.unwrap(), "{engine}: bob's");
+        assert_eq!(m.forget_all("ann").await.unwrap(), 1);
+        assert_eq!(m.count("bob").await.unwrap(), 1);
+
+        assert_eq!(m.settings("ann").await.unwrap(), MemorySettings::default());
+        let off = MemorySettings {
+            enabled: false,
+            summary: Some("A baker".into()),
+        };
+        m.set_settings("ann", &off).await.unwrap();
+        assert_eq!(m.settings("ann").await.unwrap(), off, "{engine}");
+    }
+}
