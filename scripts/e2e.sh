@@ -28,9 +28,19 @@ cargo build --quiet -p antler-cli --bin antler -p antler-mock-llm --bin antler-m
 scripts/frontend.sh
 (cd tests/e2e && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; })
 
+# The MCP test servers (npm, PyPI; pinned, cached outside the clone) for tools.test.mjs, which
+# starts tests/mcp/many_tools.py with the Python they are installed for.
+# (An assignment first, so that a failed install stops here.)
+mcp_env="$(scripts/mcp-servers.sh)"
+set -a
+eval "$mcp_env"
+set +a
+export ANTLER_REQUIRE_MCP=1
+
 # Screenshots go to $CARGO_TARGET_DIR/e2e-screenshots (or target/), resolved by the harness;
-# those of versions.test.mjs (custom agents, Edit, Regenerate) to its versions/ folder.
+# those of versions.test.mjs (custom agents, Edit, Regenerate) to its versions/ folder, those of
+# tools.test.mjs (MCP tool cards, Settings → Tools, plan mode) to its tools/ folder.
 # One file at a time: each starts its own server and model.
 export CHROMIUM="$chromium"
 cd tests/e2e
-node --test --test-concurrency=1 --test-reporter=spec suite.test.mjs versions.test.mjs
+node --test --test-concurrency=1 --test-reporter=spec suite.test.mjs versions.test.mjs tools.test.mjs

@@ -28,8 +28,10 @@ export ANTLER_REQUIRE_POSTGRES=1
 
 # The MCP client tests run real MCP servers from npm and PyPI, installed (pinned) into a
 # cache outside the clone; the tests read where from these variables.
+# (Captured first: a failed install stops here instead of being hidden by `eval`.)
+mcp_env="$(scripts/mcp-servers.sh)"
 set -a
-eval "$(scripts/mcp-servers.sh)"
+eval "$mcp_env"
 set +a
 export ANTLER_REQUIRE_MCP=1
 

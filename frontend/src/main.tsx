@@ -13,6 +13,7 @@ import "./styles/artifacts.css";
 import "./styles/settings.css";
 import "./styles/agents.css";
 import "./styles/tools.css";
+import "./styles/plan.css";
 
 installFetchHooks();
 

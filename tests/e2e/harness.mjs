@@ -84,7 +84,8 @@ export class Stack {
     this.screenshots = screenshots;
   }
 
-  async start() {
+  /** `env`: more variables for the server (e.g. `ANTLER_MCP_SERVERS`), over the harness's. */
+  async start({ env = {} } = {}) {
     const bin = (name) => process.env[`E2E_${name.toUpperCase().replace(/-/g, "_")}_BIN`] ?? join(TARGET, "debug", name);
     this.dir = mkdtempSync(join(tmpdir(), "antler-e2e-"));
     const skills = join(this.dir, "skills");
@@ -109,6 +110,7 @@ export class Stack {
       ANTLER_LOG_LEVEL: process.env.E2E_VERBOSE ? "info" : "warn",
       ANTLER_ADMIN_EMAIL: ADMIN.email,
       ANTLER_ADMIN_PASSWORD: ADMIN.password,
+      ...env,
     });
     this.server = server;
     this.baseUrl = server.url;

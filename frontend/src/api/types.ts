@@ -39,6 +39,9 @@ export type SkillList = Schemas["SkillList"];
 export type UploadList = Schemas["UploadList"];
 
 export type ThreadValues = Schemas["ThreadValues"];
+/** One item of plan mode's checklist (`values.todos`). */
+export type Todo = Schemas["Todo"];
+export type TodoStatus = Schemas["TodoStatus"];
 export type Thread = Schemas["Thread"];
 export type ThreadState = Schemas["ThreadState"];
 export type CustomEvent = Schemas["CustomEvent"];

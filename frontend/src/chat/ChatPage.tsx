@@ -15,12 +15,14 @@ import { uuid } from "../lib/id";
 import { withAttachments } from "../lib/uploads";
 import { useAppInfo } from "../state/appInfo";
 import { assistantsStore, rememberAgent } from "../state/assistants";
+import { planModeStore, setPlanMode } from "../state/planMode";
 import { type SessionState, ThreadSession, sessionFor } from "../state/session";
 import { useStore } from "../state/store";
 import { threadsStore, upsertThread } from "../state/threads";
 import { AgentPicker } from "./AgentPicker";
 import { Composer } from "./Composer";
 import { MessageList } from "./MessageList";
+import { PlanChecklist } from "./PlanChecklist";
 import { Sidebar } from "./Sidebar";
 import { useSlashCommands } from "./slashCommands";
 import { splitDropped, usePastedImages } from "./usePastedImages";
@@ -47,6 +49,7 @@ export function ChatPage() {
   const [session, state] = useSession(threadId);
   const { threads } = useStore(threadsStore);
   const { remembered } = useStore(assistantsStore);
+  const planMode = useStore(planModeStore);
   const thread = threads.find((t) => t.thread_id === threadId);
   const creating = useRef<Promise<string> | null>(null);
   /** A thread this page just created: its draft and attachments carry over. */
@@ -202,6 +205,9 @@ export function ChatPage() {
             onRetry={() => session?.retry()}
           />
         )}
+        {threadId && state.todos.length > 0 && !notFound && (
+          <PlanChecklist key={threadId} todos={state.todos} threadId={threadId} active={state.streaming} />
+        )}
         <Composer
           key={draftKey}
           streaming={state.streaming}
@@ -218,6 +224,8 @@ export function ChatPage() {
           images={images.items}
           onImages={(f) => void images.add(f)}
           onRemoveImage={images.remove}
+          planMode={planMode}
+          onPlanMode={setPlanMode}
         />
         {drop.dragging && (
           <div className="drop-overlay" aria-hidden="true">

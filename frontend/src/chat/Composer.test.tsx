@@ -95,3 +95,35 @@ describe("Composer images", () => {
     expect(onSend).toHaveBeenCalledWith("");
   });
 });
+
+describe("Composer plan mode", () => {
+  it("shows a Plan mode toggle that says whether it is on and hands the change over", () => {
+    const onPlanMode = vi.fn();
+    const props = {
+      streaming: false,
+      stopping: false,
+      disabled: false,
+      attachments: [],
+      uploading: false,
+      onSend: () => undefined,
+      onStop: () => undefined,
+      onFiles: () => undefined,
+      onRemoveAttachment: () => undefined,
+      onPlanMode,
+    };
+    const { rerender } = render(<Composer {...props} planMode={false} />);
+    const toggle = screen.getByRole("button", { name: "Plan mode" });
+    expect(toggle.getAttribute("aria-pressed")).toBe("false");
+    fireEvent.click(toggle);
+    expect(onPlanMode).toHaveBeenCalledWith(true);
+    rerender(<Composer {...props} planMode />);
+    expect(toggle.getAttribute("aria-pressed")).toBe("true");
+    fireEvent.click(toggle);
+    expect(onPlanMode).toHaveBeenLastCalledWith(false);
+  });
+
+  it("has no toggle when nothing handles it", () => {
+    renderComposer();
+    expect(screen.queryByRole("button", { name: "Plan mode" })).toBeNull();
+  });
+});

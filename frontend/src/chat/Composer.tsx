@@ -23,6 +23,9 @@ export interface ComposerProps {
   images?: PastedImage[];
   onImages?: (files: File[]) => void;
   onRemoveImage?: (key: string) => void;
+  /** Plan mode for the next runs (the toggle shows when `onPlanMode` is given). */
+  planMode?: boolean;
+  onPlanMode?: (on: boolean) => void;
 }
 
 export function Composer(props: ComposerProps) {
@@ -126,6 +129,25 @@ export function Composer(props: ComposerProps) {
         >
           <Icon name="clip" />
         </button>
+        {props.onPlanMode && (
+          <button
+            type="button"
+            className={`btn btn-ghost plan-mode-toggle ${props.planMode ? "on" : ""}`}
+            aria-pressed={!!props.planMode}
+            aria-label="Plan mode"
+            title={
+              props.planMode
+                ? "Plan mode is on: the agent writes a checklist of its steps and ticks them off"
+                : "Plan mode: ask the agent to write a checklist of its steps and tick them off"
+            }
+            onClick={() => props.onPlanMode?.(!props.planMode)}
+            disabled={props.disabled}
+            data-testid="plan-mode-toggle"
+          >
+            <Icon name="checklist" />
+            <span className="hide-narrow">Plan mode</span>
+          </button>
+        )}
         <textarea
           className="composer-input"
           aria-label="Message"

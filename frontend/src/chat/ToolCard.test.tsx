@@ -100,4 +100,36 @@ describe("ToolCard", () => {
     expect(head.textContent).toContain("convert currency");
     expect(screen.queryByTestId("tool-origin")).toBeNull();
   });
+
+  it("calls write_todos “Updated the plan” with how much is done, and shows the plan as a checklist", () => {
+    render(
+      <ToolCard
+        call={{
+          name: "write_todos",
+          id: "c",
+          args: {
+            todos: [
+              { content: "Read the data", status: "completed" },
+              { content: "Write the report", status: "in_progress" },
+            ],
+          },
+        }}
+        result={{ type: "tool", id: "t", tool_call_id: "c", name: "write_todos", status: "success", content: "The plan is updated: 1 of 2 done." }}
+      />,
+    );
+    const head = screen.getByRole("button");
+    expect(head.querySelector(".tool-title")?.textContent).toBe("Updated the plan");
+    expect(head.querySelector(".tool-summary")?.textContent).toBe("1 of 2 done");
+    fireEvent.click(head);
+    const list = screen.getByRole("list", { name: "The plan as written" });
+    expect(Array.from(list.querySelectorAll("li")).map((li) => li.textContent)).toEqual(["✓Read the data", "◐Write the report"]);
+    expect(screen.queryByText(/"status"/)).toBeNull();
+  });
+
+  it("gives a write_todos call still streaming its arguments no summary yet", () => {
+    render(<ToolCard call={{ name: "write_todos", id: "c", args: {} }} />);
+    const head = screen.getByRole("button");
+    expect(head.querySelector(".tool-title")?.textContent).toBe("Updated the plan");
+    expect(head.querySelector(".tool-summary")).toBeNull();
+  });
 });

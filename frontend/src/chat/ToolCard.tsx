@@ -14,7 +14,9 @@ import {
   toolResultView,
   toolSummary,
 } from "../lib/toolFormat";
+import { todosOf } from "../lib/todos";
 import { type ToolProgress, progressText } from "../lib/toolProgress";
+import { PlanItems } from "./PlanChecklist";
 
 function Args({ call }: { call: ToolCall }) {
   const a = call.args;
@@ -24,6 +26,10 @@ function Args({ call }: { call: ToolCall }) {
   if (call.name === "write_file" && typeof a["content"] === "string") {
     const path = typeof a["path"] === "string" ? a["path"] : "";
     return <Markdown text={codeFence(a["content"], languageFor(path))} />;
+  }
+  if (call.name === "write_todos") {
+    const todos = todosOf(a["todos"]);
+    if (todos.length > 0) return <PlanItems todos={todos} label="The plan as written" />;
   }
   const json = formatArgs(a);
   return json ? <Markdown text={codeFence(json, "json")} /> : <p className="muted">No arguments.</p>;

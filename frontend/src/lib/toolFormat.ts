@@ -2,6 +2,7 @@
 import type { ToolCall, ToolMessage } from "./messages";
 import { imagesOf, textOf } from "./messages";
 import { basename, languageFor } from "./fileKind";
+import { progressLabel, todosOf } from "./todos";
 
 const TITLES: Record<string, string> = {
   bash: "Run command",
@@ -14,6 +15,7 @@ const TITLES: Record<string, string> = {
   present_files: "Present files",
   ask_clarification: "Ask a question",
   tool_search: "Searched tools",
+  write_todos: "Updated the plan",
 };
 
 export function toolTitle(name: string): string {
@@ -89,6 +91,10 @@ export function toolSummary(call: Pick<ToolCall, "name" | "args">): string {
       return str(a["question"]) ?? "";
     case "tool_search":
       return str(a["query"]) ?? "";
+    case "write_todos": {
+      const todos = todosOf(a["todos"]);
+      return todos.length ? progressLabel(todos) : "";
+    }
     default:
       return "";
   }

@@ -22,8 +22,10 @@ import { type HumanContent, editedContent, humanContent } from "../lib/humanCont
 import { uuid } from "../lib/id";
 import type { HumanMessage } from "../lib/messages";
 import { NO_PROGRESS, type ToolProgressMap, withProgress, withoutAnswered } from "../lib/toolProgress";
+import { type Todo, sameTodos, todosOf } from "../lib/todos";
 import type { PastedImage } from "../chat/usePastedImages";
 import { assistantsStore } from "./assistants";
+import { runContext } from "./planMode";
 import { refreshThreads, setGeneratedTitle } from "./threads";
 import { Store } from "./store";
 
@@ -47,6 +49,8 @@ export interface SessionState {
   /** What running tool calls last reported (`tool_progress` events), until their results arrive. */
   toolProgress: ToolProgressMap;
   artifacts: string[];
+  /** The agent's plan (plan mode's `write_todos`) in the state shown; empty when it has none. */
+  todos: Todo[];
   /** Bumped whenever files may have changed, so artifact lists refetch. */
   filesVersion: number;
   /** The version of the conversation shown, from the checkpoint history: where Edit and
@@ -67,6 +71,7 @@ const initial: SessionState = {
   stopped: false,
   toolProgress: NO_PROGRESS,
   artifacts: [],
+  todos: [],
   filesVersion: 0,
 };
 
@@ -89,6 +94,16 @@ const NO_OUTCOME: Pick<SessionState, "error" | "stopped" | "notice"> = { error: 
 
 /** A run's `checkpoint`: the SDK's type names every field; JSON drops the undefined map. */
 const checkpointRef = (checkpoint_id: string) => ({ checkpoint_id, checkpoint_ns: "", checkpoint_map: undefined });
+
+/** The plan of a full state (`values.todos`; absent when empty), keeping `prev` when unchanged. */
+function todosFrom(values: { todos?: unknown } | undefined, prev: Todo[]): Todo[] {
+  const todos = todosOf(values?.todos);
+  return sameTodos(todos, prev) ? prev : todos;
+}
+
+/** The values of the checkpoint `id` in a history read. */
+const valuesAt = (history: ThreadState[], id: string | undefined): ThreadValues | undefined =>
+  id ? history.find((h) => h.checkpoint?.checkpoint_id === id)?.values : undefined;
 
 export class ThreadSession {
   readonly store = new Store<SessionState>(initial);
@@ -174,12 +189,16 @@ export class ThreadSession {
     this.viewFresh = !this.store.get().streaming;
     const newest = newestCheckpoint(history);
     const view = branchView(history, newest ? branchTo(history, newest) : []);
-    this.store.set((s) => ({
-      ...s,
-      view,
+    this.store.set((s) => {
       // Older servers' histories cannot say which version is which: their state stays.
-      conversation: view.supported && view.head && !s.streaming ? applyValues(s.conversation, view.messages) : s.conversation,
-    }));
+      const shown = view.supported && view.head && !s.streaming;
+      return {
+        ...s,
+        view,
+        conversation: shown ? applyValues(s.conversation, view.messages) : s.conversation,
+        todos: shown ? todosFrom(valuesAt(history, view.head), s.todos) : s.todos,
+      };
+    });
   }
 
   /** Shows another version of the conversation (read from the history; nothing runs). */
@@ -191,6 +210,7 @@ export class ThreadSession {
       ...s,
       view,
       conversation: { base: view.messages, live: [] },
+      todos: todosFrom(valuesAt(this.history, view.head), s.todos),
       // How the last run ended belongs to the version it ran on.
       ...NO_OUTCOME,
     }));
@@ -201,6 +221,7 @@ export class ThreadSession {
       ...s,
       conversation: applyValues(s.conversation, values.messages ?? []),
       artifacts: values.artifacts ?? s.artifacts,
+      todos: todosFrom(values, s.todos),
       filesVersion: s.filesVersion + 1,
     }));
   }
@@ -262,10 +283,13 @@ export class ThreadSession {
     const from = checkpoint ?? (older ? view.head : undefined);
     // An agent deleted since is the built-in (the list says so once loaded).
     const assistant = resolveAgent(assistantsStore.get().list, this.store.get().assistantId) ?? ASSISTANT_ID;
+    // Plan mode, when it is on in this browser.
+    const context = runContext();
     const abort = this.begin();
     const stream = langgraph().runs.stream(this.threadId, assistant, {
       input,
       ...(from ? { checkpoint: checkpointRef(from) } : {}),
+      ...(context ? { context } : {}),
       streamMode: [...STREAM_MODES],
       onDisconnect: "continue",
       signal: abort.signal,
@@ -363,6 +387,7 @@ export class ThreadSession {
         conversation: applyValues(s.conversation, values.messages ?? []),
         toolProgress: withoutAnswered(s.toolProgress, values.messages ?? []),
         artifacts: values.artifacts ?? s.artifacts,
+        todos: todosFrom(values, s.todos),
         filesVersion:
           (values.artifacts ?? []).length !== s.artifacts.length ? s.filesVersion + 1 : s.filesVersion,
       }));
@@ -451,6 +476,7 @@ export class ThreadSession {
             ? conv
             : { ...conv, live: s.error ? conv.live.filter((l) => l.optimistic) : [] },
           artifacts: state.values.artifacts ?? s.artifacts,
+          todos: todosFrom(state.values, s.todos),
           filesVersion: s.filesVersion + 1,
         };
       });
