@@ -20,6 +20,8 @@ pub trait MemorySource: Send + Sync {
     /// The facts about `owner` most relevant to `text` (the new message), for the assistant
     /// `assistant_id`, within the memory's budget; none when the person switched memory off.
     async fn for_run(&self, owner: &str, assistant_id: &str, text: &str) -> Vec<RememberedFact>;
+    /// A run of `thread_id` ended well: its conversation may hold something to remember.
+    fn turn_ended(&self, owner: &str, thread_id: &str, assistant_id: &str);
 }
 
 fn push_escaped(out: &mut String, text: &str) {

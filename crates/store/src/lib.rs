@@ -24,7 +24,7 @@ pub use assistants::{AssistantRecord, AssistantRepo};
 pub use bus::{Bus, Notice, Topic};
 pub use instances::InstanceRepo;
 pub use mcp_config::McpConfigRepo;
-pub use memory::{FactQuery, FactRecord, MemoryRepo, MemorySettings};
+pub use memory::{FactQuery, FactRecord, MemoryQueueRepo, MemoryRepo, MemorySettings, QueuedTurn};
 pub use runs::{
     CheckpointRecord, NewCheckpoint, RunRecord, RunRepo, RunUpdate, SavedCheckpoint, StateRepo,
     StoredEvent,
@@ -146,6 +146,8 @@ pub struct Store {
     pub mcp: Arc<dyn McpConfigRepo>,
     /// Long-term memory.
     pub memory: Arc<dyn MemoryRepo>,
+    /// Conversations waiting for memory extraction.
+    pub memory_queue: Arc<dyn MemoryQueueRepo>,
     /// Notices between processes.
     pub bus: Arc<dyn Bus>,
 }

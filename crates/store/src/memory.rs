@@ -96,6 +96,8 @@ pub trait MemoryRepo: Send + Sync + 'static {
         fact_id: &str,
         next: &FactRecord,
     ) -> Result<bool, StoreError>;
+    /// Counts one more confirmation of an active fact; `false` when there is none.
+    async fn confirm(&self, owner: &str, fact_id: &str) -> Result<bool, StoreError>;
     /// Deletes a fact with the facts it superseded; `false` when there was none.
     async fn delete(&self, owner: &str, fact_id: &str) -> Result<bool, StoreError>;
     /// Deletes every fact of an owner; answers how many.
@@ -106,6 +108,48 @@ pub trait MemoryRepo: Send + Sync + 'static {
     async fn settings(&self, owner: &str) -> Result<MemorySettings, StoreError>;
     /// Stores an owner's settings.
     async fn set_settings(&self, owner: &str, settings: &MemorySettings) -> Result<(), StoreError>;
+}
+
+/// A conversation waiting for memory extraction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedTurn {
+    /// Whose.
+    pub owner: String,
+    /// The thread.
+    pub thread_id: String,
+    /// The assistant of its last run.
+    pub assistant_id: Option<String>,
+    /// When it was claimed (a newer turn after this keeps it queued).
+    pub claimed_at: DateTime<Utc>,
+    /// Claims so far (this one included).
+    pub attempts: i64,
+}
+
+/// The durable queue of conversations to learn from.
+#[async_trait]
+pub trait MemoryQueueRepo: Send + Sync + 'static {
+    /// Queues a thread to be read at `due_at` (a thread queued already is moved: a burst of
+    /// turns is read once).
+    async fn enqueue(
+        &self,
+        owner: &str,
+        thread_id: &str,
+        assistant_id: Option<&str>,
+        due_at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+    /// Claims the next due thread for `instance` (one claimant across replicas; a claim
+    /// older than `stale_before` is taken over).
+    async fn claim(
+        &self,
+        instance: &str,
+        stale_before: DateTime<Utc>,
+    ) -> Result<Option<QueuedTurn>, StoreError>;
+    /// Done: removed, unless a newer turn arrived since the claim (then it stays queued).
+    async fn finish(&self, item: &QueuedTurn) -> Result<(), StoreError>;
+    /// Failed: tried again at `retry_at`.
+    async fn retry(&self, item: &QueuedTurn, retry_at: DateTime<Utc>) -> Result<(), StoreError>;
+    /// How many conversations are queued.
+    async fn queued(&self) -> Result<u64, StoreError>;
 }
 
 /// The words of a search as a safe full-text query: letters and digits only, each quoted.

@@ -127,3 +127,64 @@ async fn facts_are_searched_superseded_deleted_and_kept_apart() {
         assert_eq!(m.settings("ann").await.unwrap(), off, "{engine}");
     }
 }
+
+#[tokio::test]
+async fn queued_turns_are_debounced_claimed_once_and_kept_when_newer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let engines = common::Engines::new(tmp.path()).await.unwrap();
+    for (engine, store) in engines.open().await.unwrap() {
+        let q = &store.memory_queue;
+        let now = Utc::now();
+        let stale = now - chrono::Duration::minutes(5);
+        q.enqueue(
+            "ann",
+            "t1",
+            Some("agent"),
+            now + chrono::Duration::seconds(60),
+        )
+        .await
+        .unwrap();
+        assert!(
+            q.claim("a", stale).await.unwrap().is_none(),
+            "{engine}: not due yet"
+        );
+        // A newer turn moves it (debounced: one row per thread).
+        q.enqueue(
+            "ann",
+            "t1",
+            Some("agent"),
+            now - chrono::Duration::seconds(1),
+        )
+        .await
+        .unwrap();
+        assert_eq!(q.queued().await.unwrap(), 1);
+        let item = q.claim("a", stale).await.unwrap().unwrap();
+        assert_eq!((item.thread_id.as_str(), item.attempts), ("t1", 1));
+        assert!(
+            q.claim("b", stale).await.unwrap().is_none(),
+            "{engine}: claimed once"
+        );
+        // A turn after the claim keeps it queued once finished.
+        q.enqueue("ann", "t1", None, Utc::now()).await.unwrap();
+        q.finish(&item).await.unwrap();
+        assert_eq!(q.queued().await.unwrap(), 1, "{engine}");
+        let again = q.claim("b", stale).await.unwrap().unwrap();
+        q.finish(&again).await.unwrap();
+        assert_eq!(q.queued().await.unwrap(), 0, "{engine}");
+        // A failed one comes back later; a dead claimant's claim is taken over.
+        q.enqueue("bob", "t2", None, now).await.unwrap();
+        let failed = q.claim("a", stale).await.unwrap().unwrap();
+        q.retry(&failed, Utc::now() + chrono::Duration::seconds(60))
+            .await
+            .unwrap();
+        assert!(q.claim("a", stale).await.unwrap().is_none());
+        q.enqueue("cat", "t3", None, now).await.unwrap();
+        q.claim("dead", stale).await.unwrap().unwrap();
+        let later = Utc::now() + chrono::Duration::seconds(1);
+        assert_eq!(
+            q.claim("alive", later).await.unwrap().unwrap().owner,
+            "cat",
+            "{engine}"
+        );
+    }
+}

@@ -272,6 +272,12 @@ impl RunManager {
         if let Err(e) = store.runs.update(&run.run_id, &update).await {
             tracing::error!(run.id = %run.run_id, error = %e, "run status could not be saved");
         }
+        if status == RunStatus::Success
+            && let Some(memory) = &self.deps.memory
+            && let Some(assistant) = context.get("assistant_id").and_then(Value::as_str)
+        {
+            memory.turn_ended(&run.owner, &run.thread_id, assistant);
+        }
         tracing::info!(run.id = %run.run_id, thread.id = %run.thread_id, %status, %stop_reason, model_calls = state.usage.model_calls, "run finished");
     }
 }

@@ -2,6 +2,7 @@
 //! search, add, correct (an update keeps the old version as history), delete and export —
 //! and the facts each run is given, the most relevant within a budget.
 
+mod extract;
 mod secrets;
 
 use std::sync::Arc;
@@ -32,6 +33,15 @@ pub struct MemoryConfig {
     pub max_facts: usize,
     /// Tokens (about 4 characters each) of facts one run is given.
     pub injection_max_tokens: usize,
+    /// Learn facts from conversations after their runs.
+    pub extraction: bool,
+    /// Seconds a conversation must be quiet before it is read (a burst of turns is read
+    /// once).
+    pub debounce_secs: u64,
+    /// Facts the model is less sure of are not kept.
+    pub min_confidence: f64,
+    /// The model that reads conversations (a configured name; the default model when empty).
+    pub model: Option<String>,
 }
 
 impl Default for MemoryConfig {
@@ -40,6 +50,10 @@ impl Default for MemoryConfig {
             enabled: true,
             max_facts: 100,
             injection_max_tokens: 2000,
+            extraction: true,
+            debounce_secs: 30,
+            min_confidence: 0.7,
+            model: None,
         }
     }
 }
@@ -176,7 +190,7 @@ impl MemoryService {
             last_used_at: None,
         };
         self.store.memory.add(&fact).await?;
-        self.evict(caller.owner()).await?;
+        evict(&self.store, caller.owner(), self.cfg.max_facts).await?;
         Ok(wire(fact))
     }
 
@@ -320,35 +334,34 @@ impl MemoryService {
         }
         Ok(n)
     }
+}
 
-    /// Keeps at most `max_facts` active facts: the least useful go.
-    async fn evict(&self, owner: &str) -> Result<(), MemoryError> {
-        let count = self.store.memory.count(owner).await? as usize;
-        if count <= self.cfg.max_facts {
-            return Ok(());
-        }
-        let query = FactQuery {
-            limit: 1000,
-            ..FactQuery::default()
-        };
-        let mut facts: Vec<FactRecord> = self
-            .store
-            .memory
-            .list(owner, &query)
-            .await?
-            .into_iter()
-            .map(|(f, _)| f)
-            .collect();
-        facts.sort_by(|a, b| {
-            usefulness(b)
-                .total_cmp(&usefulness(a))
-                .then_with(|| b.updated_at.cmp(&a.updated_at))
-        });
-        for f in facts.iter().skip(self.cfg.max_facts) {
-            self.store.memory.delete(owner, &f.fact_id).await?;
-        }
-        Ok(())
+/// Keeps at most `max` active facts of `owner`: the least useful go.
+pub(crate) async fn evict(store: &Store, owner: &str, max: usize) -> Result<(), StoreError> {
+    let count = store.memory.count(owner).await? as usize;
+    if count <= max {
+        return Ok(());
     }
+    let query = FactQuery {
+        limit: 1000,
+        ..FactQuery::default()
+    };
+    let mut facts: Vec<FactRecord> = store
+        .memory
+        .list(owner, &query)
+        .await?
+        .into_iter()
+        .map(|(f, _)| f)
+        .collect();
+    facts.sort_by(|a, b| {
+        usefulness(b)
+            .total_cmp(&usefulness(a))
+            .then_with(|| b.updated_at.cmp(&a.updated_at))
+    });
+    for f in facts.iter().skip(max) {
+        store.memory.delete(owner, &f.fact_id).await?;
+    }
+    Ok(())
 }
 
 /// How useful a fact is to keep: confidence, confirmations and recent use.
@@ -372,6 +385,33 @@ impl MemorySource for MemoryService {
                 Vec::new()
             }
         }
+    }
+
+    fn turn_ended(&self, owner: &str, thread_id: &str, assistant_id: &str) {
+        if !(self.cfg.enabled && self.cfg.extraction) {
+            return;
+        }
+        let store = self.store.clone();
+        let due = Utc::now() + chrono::Duration::seconds(self.cfg.debounce_secs as i64);
+        let (owner, thread_id, assistant) = (
+            owner.to_string(),
+            thread_id.to_string(),
+            assistant_id.to_string(),
+        );
+        tokio::spawn(async move {
+            match store.memory.settings(&owner).await {
+                Ok(s) if !s.enabled => return,
+                Err(e) => tracing::warn!(error = %e, "memory settings could not be read"),
+                Ok(_) => {}
+            }
+            if let Err(e) = store
+                .memory_queue
+                .enqueue(&owner, &thread_id, Some(&assistant), due)
+                .await
+            {
+                tracing::warn!(error = %e, "a conversation could not be queued for memory");
+            }
+        });
     }
 }
 
@@ -447,6 +487,25 @@ impl MemoryService {
             });
         }
         Ok(chosen)
+    }
+}
+
+impl MemoryService {
+    /// Starts learning from queued conversations with `model` (when extraction is on).
+    pub(crate) fn start_extraction(
+        &self,
+        model: Option<antler_agent_runtime::model::ModelClient>,
+        instance: &str,
+    ) -> Option<tokio::task::JoinHandle<()>> {
+        (self.cfg.enabled && self.cfg.extraction).then(|| {
+            Arc::new(extract::Extractor {
+                store: self.store.clone(),
+                cfg: self.cfg.clone(),
+                model,
+                instance: instance.to_string(),
+            })
+            .start()
+        })
     }
 }
 

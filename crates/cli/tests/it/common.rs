@@ -63,7 +63,10 @@ impl Env {
             .env("ANTLER_ADMIN_EMAIL", ADMIN_EMAIL)
             .env("ANTLER_ADMIN_PASSWORD", ADMIN_PASSWORD)
             // Docker tests opt in; everything else stays fast and independent of the engine.
-            .env("ANTLER_SANDBOX_PROVIDER", "local");
+            .env("ANTLER_SANDBOX_PROVIDER", "local")
+            // Learning from conversations would add model requests to every test's script;
+            // the memory tests turn it on.
+            .env("ANTLER_MEMORY_EXTRACTION", "false");
         cmd
     }
 

@@ -188,3 +188,83 @@ async fn runs_remember(vars: &[(&str, &str)]) {
             .contains("<memory>")
     );
 }
+
+const LEARNING: &str = r#"scenarios:
+  - system: "You maintain what an assistant remembers"
+    match: "was not valid"
+    turns:
+      - content: '{"add": [{"content": "Works as a baker in Lyon", "category": "context", "confidence": 0.9}, {"content": "Their password is hunter22", "confidence": 0.95}, {"content": "Might like jazz", "confidence": 0.3}]}'
+  - system: "You maintain what an assistant remembers"
+    turns:
+      - content: "Sure! They are a baker."
+  - match: ""
+    turns:
+      - content: "ok"
+"#;
+
+#[tokio::test]
+async fn conversations_are_learned_from_after_their_runs() {
+    let env = Env::new();
+    let model = mock_llm(LEARNING).await;
+    let server = env.start_agent(
+        &model,
+        &[
+            ("ANTLER_AGENT_GENERATE_TITLES", "false"),
+            ("ANTLER_MEMORY_DEBOUNCE_SECS", "0"),
+            ("ANTLER_MEMORY_EXTRACTION", "true"),
+        ],
+    );
+    let talk = |thread: &'static str| {
+        let server = &server;
+        async move {
+            let (status, _) = server
+                .post_json(
+                    &format!("/api/threads/{thread}/runs/wait"),
+                    json!({"assistant_id": "agent", "if_not_exists": "create",
+                        "input": {"messages": [{"role": "user", "content": "I bake bread in Lyon for a living"}]}}),
+                )
+                .await;
+            assert_eq!(status, 200);
+        }
+    };
+    talk("one").await;
+    crate::common::wait_for("the fact learned", async || {
+        server.get_json("/api/memory").await.1["total"] == 1
+    })
+    .await;
+    let (_, list) = server.get_json("/api/memory").await;
+    let fact = &list["facts"][0];
+    assert_eq!(fact["content"], "Works as a baker in Lyon", "{list}");
+    assert_eq!(fact["source_thread"], "one");
+    assert!(
+        !list.to_string().contains("hunter22"),
+        "secrets are never kept"
+    );
+    assert!(
+        !list.to_string().contains("jazz"),
+        "unsure facts are not kept"
+    );
+    // The invalid answer was sent back with its error.
+    let requests = model_requests(&model).await;
+    assert!(requests.to_string().contains("was not valid"));
+
+    // Off: nothing is learned.
+    server
+        .put_json("/api/memory/settings", json!({"enabled": false}))
+        .await;
+    talk("two").await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let (_, list) = server.get_json("/api/memory").await;
+    assert_eq!(list["facts"][0]["confirmations"], 0, "{list}");
+
+    // On again: the same fact found again is confirmed, not repeated.
+    server
+        .put_json("/api/memory/settings", json!({"enabled": true}))
+        .await;
+    talk("three").await;
+    crate::common::wait_for("the fact confirmed", async || {
+        server.get_json("/api/memory").await.1["facts"][0]["confirmations"] == 1
+    })
+    .await;
+    assert_eq!(server.get_json("/api/memory").await.1["total"], 1);
+}

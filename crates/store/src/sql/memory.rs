@@ -5,7 +5,9 @@ use chrono::{DateTime, Utc};
 
 use super::{Db, Engine, on};
 use crate::StoreError;
-use crate::memory::{FactQuery, FactRecord, MemoryRepo, MemorySettings, search_words};
+use crate::memory::{
+    FactQuery, FactRecord, MemoryQueueRepo, MemoryRepo, MemorySettings, QueuedTurn, search_words,
+};
 
 pub(crate) struct SqlMemory(pub(crate) Db);
 
@@ -206,6 +208,20 @@ impl MemoryRepo for SqlMemory {
         })
     }
 
+    async fn confirm(&self, owner: &str, fact_id: &str) -> Result<bool, StoreError> {
+        let changed = on!(&self.0, p => sqlx::query(
+            "UPDATE memory_facts SET confirmations = confirmations + 1, updated_at = $3 \
+             WHERE owner = $1 AND fact_id = $2 AND active",
+        )
+        .bind(owner)
+        .bind(fact_id)
+        .bind(p.time(Utc::now()))
+        .execute(p)
+        .await?
+        .rows_affected());
+        Ok(changed > 0)
+    }
+
     async fn delete(&self, owner: &str, fact_id: &str) -> Result<bool, StoreError> {
         on!(&self.0, p => {
             let mut tx = p.begin_write().await?;
@@ -289,5 +305,128 @@ impl MemoryRepo for SqlMemory {
             .await?;
         });
         Ok(())
+    }
+}
+
+pub(crate) struct SqlMemoryQueue(pub(crate) Db);
+
+#[async_trait]
+impl MemoryQueueRepo for SqlMemoryQueue {
+    async fn enqueue(
+        &self,
+        owner: &str,
+        thread_id: &str,
+        assistant_id: Option<&str>,
+        due_at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        on!(&self.0, p => {
+            sqlx::query(
+                "INSERT INTO memory_queue (owner, thread_id, assistant_id, due_at) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (owner, thread_id) DO UPDATE SET assistant_id = excluded.assistant_id, \
+                 due_at = excluded.due_at",
+            )
+            .bind(owner)
+            .bind(thread_id)
+            .bind(assistant_id)
+            .bind(p.time(due_at))
+            .execute(p)
+            .await?;
+        });
+        Ok(())
+    }
+
+    async fn claim(
+        &self,
+        instance: &str,
+        stale_before: DateTime<Utc>,
+    ) -> Result<Option<QueuedTurn>, StoreError> {
+        let now = Utc::now();
+        on!(&self.0, p => {
+            let mut tx = p.begin_write().await?;
+            // One claimant: the row is locked (PostgreSQL skips rows another replica holds;
+            // SQLite's write transaction holds the database).
+            let sql = format!(
+                "SELECT owner, thread_id, assistant_id, attempts FROM memory_queue \
+                 WHERE due_at <= $1 AND (claimed_by IS NULL OR claimed_at < $2) \
+                 ORDER BY due_at LIMIT 1{}",
+                if p.for_update().is_empty() { "" } else { " FOR UPDATE SKIP LOCKED" }
+            );
+            let row: Option<(String, String, Option<String>, i64)> = sqlx::query_as(&sql)
+                .bind(p.time(now))
+                .bind(p.time(stale_before))
+                .fetch_optional(&mut *tx)
+                .await?;
+            let Some((owner, thread_id, assistant_id, attempts)) = row else {
+                return Ok(None);
+            };
+            sqlx::query(
+                "UPDATE memory_queue SET claimed_by = $3, claimed_at = $4, attempts = attempts + 1 \
+                 WHERE owner = $1 AND thread_id = $2",
+            )
+            .bind(&owner)
+            .bind(&thread_id)
+            .bind(instance)
+            .bind(p.time(now))
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(Some(QueuedTurn {
+                owner,
+                thread_id,
+                assistant_id,
+                claimed_at: now,
+                attempts: attempts + 1,
+            }))
+        })
+    }
+
+    async fn finish(&self, item: &QueuedTurn) -> Result<(), StoreError> {
+        on!(&self.0, p => {
+            let mut tx = p.begin_write().await?;
+            let removed = sqlx::query(
+                "DELETE FROM memory_queue WHERE owner = $1 AND thread_id = $2 AND due_at <= $3",
+            )
+            .bind(&item.owner)
+            .bind(&item.thread_id)
+            .bind(p.time(item.claimed_at))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if removed == 0 {
+                // A newer turn arrived meanwhile: it is read when due.
+                sqlx::query(
+                    "UPDATE memory_queue SET claimed_by = NULL, claimed_at = NULL, attempts = 0 \
+                     WHERE owner = $1 AND thread_id = $2",
+                )
+                .bind(&item.owner)
+                .bind(&item.thread_id)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+
+    async fn retry(&self, item: &QueuedTurn, retry_at: DateTime<Utc>) -> Result<(), StoreError> {
+        on!(&self.0, p => {
+            sqlx::query(
+                "UPDATE memory_queue SET claimed_by = NULL, claimed_at = NULL, due_at = $3 \
+                 WHERE owner = $1 AND thread_id = $2",
+            )
+            .bind(&item.owner)
+            .bind(&item.thread_id)
+            .bind(p.time(retry_at))
+            .execute(p)
+            .await?;
+        });
+        Ok(())
+    }
+
+    async fn queued(&self) -> Result<u64, StoreError> {
+        let n: i64 = on!(&self.0, p => sqlx::query_scalar("SELECT COUNT(*) FROM memory_queue")
+            .fetch_one(p)
+            .await?);
+        Ok(u64::try_from(n).unwrap_or(0))
     }
 }

@@ -154,6 +154,7 @@ impl Db {
             state: Arc::new(state::SqlState(self.clone())),
             mcp: Arc::new(mcp_config::SqlMcpConfig(self.clone())),
             memory: Arc::new(memory::SqlMemory(self.clone())),
+            memory_queue: Arc::new(memory::SqlMemoryQueue(self.clone())),
             instances: Arc::new(instances::SqlInstances(self)),
             bus,
         })

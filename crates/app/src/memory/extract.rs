@@ -1,0 +1,331 @@
+//! Learning from conversations: a thread whose run ended well is queued (in the database,
+//! debounced per thread, claimed by one replica), then the model reads its latest turns with
+//! what is already known and answers in JSON which facts to add, confirm, update or delete.
+//! An answer that is not valid is sent back once with the error.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use antler_agent_runtime::model::ModelClient;
+use antler_protocol::messages::Message;
+use antler_protocol::threads::ThreadValues;
+use antler_store::{FactQuery, FactRecord, QueuedTurn, Store};
+use chrono::Utc;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::{CATEGORIES, MemoryConfig, evict, secrets::looks_secret};
+
+const SYSTEM: &str = "You maintain what an assistant remembers about a person across conversations. \
+Read the known facts and the latest conversation, and answer with ONLY a JSON object: \
+{\"add\": [{\"content\": \"…\", \"category\": \"preference|knowledge|context|behavior|goal\", \"confidence\": 0.0-1.0}], \
+\"confirm\": [\"<id of a known fact the conversation shows again>\"], \
+\"update\": [{\"id\": \"<id>\", \"content\": \"<the corrected fact>\"}], \
+\"delete\": [\"<id of a known fact the person says is wrong or wants forgotten>\"]}. \
+Keep only lasting facts about the person (preferences, background, goals, how they work), one short sentence each, \
+never secrets (passwords, keys, tokens), never facts about the assistant. Use empty lists when there is nothing.";
+
+/// A claim older than this is another replica's that died.
+const STALE: Duration = Duration::from_secs(300);
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Extraction {
+    #[serde(default)]
+    add: Vec<NewFact>,
+    #[serde(default)]
+    confirm: Vec<String>,
+    #[serde(default)]
+    update: Vec<Correction>,
+    #[serde(default)]
+    delete: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct NewFact {
+    content: String,
+    #[serde(default)]
+    category: Option<String>,
+    #[serde(default)]
+    confidence: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Correction {
+    id: String,
+    content: String,
+}
+
+/// Reads queued conversations and learns from them.
+pub(crate) struct Extractor {
+    pub(crate) store: Store,
+    pub(crate) cfg: MemoryConfig,
+    pub(crate) model: Option<ModelClient>,
+    pub(crate) instance: String,
+}
+
+impl Extractor {
+    /// Works the queue until the process ends.
+    pub(crate) fn start(self: Arc<Self>) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            loop {
+                let stale = Utc::now() - chrono::Duration::from_std(STALE).unwrap_or_default();
+                match self.store.memory_queue.claim(&self.instance, stale).await {
+                    Ok(Some(item)) => self.handle(item).await,
+                    Ok(None) => tokio::time::sleep(Duration::from_millis(500)).await,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "memory queue could not be read");
+                        tokio::time::sleep(Duration::from_secs(5)).await;
+                    }
+                }
+            }
+        })
+    }
+
+    async fn handle(&self, item: QueuedTurn) {
+        let result = self.learn(&item).await;
+        let stored = match &result {
+            Ok(()) => self.store.memory_queue.finish(&item).await,
+            Err(why) if item.attempts < 3 => {
+                tracing::warn!(thread.id = %item.thread_id, %why, attempt = item.attempts, "memory extraction failed; it will be tried again");
+                let later = Utc::now() + chrono::Duration::seconds(30 * item.attempts);
+                self.store.memory_queue.retry(&item, later).await
+            }
+            Err(why) => {
+                tracing::warn!(thread.id = %item.thread_id, %why, "memory extraction failed three times; the turn is skipped");
+                self.store.memory_queue.finish(&item).await
+            }
+        };
+        if let Err(e) = stored {
+            tracing::warn!(error = %e, "memory queue could not be updated");
+        }
+    }
+
+    /// Reads a thread's latest turns and applies what the model found.
+    async fn learn(&self, item: &QueuedTurn) -> Result<(), String> {
+        let owner = item.owner.as_str();
+        let store = &self.store;
+        let err = |e: antler_store::StoreError| e.to_string();
+        if !store.memory.settings(owner).await.map_err(err)?.enabled {
+            return Ok(());
+        }
+        let Some(thread) = store
+            .threads
+            .get(owner, &item.thread_id)
+            .await
+            .map_err(err)?
+        else {
+            return Ok(());
+        };
+        let values = ThreadValues::from_value(&thread.values).map_err(|e| e.to_string())?;
+        let conversation = conversation(&values.messages);
+        if conversation.is_empty() {
+            return Ok(());
+        }
+        let Some(model) = &self.model else {
+            return Err("no model is configured".into());
+        };
+        let known: Vec<FactRecord> = store
+            .memory
+            .list(
+                owner,
+                &FactQuery {
+                    limit: 100,
+                    ..FactQuery::default()
+                },
+            )
+            .await
+            .map_err(err)?
+            .into_iter()
+            .map(|(f, _)| f)
+            .collect();
+        let facts: String = known
+            .iter()
+            .map(|f| format!("{}: [{}] {}\n", f.fact_id, f.category, f.content))
+            .collect();
+        let mut request = vec![
+            json!({"role": "system", "content": SYSTEM}),
+            json!({"role": "user", "content": format!(
+                "Known facts:\n{}\nConversation:\n{conversation}",
+                if facts.is_empty() { "(none)\n".to_string() } else { facts }
+            )}),
+        ];
+        let cancel = CancellationToken::new();
+        let mut answer = ask(model, &request, &cancel).await?;
+        let extraction = match parse(&answer) {
+            Ok(x) => x,
+            Err(why) => {
+                request.push(json!({"role": "assistant", "content": answer}));
+                request.push(json!({"role": "user", "content": format!(
+                    "That answer was not valid: {why}. Answer again with only the JSON object."
+                )}));
+                answer = ask(model, &request, &cancel).await?;
+                parse(&answer).map_err(|why| format!("the answer was not valid twice: {why}"))?
+            }
+        };
+        self.apply(owner, &item.thread_id, &known, extraction)
+            .await
+            .map_err(err)
+    }
+
+    async fn apply(
+        &self,
+        owner: &str,
+        thread_id: &str,
+        known: &[FactRecord],
+        x: Extraction,
+    ) -> Result<(), antler_store::StoreError> {
+        let memory = &self.store.memory;
+        let ids: HashSet<&str> = known.iter().map(|f| f.fact_id.as_str()).collect();
+        let mut confirmed: HashSet<String> = x
+            .confirm
+            .into_iter()
+            .filter(|id| ids.contains(id.as_str()))
+            .collect();
+        let now = Utc::now();
+        let mut added = 0;
+        for f in x.add {
+            let content = f.content.trim().to_string();
+            let confidence = f.confidence.unwrap_or(0.8).clamp(0.0, 1.0);
+            if content.is_empty()
+                || content.chars().count() > 2000
+                || confidence < self.cfg.min_confidence
+                || looks_secret(&content)
+            {
+                continue;
+            }
+            // Known already: found again.
+            if let Some(same) = known
+                .iter()
+                .find(|k| k.content.eq_ignore_ascii_case(&content))
+            {
+                confirmed.insert(same.fact_id.clone());
+                continue;
+            }
+            let category = f
+                .category
+                .filter(|c| CATEGORIES.contains(&c.as_str()))
+                .unwrap_or_else(|| "context".into());
+            memory
+                .add(&FactRecord {
+                    fact_id: uuid::Uuid::new_v4().to_string(),
+                    owner: owner.to_string(),
+                    assistant_id: None,
+                    content,
+                    category,
+                    confidence,
+                    confirmations: 0,
+                    source_thread: Some(thread_id.to_string()),
+                    supersedes: None,
+                    active: true,
+                    created_at: now,
+                    updated_at: now,
+                    last_used_at: None,
+                })
+                .await?;
+            added += 1;
+        }
+        for id in &confirmed {
+            memory.confirm(owner, id).await?;
+        }
+        for c in x.update {
+            let Some(old) = known.iter().find(|k| k.fact_id == c.id) else {
+                continue;
+            };
+            let content = c.content.trim().to_string();
+            if content.is_empty() || content.chars().count() > 2000 || looks_secret(&content) {
+                continue;
+            }
+            let next = FactRecord {
+                fact_id: uuid::Uuid::new_v4().to_string(),
+                content,
+                supersedes: Some(old.fact_id.clone()),
+                source_thread: Some(thread_id.to_string()),
+                created_at: now,
+                updated_at: now,
+                ..old.clone()
+            };
+            memory.supersede(owner, &old.fact_id, &next).await?;
+        }
+        for id in x.delete.iter().filter(|id| ids.contains(id.as_str())) {
+            memory.delete(owner, id).await?;
+        }
+        evict(&self.store, owner, self.cfg.max_facts).await?;
+        tracing::info!(
+            thread.id = thread_id,
+            added,
+            confirmed = confirmed.len(),
+            "memory learned from a conversation"
+        );
+        Ok(())
+    }
+}
+
+async fn ask(
+    model: &ModelClient,
+    request: &[Value],
+    cancel: &CancellationToken,
+) -> Result<String, String> {
+    let call = model.complete(request.to_vec(), Some(1000), cancel);
+    match tokio::time::timeout(Duration::from_secs(120), call).await {
+        Ok(Ok(done)) => Ok(done.turn.content),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("the model did not answer within 120 s".into()),
+    }
+}
+
+/// The JSON object of an answer (code fences around it are allowed).
+fn parse(answer: &str) -> Result<Extraction, String> {
+    let text = answer.trim();
+    let text = text
+        .strip_prefix("```json")
+        .or_else(|| text.strip_prefix("```"))
+        .and_then(|t| t.strip_suffix("```"))
+        .unwrap_or(text);
+    serde_json::from_str(text.trim()).map_err(|e| e.to_string())
+}
+
+/// The latest turns as text: the person's and the assistant's words, not tool output.
+fn conversation(messages: &[Message]) -> String {
+    let mut lines: Vec<String> = messages
+        .iter()
+        .rev()
+        .filter_map(|m| match m {
+            Message::Human(h) if !h.content.trim().is_empty() => {
+                Some(format!("User: {}", clip(&h.content)))
+            }
+            Message::Ai(a) if !a.content.trim().is_empty() => {
+                Some(format!("Assistant: {}", clip(&a.content)))
+            }
+            _ => None,
+        })
+        .take(12)
+        .collect();
+    lines.reverse();
+    lines.join("\n")
+}
+
+fn clip(text: &str) -> String {
+    let clipped: String = text.chars().take(2000).collect();
+    clipped.replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn answers_are_read_with_or_without_fences_and_checked() {
+        let x = parse("```json\n{\"add\": [{\"content\": \"Likes tea\"}]}\n```").unwrap();
+        assert_eq!(x.add.len(), 1);
+        assert!(parse("{\"add\": \"tea\"}").is_err());
+        assert!(
+            parse("{\"remember\": []}").is_err(),
+            "unknown keys are an error"
+        );
+        assert!(parse("I think they like tea").is_err());
+        assert!(parse("{}").is_ok());
+    }
+}
