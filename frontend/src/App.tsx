@@ -7,6 +7,7 @@ import { ToastProvider } from "./components/Toasts";
 import { AuthGate } from "./auth/auth";
 import { AccountPage } from "./settings/AccountPage";
 import { AgentsPage } from "./settings/AgentsPage";
+import { MemoryPage } from "./settings/MemoryPage";
 import { SkillsPage } from "./settings/SkillsPage";
 import { ToolsPage } from "./settings/ToolsPage";
 import { UsersPage } from "./settings/UsersPage";
@@ -36,6 +37,7 @@ export function App() {
             <Route path="/settings/skills" element={<SkillsPage />} />
             <Route path="/settings/agents" element={<AgentsPage />} />
             <Route path="/settings/tools" element={<ToolsPage />} />
+            <Route path="/settings/memory" element={<MemoryPage />} />
             <Route path="/settings/account" element={<AccountPage />} />
             <Route path="/settings/users" element={<UsersPage />} />
             <Route path="/setup" element={<Navigate to="/" replace />} />

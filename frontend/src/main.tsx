@@ -14,6 +14,7 @@ import "./styles/settings.css";
 import "./styles/agents.css";
 import "./styles/tools.css";
 import "./styles/plan.css";
+import "./styles/memory.css";
 
 installFetchHooks();
 

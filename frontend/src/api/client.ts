@@ -9,8 +9,12 @@ import type {
   AssistantCreate,
   AssistantPatch,
   AssistantSearch,
+  FactCreate,
+  FactPatch,
   ImportRequest,
   InstallFromThread,
+  MemoryExport,
+  MemorySettings,
   Role,
   RunStatus,
   SearchThreads,
@@ -219,6 +223,25 @@ export const api = {
   /** Stops an MCP server and starts it again (admins); answers its status afterwards. */
   restartMcpServer: (name: string) =>
     call(client.POST("/api/mcp/servers/{name}/restart", { params: { path: { name } } })),
+
+  /** The caller's remembered facts (ranked by relevance with `q`, else newest first), how
+   * many they have, their summary and whether memory is on. */
+  memory: (query: { q?: string; category?: string; limit?: number; offset?: number } = {}, signal?: AbortSignal) =>
+    call(client.GET("/api/memory", { params: { query }, signal })),
+  /** Remembers a fact the person gives (secret-looking text is refused with a 422). */
+  addFact: (body: FactCreate) => call(client.POST("/api/memory/facts", { body })),
+  /** Corrects a fact: answers the new version (a new id; the old one becomes its history). */
+  updateFact: (id: string, body: FactPatch) =>
+    call(client.PATCH("/api/memory/facts/{fact_id}", { params: { path: { fact_id: id } }, body })),
+  deleteFact: (id: string) =>
+    call(client.DELETE("/api/memory/facts/{fact_id}", { params: { path: { fact_id: id } } })),
+  /** Forgets everything remembered about the caller; answers how many facts went. */
+  forgetMemory: () => call(client.DELETE("/api/memory", { params: { query: { confirm: true } } })),
+  /** Sets memory on or off and the summary (both: an absent summary clears it). */
+  setMemorySettings: (body: MemorySettings) => call(client.PUT("/api/memory/settings", { body })),
+  exportMemory: () => call(client.GET("/api/memory/export")),
+  /** Adds exported facts (and their summary); answers how many were added. */
+  importMemory: (body: MemoryExport) => call(client.POST("/api/memory/import", { body })),
 };
 
 export function downloadUrl(url: string): string {

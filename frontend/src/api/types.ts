@@ -13,6 +13,13 @@ export type AssistantSchemas = Schemas["AssistantSchemas"];
 export type AssistantSearch = Schemas["AssistantSearch"];
 export type ErrorEnvelope = Schemas["ErrorEnvelope"];
 export type Health = Schemas["Health"];
+/** A remembered fact (`/api/memory`). */
+export type Fact = Schemas["Fact"];
+export type FactCreate = Schemas["FactCreate"];
+export type FactPatch = Schemas["FactPatch"];
+export type MemoryExport = Schemas["MemoryExport"];
+export type MemoryList = Schemas["MemoryList"];
+export type MemorySettings = Schemas["MemorySettingsBody"];
 export type ImportCandidate = Schemas["ImportCandidate"];
 export type ImportRequest = Schemas["ImportRequest"];
 export type ImportResult = Schemas["ImportResult"];

@@ -1,5 +1,5 @@
-// One reply of the agent: reasoning, text, tool cards, questions and presented files; then
-// its version switcher and Regenerate.
+// One reply of the agent: what it remembered (when its run was given facts), reasoning, text,
+// tool cards, questions and presented files; then its version switcher and Regenerate.
 import { Fragment } from "react";
 import { Icon } from "../components/Icon";
 import { Markdown } from "../components/Markdown";
@@ -9,6 +9,7 @@ import { NO_PROGRESS, type ToolProgressMap } from "../lib/toolProgress";
 import { BranchSwitcher } from "./BranchSwitcher";
 import { ClarificationCard } from "./ClarificationCard";
 import { FileChips } from "./FileChips";
+import { RememberedChip } from "./RememberedChip";
 import { ToolCard } from "./ToolCard";
 import { type VersionActions, canRun } from "./versions";
 
@@ -83,12 +84,15 @@ export function AssistantBlock({
   actions,
   versions,
   progress = NO_PROGRESS,
+  memory,
 }: {
   block: AssistantGroup;
   actions: AssistantActions;
   versions?: VersionActions | undefined;
   /** What running tool calls last reported, by call id. */
   progress?: ToolProgressMap;
+  /** The ids of the remembered facts this reply's run was given. */
+  memory?: string[] | undefined;
 }) {
   const { footer, before } = switchers(block, versions);
   const last = block.lastAi;
@@ -97,6 +101,7 @@ export function AssistantBlock({
     versions && <BranchSwitcher options={options} onSelect={versions.onBranch} disabled={versions.streaming} />;
   return (
     <article className="msg msg-assistant" aria-label="Assistant">
+      {memory && memory.length > 0 && <RememberedChip factIds={memory} />}
       {block.items.map((item) => {
         const options = before.get(item.key);
         return (

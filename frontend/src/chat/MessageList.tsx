@@ -3,6 +3,7 @@ import { useLayoutEffect, useMemo, useRef } from "react";
 import { Icon } from "../components/Icon";
 import { streamingIds, visibleMessages } from "../lib/conversation";
 import { groupMessages } from "../lib/grouping";
+import { memoryOf } from "../lib/runMemory";
 import type { SessionState } from "../state/session";
 import { AssistantBlock, type AssistantActions } from "./AssistantBlock";
 import { HumanMessage } from "./HumanMessage";
@@ -53,7 +54,14 @@ export function MessageList({
           b.kind === "human" ? (
             <HumanMessage key={b.key} block={b} onOpenFile={actions.onOpenFile} versions={versions} />
           ) : (
-            <AssistantBlock key={b.key} block={b} actions={actions} versions={versions} progress={state.toolProgress} />
+            <AssistantBlock
+              key={b.key}
+              block={b}
+              actions={actions}
+              versions={versions}
+              progress={state.toolProgress}
+              memory={memoryOf(state.remembered, b.messageIds)}
+            />
           ),
         )}
         {waiting && (

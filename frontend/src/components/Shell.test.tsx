@@ -60,12 +60,13 @@ describe("Shell", () => {
     expect(label.textContent).toBe("gpt");
   });
 
-  it("links the Tools page after Agents", async () => {
+  it("links the Tools page after Agents, then Memory", async () => {
     serve({ models: [], default: null });
     renderShell();
     await screen.findByTestId("no-model-banner");
     const links = screen.getAllByRole("link").filter((a) => a.closest("nav"));
-    expect(links.map((a) => a.textContent)).toEqual(["Chat", "Skills", "Agents", "Tools"]);
+    expect(links.map((a) => a.textContent)).toEqual(["Chat", "Skills", "Agents", "Tools", "Memory"]);
     expect(links[3]?.getAttribute("href")).toBe("/settings/tools");
+    expect(links[4]?.getAttribute("href")).toBe("/settings/memory");
   });
 });

@@ -125,6 +125,9 @@ export function Shell() {
           <NavLink to="/settings/tools" className={({ isActive }) => (isActive ? "active" : "")}>
             Tools
           </NavLink>
+          <NavLink to="/settings/memory" className={({ isActive }) => (isActive ? "active" : "")}>
+            Memory
+          </NavLink>
           {isAdmin && !open && (
             <NavLink to="/settings/users" className={({ isActive }) => (isActive ? "active" : "")}>
               Users

@@ -21,13 +21,15 @@ import {
 import { type HumanContent, editedContent, humanContent } from "../lib/humanContent";
 import { uuid } from "../lib/id";
 import type { HumanMessage } from "../lib/messages";
+import { NO_RUN_MEMORY, type RunMemory, runStarted, withAnswerMemory } from "../lib/runMemory";
 import { NO_PROGRESS, type ToolProgressMap, withProgress, withoutAnswered } from "../lib/toolProgress";
-import { type Todo, sameTodos, todosOf } from "../lib/todos";
+import type { Todo } from "../lib/todos";
 import type { PastedImage } from "../chat/usePastedImages";
 import { assistantsStore } from "./assistants";
 import { runContext } from "./planMode";
 import { refreshThreads, setGeneratedTitle } from "./threads";
 import { Store } from "./store";
+import { HISTORY_LIMIT, NO_OUTCOME, type StreamPart, checkpointRef, nextFrame, todosFrom, valuesAt } from "./sessionParts";
 
 export interface SessionState {
   conversation: Conversation;
@@ -48,6 +50,8 @@ export interface SessionState {
   notice?: string;
   /** What running tool calls last reported (`tool_progress` events), until their results arrive. */
   toolProgress: ToolProgressMap;
+  /** The remembered facts runs were given (their `metadata` event), by their answers. */
+  remembered: RunMemory;
   artifacts: string[];
   /** The agent's plan (plan mode's `write_todos`) in the state shown; empty when it has none. */
   todos: Todo[];
@@ -70,40 +74,11 @@ const initial: SessionState = {
   stopping: false,
   stopped: false,
   toolProgress: NO_PROGRESS,
+  remembered: NO_RUN_MEMORY,
   artifacts: [],
   todos: [],
   filesVersion: 0,
 };
-
-interface StreamPart {
-  event: string;
-  data: unknown;
-}
-
-/** Runs `f` before the next paint (a timer where frames do not run, as in tests). */
-const nextFrame = (f: () => void): void => {
-  if (typeof requestAnimationFrame === "function") requestAnimationFrame(f);
-  else setTimeout(f, 16);
-};
-
-/** Checkpoints read per history load (as many as the SDK's useStream reads). */
-const HISTORY_LIMIT = 1000;
-
-/** What a new run, or showing another version, clears: how the last run ended. */
-const NO_OUTCOME: Pick<SessionState, "error" | "stopped" | "notice"> = { error: undefined, stopped: false, notice: undefined };
-
-/** A run's `checkpoint`: the SDK's type names every field; JSON drops the undefined map. */
-const checkpointRef = (checkpoint_id: string) => ({ checkpoint_id, checkpoint_ns: "", checkpoint_map: undefined });
-
-/** The plan of a full state (`values.todos`; absent when empty), keeping `prev` when unchanged. */
-function todosFrom(values: { todos?: unknown } | undefined, prev: Todo[]): Todo[] {
-  const todos = todosOf(values?.todos);
-  return sameTodos(todos, prev) ? prev : todos;
-}
-
-/** The values of the checkpoint `id` in a history read. */
-const valuesAt = (history: ThreadState[], id: string | undefined): ThreadValues | undefined =>
-  id ? history.find((h) => h.checkpoint?.checkpoint_id === id)?.values : undefined;
 
 export class ThreadSession {
   readonly store = new Store<SessionState>(initial);
@@ -380,9 +355,10 @@ export class ThreadSession {
     if (event === "metadata") {
       const runId = (data as { run_id?: unknown } | null)?.run_id;
       if (typeof runId === "string") this.store.update({ runId });
+      this.store.set((s) => ({ ...s, remembered: runStarted(s.remembered, data, s.conversation) }));
     } else if (event === "values") {
       const values = (data ?? {}) as ThreadValues;
-      this.store.set((s) => ({
+      this.store.set((s) => withAnswerMemory({
         ...s,
         conversation: applyValues(s.conversation, values.messages ?? []),
         toolProgress: withoutAnswered(s.toolProgress, values.messages ?? []),
@@ -407,7 +383,7 @@ export class ThreadSession {
     const chunks = this.chunks;
     if (chunks.length === 0) return;
     this.chunks = [];
-    this.store.set((s) => ({
+    this.store.set((s) => withAnswerMemory({
       ...s,
       conversation: chunks.reduce(applyMessageEvent, s.conversation),
       toolProgress: withoutAnswered(s.toolProgress, chunks),

@@ -1,0 +1,34 @@
+// The category picker of Settings → Memory (adding, editing and filtering facts).
+import { CATEGORY_LABELS, FACT_CATEGORIES } from "../lib/memory";
+
+/** A labelled select of the fact categories; `anyLabel` adds a first "any" choice (value ""),
+ * `hideLabel` keeps the label for screen readers only (where the choices say enough). */
+export function CategorySelect({
+  label,
+  value,
+  onChange,
+  anyLabel,
+  disabled,
+  hideLabel,
+}: {
+  label: string;
+  value: string;
+  onChange: (category: string) => void;
+  anyLabel?: string;
+  disabled?: boolean;
+  hideLabel?: boolean;
+}) {
+  return (
+    <label className="field memory-category">
+      <span className={hideLabel ? "visually-hidden" : undefined}>{label}</span>
+      <select value={value} onChange={(e) => onChange(e.target.value)} disabled={disabled}>
+        {anyLabel !== undefined && <option value="">{anyLabel}</option>}
+        {FACT_CATEGORIES.map((c) => (
+          <option key={c} value={c}>
+            {CATEGORY_LABELS[c]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
