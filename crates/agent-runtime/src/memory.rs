@@ -22,6 +22,24 @@ pub trait MemorySource: Send + Sync {
     async fn for_run(&self, owner: &str, assistant_id: &str, text: &str) -> Vec<RememberedFact>;
     /// A run of `thread_id` ended well: its conversation may hold something to remember.
     fn turn_ended(&self, owner: &str, thread_id: &str, assistant_id: &str);
+    /// Tool mode: the person's facts matching `query`.
+    async fn search(
+        &self,
+        owner: &str,
+        assistant_id: &str,
+        query: &str,
+    ) -> Result<Vec<RememberedFact>, String>;
+    /// Tool mode: remembers a fact.
+    async fn add(
+        &self,
+        owner: &str,
+        content: &str,
+        category: &str,
+    ) -> Result<RememberedFact, String>;
+    /// Tool mode: corrects a fact (its new version).
+    async fn update(&self, owner: &str, id: &str, content: &str) -> Result<RememberedFact, String>;
+    /// Tool mode: forgets a fact.
+    async fn delete(&self, owner: &str, id: &str) -> Result<(), String>;
 }
 
 fn push_escaped(out: &mut String, text: &str) {

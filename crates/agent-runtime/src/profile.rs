@@ -18,6 +18,8 @@ pub struct AgentProfile {
     pub skills: Option<HashSet<String>>,
     /// Tools it may use; all when `None`.
     pub tools: Option<HashSet<String>>,
+    /// Memory tools on or off (the configuration decides when `None`).
+    pub memory_tools: Option<bool>,
 }
 
 impl AgentProfile {
@@ -29,6 +31,7 @@ impl AgentProfile {
             model_name: None,
             skills: None,
             tools: None,
+            memory_tools: None,
         }
     }
 
@@ -40,6 +43,7 @@ impl AgentProfile {
             model_name: settings.model_name,
             skills: settings.skills.map(|s| s.into_iter().collect()),
             tools: settings.tools.map(|t| t.into_iter().collect()),
+            memory_tools: settings.memory_tools,
         }
     }
 

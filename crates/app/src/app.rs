@@ -268,6 +268,7 @@ impl App {
             mcp: Some(mcp.hub().clone()),
             mcp_search: config.mcp.tool_search.clone(),
             memory: Some(crate::memory::source(&memory)),
+            memory_tools: config.memory.tools,
         });
         if serving {
             let recovered = manager.recover().await?;

@@ -32,6 +32,16 @@ impl Caller {
         }
     }
 
+    /// A run's owner acting through the agent (memory tools): their own data only, no
+    /// admin rights.
+    pub(crate) fn owner_only(owner: &str) -> Self {
+        Caller {
+            user_id: owner.to_string(),
+            email: String::new(),
+            role: Role::User,
+        }
+    }
+
     /// The owner id stored with what this caller creates.
     pub fn owner(&self) -> &str {
         &self.user_id

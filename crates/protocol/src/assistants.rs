@@ -56,6 +56,10 @@ pub struct AgentSettings {
     /// The tools it may use, by name; every tool when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<String>>,
+    /// Memory tools (`memory_search`, `memory_add`, …) on or off; the server's `memory.tools`
+    /// when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_tools: Option<bool>,
 }
 
 wire_enum! {

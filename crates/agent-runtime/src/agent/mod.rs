@@ -4,6 +4,7 @@
 //! step is streamed to the run's event log and saved as a checkpoint.
 
 mod mcp;
+mod memory_tools;
 mod model_call;
 mod slash;
 mod state;
@@ -74,6 +75,10 @@ pub struct AgentRun<'a> {
     pub plan_mode: bool,
     /// What the run remembers about the person.
     pub memory: &'a [crate::memory::RememberedFact],
+    /// The memory, for its tools.
+    pub memory_source: Option<&'a std::sync::Arc<dyn crate::memory::MemorySource>>,
+    /// Tool mode: the model manages memory with `memory_*` tools.
+    pub memory_tools: bool,
 }
 
 /// How a run ended.
@@ -266,6 +271,9 @@ impl AgentRun<'_> {
         };
         let offered = |name: &str| self.may_call(name) && activation.is_none_or(|a| a.allows(name));
         let by_name = |d: &serde_json::Value| d["function"]["name"].as_str().is_some_and(offered);
+        if self.memory_tools && self.memory_source.is_some() {
+            tool_defs.extend(memory_tools::definitions());
+        }
         tool_defs.retain(by_name);
         let svc = self.services();
         loop {

@@ -6,6 +6,7 @@ use antler_protocol::stream::{MessagePart, Node, StreamEvent};
 use std::collections::HashMap;
 
 use super::mcp::TOOL_SEARCH;
+use super::memory_tools;
 use super::slash::Activation;
 use super::{AgentRun, AgentState};
 use crate::langchain::tool_message;
@@ -60,6 +61,9 @@ impl AgentRun<'_> {
                         a.name,
                         a.allowed.as_deref().unwrap_or_default().join(", ")
                     ))),
+                    _ if self.memory_tools && memory_tools::NAMES.contains(&call.name.as_str()) => {
+                        self.call_memory(&call.name, &call.args).await
+                    }
                     _ => match mcp.find(&call.name) {
                         Some(tool) => self.call_mcp(tool, &call.id, &call.args).await,
                         None => self.tools.call(&call.name, call.args.clone(), ctx).await,

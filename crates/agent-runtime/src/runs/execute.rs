@@ -177,6 +177,8 @@ impl RunManager {
             promote_top_k: self.deps.mcp_search.auto_promote_top_k,
             plan_mode: start.plan_mode,
             memory: &start.memory,
+            memory_source: self.deps.memory.as_ref(),
+            memory_tools: start.profile.memory_tools.unwrap_or(self.deps.memory_tools),
         };
         let outcome = agent.run(state, input).await;
         deadline.abort();

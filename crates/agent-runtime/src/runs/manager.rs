@@ -42,6 +42,8 @@ pub struct RunDeps {
     pub mcp_search: antler_mcp::ToolSearchConfig,
     /// What runs remember about their person.
     pub memory: Option<Arc<dyn crate::memory::MemorySource>>,
+    /// Memory tools for every run (an assistant's `memory_tools` wins).
+    pub memory_tools: bool,
 }
 
 /// The skills a run of one owner sees: the shared catalog, plus the owner's personal skills

@@ -25,7 +25,13 @@ pub(super) fn read(config: &Value, context: &Value) -> Result<AgentSettings, Str
     for source in [config.get("configurable"), Some(context)] {
         match source {
             Some(Value::Object(map)) => {
-                for key in ["system_prompt", "model_name", "skills", "tools"] {
+                for key in [
+                    "system_prompt",
+                    "model_name",
+                    "skills",
+                    "tools",
+                    "memory_tools",
+                ] {
                     if let Some(v) = map.get(key) {
                         merged.insert(key.into(), v.clone());
                     }
@@ -63,10 +69,12 @@ pub(super) fn check(settings: &AgentSettings, known: &Known) -> Result<(), Strin
     if let Some(tools) = &settings.tools {
         check_names("tools", tools)?;
         // MCP tools come and go with their servers: their names are not checked here.
-        if let Some(unknown) = tools
-            .iter()
-            .find(|t| !t.starts_with("mcp__") && !known.tools.contains(t))
-        {
+        if let Some(unknown) = tools.iter().find(|t| {
+            !t.starts_with("mcp__")
+                && !t.starts_with("memory_")
+                && t.as_str() != "tool_search"
+                && !known.tools.contains(t)
+        }) {
             return Err(format!(
                 "context.tools: there is no tool named '{}' (tools: {})",
                 shown(unknown),

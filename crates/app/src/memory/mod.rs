@@ -42,6 +42,10 @@ pub struct MemoryConfig {
     pub min_confidence: f64,
     /// The model that reads conversations (a configured name; the default model when empty).
     pub model: Option<String>,
+    /// Tool mode for every run: the model searches, adds, corrects and deletes facts itself
+    /// (`memory_search`, `memory_add`, `memory_update`, `memory_delete`); an assistant's
+    /// `memory_tools` decides for its runs.
+    pub tools: bool,
 }
 
 impl Default for MemoryConfig {
@@ -54,6 +58,7 @@ impl Default for MemoryConfig {
             debounce_secs: 30,
             min_confidence: 0.7,
             model: None,
+            tools: false,
         }
     }
 }
@@ -364,6 +369,14 @@ pub(crate) async fn evict(store: &Store, owner: &str, max: usize) -> Result<(), 
     Ok(())
 }
 
+fn remembered(f: FactRecord) -> RememberedFact {
+    RememberedFact {
+        id: f.fact_id,
+        content: f.content,
+        category: f.category,
+    }
+}
+
 /// How useful a fact is to keep: confidence, confirmations and recent use.
 fn usefulness(f: &FactRecord) -> f64 {
     let used = f.last_used_at.unwrap_or(f.updated_at);
@@ -385,6 +398,70 @@ impl MemorySource for MemoryService {
                 Vec::new()
             }
         }
+    }
+
+    async fn search(
+        &self,
+        owner: &str,
+        assistant_id: &str,
+        query: &str,
+    ) -> Result<Vec<RememberedFact>, String> {
+        let query = FactQuery {
+            assistant_id: Some(assistant_id.to_string()),
+            search: Some(query.to_string()),
+            limit: 20,
+            ..FactQuery::default()
+        };
+        let found = self
+            .store
+            .memory
+            .list(owner, &query)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(found.into_iter().map(|(f, _)| remembered(f)).collect())
+    }
+
+    async fn add(
+        &self,
+        owner: &str,
+        content: &str,
+        category: &str,
+    ) -> Result<RememberedFact, String> {
+        let req = FactCreate {
+            content: content.to_string(),
+            category: Some(category.to_string()),
+            confidence: Some(0.9),
+            assistant_id: None,
+        };
+        let fact = MemoryService::add(self, &Caller::owner_only(owner), req)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(RememberedFact {
+            id: fact.fact_id,
+            content: fact.content,
+            category: fact.category,
+        })
+    }
+
+    async fn update(&self, owner: &str, id: &str, content: &str) -> Result<RememberedFact, String> {
+        let patch = FactPatch {
+            content: Some(content.to_string()),
+            ..FactPatch::default()
+        };
+        let fact = MemoryService::update(self, &Caller::owner_only(owner), id, patch)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(RememberedFact {
+            id: fact.fact_id,
+            content: fact.content,
+            category: fact.category,
+        })
+    }
+
+    async fn delete(&self, owner: &str, id: &str) -> Result<(), String> {
+        MemoryService::delete(self, &Caller::owner_only(owner), id)
+            .await
+            .map_err(|e| e.to_string())
     }
 
     fn turn_ended(&self, owner: &str, thread_id: &str, assistant_id: &str) {

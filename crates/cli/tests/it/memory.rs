@@ -268,3 +268,87 @@ async fn conversations_are_learned_from_after_their_runs() {
     .await;
     assert_eq!(server.get_json("/api/memory").await.1["total"], 1);
 }
+
+#[tokio::test]
+async fn in_tool_mode_the_model_manages_memory_itself() {
+    let env = Env::new();
+    let model = mock_llm(
+        r#"scenarios:
+  - match: "remember"
+    turns:
+      - tool_calls: [{name: memory_add, arguments: {content: "Likes green tea", category: preference}}]
+      - tool_calls: [{name: memory_search, arguments: {query: "tea"}}]
+      - tool_calls: [{name: memory_add, arguments: {content: "token is abcd1234efgh"}}]
+      - content: "noted"
+  - match: ""
+    turns:
+      - content: "ok"
+"#,
+    )
+    .await;
+    let server = env.start_agent(
+        &model,
+        &[
+            ("ANTLER_AGENT_GENERATE_TITLES", "false"),
+            ("ANTLER_MEMORY_TOOLS", "true"),
+        ],
+    );
+    let (status, values) = server
+        .post_json(
+            "/api/threads/k/runs/wait",
+            json!({"assistant_id": "agent", "if_not_exists": "create",
+                "input": {"messages": [{"role": "user", "content": "please remember this"}]}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{values}");
+    let tools: Vec<&Value> = values["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["type"] == "tool")
+        .collect();
+    assert!(
+        tools[0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Remembered"),
+        "{}",
+        tools[0]
+    );
+    assert!(
+        tools[1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Likes green tea"),
+        "{}",
+        tools[1]
+    );
+    assert_eq!(
+        tools[2]["status"], "error",
+        "a secret is refused: {}",
+        tools[2]
+    );
+    let (_, list) = server.get_json("/api/memory").await;
+    assert_eq!(list["total"], 1, "{list}");
+    let requests = model_requests(&model).await;
+    assert!(requests[0]["tools"].to_string().contains("memory_search"));
+
+    // An assistant may turn the tools off for its runs.
+    let (_, assistant) = server
+        .post_json(
+            "/api/assistants",
+            json!({"graph_id": "agent", "name": "Quiet", "context": {"memory_tools": false}}),
+        )
+        .await;
+    let id = assistant["assistant_id"].as_str().unwrap();
+    let (status, _) = server
+        .post_json(
+            "/api/threads/k/runs/wait",
+            json!({"assistant_id": id, "input": {"messages": [{"role": "user", "content": "hi"}]}}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let requests = model_requests(&model).await;
+    let last = requests.as_array().unwrap().last().unwrap();
+    assert!(!last["tools"].to_string().contains("memory_"));
+}
