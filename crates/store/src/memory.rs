@@ -100,6 +100,9 @@ pub trait MemoryRepo: Send + Sync + 'static {
     async fn confirm(&self, owner: &str, fact_id: &str) -> Result<bool, StoreError>;
     /// Deletes a fact with the facts it superseded; `false` when there was none.
     async fn delete(&self, owner: &str, fact_id: &str) -> Result<bool, StoreError>;
+    /// Deletes the facts learned from one thread (and the versions they became); answers
+    /// how many.
+    async fn forget_thread(&self, owner: &str, thread_id: &str) -> Result<u64, StoreError>;
     /// Deletes every fact of an owner; answers how many.
     async fn forget_all(&self, owner: &str) -> Result<u64, StoreError>;
     /// Records that facts were given to the model.

@@ -749,7 +749,10 @@ export interface paths {
         get: operations["get_thread"];
         put?: never;
         post?: never;
-        /** Deletes a thread and all its files. */
+        /**
+         * Deletes a thread and all its files (with `forget_memory=true`, also what memory learned
+         *     from it).
+         */
         delete: operations["delete_thread"];
         options?: never;
         head?: never;
@@ -7095,7 +7098,10 @@ export interface operations {
     };
     delete_thread: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also forget the facts memory learned from this thread. */
+                forget_memory?: boolean;
+            };
             header?: never;
             path: {
                 /** @description Thread id */
@@ -7111,6 +7117,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
             };
             /** @description No credential, or one that is unknown, expired or revoked */
             401: {

@@ -262,6 +262,19 @@ impl MemoryService {
         Ok(n)
     }
 
+    /// Forgets the facts learned from one of the caller's threads (with their history).
+    pub async fn forget_thread(
+        &self,
+        caller: &Caller,
+        thread_id: &str,
+    ) -> Result<u64, MemoryError> {
+        Ok(self
+            .store
+            .memory
+            .forget_thread(caller.owner(), thread_id)
+            .await?)
+    }
+
     /// The caller's settings.
     pub async fn settings(&self, caller: &Caller) -> Result<MemorySettingsBody, MemoryError> {
         let s = self.store.memory.settings(caller.owner()).await?;

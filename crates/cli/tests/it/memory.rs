@@ -267,6 +267,11 @@ async fn conversations_are_learned_from_after_their_runs() {
     })
     .await;
     assert_eq!(server.get_json("/api/memory").await.1["total"], 1);
+
+    // Deleting the thread it came from can take it along.
+    let (status, _) = server.delete("/api/threads/one?forget_memory=true").await;
+    assert_eq!(status, 204);
+    assert_eq!(server.get_json("/api/memory").await.1["total"], 0);
 }
 
 #[tokio::test]

@@ -75,12 +75,22 @@ pub async fn patch_thread(
     Ok(Json(app.threads.patch(&caller, &id, body.metadata).await?))
 }
 
-/// Deletes a thread and all its files.
+/// `DELETE /api/threads/{thread_id}` query.
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct DeleteThreadQuery {
+    /// Also forget the facts memory learned from this thread.
+    pub forget_memory: Option<bool>,
+}
+
+/// Deletes a thread and all its files (with `forget_memory=true`, also what memory learned
+/// from it).
 #[utoipa::path(
     delete,
     path = "/api/threads/{thread_id}",
     tag = "threads",
-    params(("thread_id" = String, Path, description = "Thread id")),
+    params(("thread_id" = String, Path, description = "Thread id"), DeleteThreadQuery),
     responses(
         (status = 204, description = "Deleted"),
         (status = 404, description = "No such thread", body = ErrorEnvelope),
@@ -91,8 +101,12 @@ pub async fn delete_thread(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ThreadId(id): ThreadId,
+    crate::extract::ApiQuery(q): crate::extract::ApiQuery<DeleteThreadQuery>,
 ) -> ApiResult<StatusCode> {
     app.threads.delete(&caller, &id).await?;
+    if q.forget_memory == Some(true) {
+        app.memory.forget_thread(&caller, &id).await?;
+    }
     Ok(StatusCode::NO_CONTENT)
 }
 

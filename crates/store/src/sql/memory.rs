@@ -252,6 +252,18 @@ impl MemoryRepo for SqlMemory {
         })
     }
 
+    async fn forget_thread(&self, owner: &str, thread_id: &str) -> Result<u64, StoreError> {
+        // Corrections keep their source thread, so a fact and its versions go together.
+        Ok(on!(&self.0, p => sqlx::query(
+            "DELETE FROM memory_facts WHERE owner = $1 AND source_thread = $2",
+        )
+        .bind(owner)
+        .bind(thread_id)
+        .execute(p)
+        .await?
+        .rows_affected()))
+    }
+
     async fn forget_all(&self, owner: &str) -> Result<u64, StoreError> {
         Ok(
             on!(&self.0, p => sqlx::query("DELETE FROM memory_facts WHERE owner = $1")
