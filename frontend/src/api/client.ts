@@ -223,6 +223,10 @@ export const api = {
   /** Stops an MCP server and starts it again (admins); answers its status afterwards. */
   restartMcpServer: (name: string) =>
     call(client.POST("/api/mcp/servers/{name}/restart", { params: { path: { name } } })),
+  /** The servers' configuration (admins), `env` and `headers` values hidden. */
+  mcpConfig: (signal?: AbortSignal) => call(client.GET("/api/mcp/config", { signal })),
+  /** Replaces the whole set of servers (admins); an `env`/`headers` value of `null` keeps the current one. */
+  putMcpConfig: (servers: Record<string, unknown>) => call(client.PUT("/api/mcp/config", { body: { servers } })),
 
   /** The caller's remembered facts (ranked by relevance with `q`, else newest first), how
    * many they have, their summary and whether memory is on. */

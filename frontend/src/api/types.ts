@@ -27,6 +27,12 @@ export type InstallFinding = Schemas["InstallFinding"];
 export type InstallFromThread = Schemas["InstallFromThread"];
 export type InstallResult = Schemas["InstallResult"];
 export type McpServers = Schemas["McpServers"];
+/** `GET /api/mcp/config`: every server's configuration, secrets hidden. */
+export type McpConfigView = Schemas["McpConfigView"];
+/** One server's configuration as `GET /api/mcp/config` shows it. */
+export type McpServerConfigView = Schemas["ServerConfigView"];
+/** An `env` or `headers` value as shown: only the variables it names. */
+export type HiddenValue = Schemas["HiddenValue"];
 /** An MCP server as `GET /api/mcp/servers` shows it. */
 export type McpServer = Schemas["ServerStatus"];
 export type McpServerState = Schemas["ServerState"];

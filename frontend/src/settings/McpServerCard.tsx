@@ -1,5 +1,5 @@
 // One MCP server on Settings → Tools: its state, last error, call counts and tools; admins
-// can restart it.
+// can restart, edit, disable or enable, and remove it.
 import { useEffect, useState } from "react";
 import { api } from "../api/client";
 import { errorMessage } from "../api/http";
@@ -42,18 +42,30 @@ function StateBadge({ state }: { state: McpServerState }) {
   );
 }
 
+/** What an admin can do to a server's configuration (the page does it). */
+export interface McpServerActions {
+  onEdit: () => void;
+  onSetEnabled: (enabled: boolean) => void;
+  onRemove: () => void;
+  /** A change of this server is on its way. */
+  busy: boolean;
+}
+
 /**
  * A server's card. `canRestart`: the person is an admin. `onRestarted` is called after a
- * restart (whether it worked), so the page loads the list again.
+ * restart (whether it worked), so the page loads the list again. `manage`: the configuration
+ * buttons (admins).
  */
 export function McpServerCard({
   server: listed,
   canRestart,
   onRestarted,
+  manage,
 }: {
   server: McpServer;
   canRestart: boolean;
   onRestarted: () => void;
+  manage?: McpServerActions;
 }) {
   const toast = useToast();
   // The status a restart answered, shown until the list is loaded again.
@@ -102,6 +114,37 @@ export function McpServerCard({
             {busy ? <span className="spinner spinner-xs" aria-hidden="true" /> : <Icon name="refresh" size={14} />}
             {busy ? "Restarting…" : "Restart"}
           </button>
+        )}
+        {manage && (
+          <span className="mcp-manage">
+            <button
+              type="button"
+              className="btn btn-sm"
+              onClick={manage.onEdit}
+              disabled={manage.busy}
+              aria-label={`Edit ${server.name}`}
+            >
+              <Icon name="edit" size={14} /> Edit
+            </button>
+            <button
+              type="button"
+              className="btn btn-sm"
+              onClick={() => manage.onSetEnabled(server.state === "disabled")}
+              disabled={manage.busy}
+              aria-label={`${server.state === "disabled" ? "Enable" : "Disable"} ${server.name}`}
+            >
+              {server.state === "disabled" ? "Enable" : "Disable"}
+            </button>
+            <button
+              type="button"
+              className="btn btn-sm btn-danger"
+              onClick={manage.onRemove}
+              disabled={manage.busy}
+              aria-label={`Remove ${server.name}`}
+            >
+              <Icon name="trash" size={14} /> Remove
+            </button>
+          </span>
         )}
       </div>
       {server.description && <p className="mcp-server-desc">{server.description}</p>}

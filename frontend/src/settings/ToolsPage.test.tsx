@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { MemoryRouter } from "react-router-dom";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import type { McpServer, Role } from "../api/types";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { McpConfigView, McpServer, McpServerConfigView, Role } from "../api/types";
 import { AuthGate } from "../auth/auth";
 import { ToastProvider } from "../components/Toasts";
 import { json } from "../test/agents";
@@ -63,7 +63,14 @@ const lazy = server("time");
 function serve(
   role: Role,
   servers: McpServer[],
-  options: { restart?: McpServer | { status: number; message: string }; after?: McpServer[] } = {},
+  options: {
+    restart?: McpServer | { status: number; message: string };
+    after?: McpServer[];
+    /** What `GET /api/mcp/config` answers. */
+    config?: McpConfigView;
+    /** A refusal of `PUT /api/mcp/config`. */
+    putError?: { status: number; message: string };
+  } = {},
 ) {
   const calls: Call[] = [];
   let current = servers;
@@ -77,6 +84,13 @@ function serve(
       if (path === "/api/auth/status") return json({ mode: "password", setup_required: false });
       if (path === "/api/auth/me") return json({ id: "u1", email: "ann@example.com", role });
       if (path === "/api/mcp/servers") return json({ servers: current });
+      if (path === "/api/mcp/config" && method === "GET") return json(options.config ?? { servers: {} });
+      if (path === "/api/mcp/config" && method === "PUT") {
+        if (options.putError) {
+          return json({ error: { code: "invalid_body", message: options.putError.message } }, options.putError.status);
+        }
+        return json(options.config ?? { servers: {} });
+      }
       if (path.endsWith("/restart") && method === "POST") {
         const answer = options.restart;
         if (answer && "status" in answer && typeof answer.status === "number") {
@@ -106,6 +120,15 @@ function renderPage() {
 const card = (name: string) =>
   screen.getAllByTestId("mcp-server").find((c) => c.dataset["server"] === name) as HTMLElement;
 const lists = (calls: Call[]) => calls.filter((c) => c.path === "/api/mcp/servers").length;
+
+beforeAll(() => {
+  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
+    this.setAttribute("open", "");
+  };
+  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
+    this.removeAttribute("open");
+  };
+});
 
 afterEach(() => {
   cleanup();
@@ -209,5 +232,293 @@ describe("Settings → Tools", () => {
     const before = lists(calls);
     fireEvent.click(screen.getByRole("button", { name: "Refresh the servers" }));
     await waitFor(() => expect(lists(calls)).toBe(before + 1));
+  });
+});
+
+const hidden = (...variables: string[]) => ({ variables, literal: variables.length === 0 });
+
+const configOf = (extra: Partial<McpServerConfigView> = {}): McpServerConfigView => ({
+  transport: "stdio",
+  command: null,
+  args: [],
+  env: {},
+  url: null,
+  headers: {},
+  enabled: true,
+  description: null,
+  eager: false,
+  sandboxed: false,
+  init_timeout_secs: 30,
+  call_timeout_secs: 120,
+  allow_tools: [],
+  deny_tools: [],
+  ...extra,
+});
+
+/** The configuration behind `everything` and `github`: hidden environment and headers. */
+const config: McpConfigView = {
+  servers: {
+    everything: configOf({
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-everything"],
+      env: { API_KEY: hidden("EVERYTHING_KEY"), DEBUG: hidden(), OLD: hidden("OLD_VALUE") },
+      description: "The MCP reference server",
+      init_timeout_secs: 45,
+      deny_tools: ["get-env"],
+    }),
+    github: configOf({
+      transport: "streamable_http",
+      url: "https://mcp.example.com/mcp",
+      headers: { Authorization: hidden("GITHUB_TOKEN") },
+      call_timeout_secs: 60,
+    }),
+  },
+};
+
+/** `github` and `everything` as sent back untouched: hidden values as `null`. */
+const keptGithub = {
+  transport: "streamable_http",
+  command: null,
+  args: [],
+  env: {},
+  url: "https://mcp.example.com/mcp",
+  headers: { Authorization: null },
+  enabled: true,
+  description: null,
+  eager: false,
+  sandboxed: false,
+  init_timeout_secs: 30,
+  call_timeout_secs: 60,
+  allow_tools: [],
+  deny_tools: [],
+};
+const keptEverything = {
+  transport: "stdio",
+  command: "npx",
+  args: ["-y", "@modelcontextprotocol/server-everything"],
+  env: { API_KEY: null, DEBUG: null, OLD: null },
+  url: null,
+  headers: {},
+  enabled: true,
+  description: "The MCP reference server",
+  eager: false,
+  sandboxed: false,
+  init_timeout_secs: 45,
+  call_timeout_secs: 120,
+  allow_tools: [],
+  deny_tools: ["get-env"],
+};
+
+const puts = (calls: Call[]) =>
+  calls
+    .filter((c) => c.path === "/api/mcp/config" && c.method === "PUT")
+    .map((c) => JSON.parse(c.body) as { servers: Record<string, unknown> });
+const dialog = () => within(screen.getByRole("dialog"));
+const input = (label: string) => dialog().getByLabelText(label) as HTMLInputElement;
+const type = (label: string, value: string) => fireEvent.change(input(label), { target: { value } });
+
+describe("Settings → Tools: configuring servers (admins)", () => {
+  it("adds a server, sending the others back with their hidden values kept", async () => {
+    const calls = serve("admin", [everything, broken], { config });
+    renderPage();
+    await waitFor(() => expect(screen.getAllByTestId("mcp-server")).toHaveLength(2));
+    const before = lists(calls);
+    fireEvent.click(screen.getByRole("button", { name: "Add server" }));
+    expect(dialog().getByRole("heading", { name: "Add MCP server" })).toBeTruthy();
+    // stdio by default, with its warning.
+    expect(dialog().getByTestId("mcp-stdio-warning").textContent).toContain(
+      "Runs on the server host, outside the sandbox — add only programs you trust.",
+    );
+    expect(dialog().queryByLabelText(/sandbox/i)).toBeNull();
+    type("Name", "fetch");
+    type("Command", " uvx ");
+    fireEvent.change(dialog().getByLabelText("Arguments (one per line)"), {
+      target: { value: "mcp-server-fetch\n\n--ignore-robots-txt\n" },
+    });
+    type("Description", "Fetches web pages");
+    fireEvent.click(dialog().getByRole("button", { name: "Add variable" }));
+    type("Name of variable 1", "FETCH_TOKEN");
+    type("Value of variable 1", "${FETCH_TOKEN}");
+    expect(dialog().getByTestId("mcp-variables").textContent).toContain("$VAR or ${VAR}");
+    fireEvent.click(dialog().getByLabelText(/Start at/));
+    type("Call timeout (seconds)", "30");
+    type("Only these tools (comma separated; all when empty)", "fetch, ");
+    await act(async () => {
+      fireEvent.click(dialog().getByRole("button", { name: "Add server" }));
+    });
+    await waitFor(() => expect(puts(calls)).toHaveLength(1));
+    expect(puts(calls)[0]).toEqual({
+      servers: {
+        everything: keptEverything,
+        github: keptGithub,
+        fetch: {
+          transport: "stdio",
+          command: "uvx",
+          args: ["mcp-server-fetch", "--ignore-robots-txt"],
+          env: { FETCH_TOKEN: "${FETCH_TOKEN}" },
+          url: null,
+          headers: {},
+          enabled: true,
+          description: "Fetches web pages",
+          eager: true,
+          call_timeout_secs: 30,
+          allow_tools: ["fetch"],
+          deny_tools: [],
+        },
+      },
+    });
+    expect(await screen.findByText("Added “fetch”.")).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
+    await waitFor(() => expect(lists(calls)).toBeGreaterThan(before));
+  });
+
+  it("refuses a name the server would refuse, and one already taken, without sending", async () => {
+    const calls = serve("admin", [everything], { config });
+    renderPage();
+    fireEvent.click(await screen.findByRole("button", { name: "Add server" }));
+    type("Name", "my server");
+    type("Command", "x");
+    await act(async () => {
+      fireEvent.click(dialog().getByRole("button", { name: "Add server" }));
+    });
+    expect(dialog().getByTestId("mcp-form-error").textContent).toBe("The name is 1–32 letters, digits, - or _.");
+    type("Name", "everything");
+    await act(async () => {
+      fireEvent.click(dialog().getByRole("button", { name: "Add server" }));
+    });
+    await waitFor(() =>
+      expect(dialog().getByTestId("mcp-form-error").textContent).toBe("A server named “everything” exists already."),
+    );
+    expect(puts(calls)).toHaveLength(0);
+  });
+
+  it("edits a server: hidden values kept as null, a retyped one sent, a removed one left out", async () => {
+    const calls = serve("admin", [everything, broken], { config });
+    renderPage();
+    fireEvent.click(await screen.findByRole("button", { name: "Edit everything" }));
+    expect(dialog().getByRole("heading", { name: "Edit “everything”" })).toBeTruthy();
+    // No name field for an existing server; the values are hidden, showing what they use.
+    const key = await dialog().findByLabelText("New value of API_KEY");
+    expect(dialog().queryByLabelText("Name")).toBeNull();
+    expect((key as HTMLInputElement).value).toBe("");
+    expect((key as HTMLInputElement).placeholder).toBe("hidden (uses $EVERYTHING_KEY)");
+    expect(input("New value of DEBUG").placeholder).toBe("hidden");
+    expect(input("Command").value).toBe("npx");
+    expect((dialog().getByLabelText("Arguments (one per line)") as HTMLTextAreaElement).value).toBe(
+      "-y\n@modelcontextprotocol/server-everything",
+    );
+    expect(input("Never these tools (comma separated)").value).toBe("get-env");
+    type("New value of DEBUG", "1");
+    fireEvent.click(dialog().getByRole("button", { name: "Remove OLD" }));
+    type("Description", "");
+    await act(async () => {
+      fireEvent.click(dialog().getByRole("button", { name: "Save" }));
+    });
+    await waitFor(() => expect(puts(calls)).toHaveLength(1));
+    const sent = puts(calls)[0]!;
+    expect(sent.servers["github"]).toEqual(keptGithub);
+    expect(sent.servers["everything"]).toEqual({
+      transport: "stdio",
+      command: "npx",
+      args: ["-y", "@modelcontextprotocol/server-everything"],
+      env: { API_KEY: null, DEBUG: "1" },
+      url: null,
+      headers: {},
+      enabled: true,
+      description: null,
+      eager: false,
+      init_timeout_secs: 45,
+      call_timeout_secs: 120,
+      allow_tools: [],
+      deny_tools: ["get-env"],
+    });
+    expect(await screen.findByText("Saved “everything”: it starts again on next use.")).toBeTruthy();
+  });
+
+  it("edits an HTTP server's URL and headers, without the stdio warning", async () => {
+    const calls = serve("admin", [everything, broken], { config });
+    renderPage();
+    fireEvent.click(await screen.findByRole("button", { name: "Edit github" }));
+    const header = await dialog().findByLabelText("New value of Authorization");
+    expect((header as HTMLInputElement).placeholder).toBe("hidden (uses $GITHUB_TOKEN)");
+    expect(dialog().queryByTestId("mcp-stdio-warning")).toBeNull();
+    expect(input("URL").value).toBe("https://mcp.example.com/mcp");
+    type("URL", "https://mcp.example.com/v2");
+    await act(async () => {
+      fireEvent.click(dialog().getByRole("button", { name: "Save" }));
+    });
+    await waitFor(() => expect(puts(calls)).toHaveLength(1));
+    const sent = puts(calls)[0]!;
+    expect(sent.servers["everything"]).toEqual(keptEverything);
+    expect(sent.servers["github"]).toMatchObject({
+      transport: "streamable_http",
+      url: "https://mcp.example.com/v2",
+      headers: { Authorization: null },
+      command: null,
+      env: {},
+    });
+  });
+
+  it("shows the server's refusal in the form and keeps it open", async () => {
+    const message = "mcp server 'everything': unknown field `foo`";
+    const calls = serve("admin", [everything], { config, putError: { status: 422, message } });
+    renderPage();
+    fireEvent.click(await screen.findByRole("button", { name: "Edit everything" }));
+    await dialog().findByLabelText("New value of API_KEY");
+    await act(async () => {
+      fireEvent.click(dialog().getByRole("button", { name: "Save" }));
+    });
+    expect((await dialog().findByTestId("mcp-form-error")).textContent).toBe(message);
+    expect(screen.getByRole("dialog")).toBeTruthy();
+    expect(puts(calls)).toHaveLength(1);
+  });
+
+  it("disables and enables a server, changing only its enabled flag", async () => {
+    const off = { ...lazy, name: "github", state: "disabled" as const };
+    const disabledConfig: McpConfigView = {
+      servers: { ...config.servers, github: { ...config.servers["github"]!, enabled: false } },
+    };
+    const calls = serve("admin", [everything, off], { config: disabledConfig });
+    renderPage();
+    await waitFor(() => expect(screen.getAllByTestId("mcp-server")).toHaveLength(2));
+    expect(within(card("github")).queryByRole("button", { name: "Disable github" })).toBeNull();
+    await act(async () => {
+      fireEvent.click(within(card("everything")).getByRole("button", { name: "Disable everything" }));
+    });
+    await waitFor(() => expect(puts(calls)).toHaveLength(1));
+    expect(puts(calls)[0]).toEqual({
+      servers: { everything: { ...keptEverything, enabled: false }, github: { ...keptGithub, enabled: false } },
+    });
+    expect(await screen.findByText("Disabled “everything”.")).toBeTruthy();
+    await act(async () => {
+      fireEvent.click(within(card("github")).getByRole("button", { name: "Enable github" }));
+    });
+    await waitFor(() => expect(puts(calls)).toHaveLength(2));
+    expect(puts(calls)[1]).toEqual({ servers: { everything: keptEverything, github: keptGithub } });
+  });
+
+  it("removes a server after confirmation", async () => {
+    const calls = serve("admin", [everything, broken], { config });
+    renderPage();
+    fireEvent.click(await within(await waitFor(() => card("github"))).findByRole("button", { name: "Remove github" }));
+    const confirm = within(screen.getByRole("alertdialog"));
+    expect(confirm.getByText(/“github” will be stopped and removed/)).toBeTruthy();
+    expect(puts(calls)).toHaveLength(0);
+    await act(async () => {
+      fireEvent.click(confirm.getByRole("button", { name: "Remove" }));
+    });
+    await waitFor(() => expect(puts(calls)).toHaveLength(1));
+    expect(puts(calls)[0]).toEqual({ servers: { everything: keptEverything } });
+    expect(await screen.findByText("Removed “github”.")).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole("alertdialog")).toBeNull());
+  });
+
+  it("shows people who are not admins none of the configuration buttons", async () => {
+    const calls = serve("user", [everything, broken], { config });
+    renderPage();
+    await waitFor(() => expect(screen.getAllByTestId("mcp-server")).toHaveLength(2));
+    expect(screen.queryByRole("button", { name: "Add server" })).toBeNull();
+    expect(screen.queryByRole("button", { name: /^(Edit|Disable|Enable|Remove) / })).toBeNull();
+    expect(calls.some((c) => c.path === "/api/mcp/config")).toBe(false);
   });
 });
