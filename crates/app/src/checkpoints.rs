@@ -4,7 +4,7 @@
 use antler_agent_runtime::checkpoints::{Checkpointing, Head, Source, next_nodes};
 use antler_agent_runtime::langchain::parse_input;
 use antler_agent_runtime::runs::RunError;
-use antler_protocol::runs::{Checkpoint, StateUpdated, ThreadState, ThreadStateUpdate};
+use antler_protocol::runs::{Checkpoint, RunStatus, StateUpdated, ThreadState, ThreadStateUpdate};
 use antler_protocol::threads::{ThreadStatus, ThreadValues};
 use antler_store::CheckpointRecord;
 use antler_store::threads::timestamp;
@@ -70,7 +70,17 @@ impl RunsService {
         update: ThreadStateUpdate,
     ) -> Result<StateUpdated, RunOpError> {
         let thread = self.thread(caller, thread_id).await?;
-        if thread.status == ThreadStatus::Busy {
+        // A queued or starting run would save over the update from its own branch head.
+        let mut active = false;
+        for status in [RunStatus::Pending, RunStatus::Running] {
+            active |= !self
+                .store
+                .runs
+                .list(thread_id, Some(status), 1, 0)
+                .await?
+                .is_empty();
+        }
+        if active || thread.status == ThreadStatus::Busy {
             return Err(RunError::Conflict(format!(
                 "thread '{thread_id}' has a run in progress; update its state when the run has ended"
             ))

@@ -159,10 +159,26 @@ fn keep_hidden(
     server: &mut Value,
     current: &Value,
 ) -> Result<(), McpConfigError> {
+    let target = |v: Option<&Value>| {
+        let get = |k: &str, default: Value| v.and_then(|v| v.get(k)).cloned().unwrap_or(default);
+        (
+            get("transport", Value::from("stdio")),
+            get("command", Value::Null),
+            get("args", Value::Array(Vec::new())),
+            get("url", Value::Null),
+        )
+    };
+    // A kept secret goes only where it went before: not to a new program or host.
+    let same_target = target(Some(&*server)) == target(current.get(name));
     let Some(Value::Object(entries)) = server.get_mut(field) else {
         return Ok(());
     };
     for (key, value) in entries.iter_mut() {
+        if value.is_null() && !same_target {
+            return Err(McpConfigError::Invalid(format!(
+                "mcp server '{name}': {field}.{key} can be kept (null) only while the transport, command, arguments and URL stay the same; send its value again"
+            )));
+        }
         if value.is_null() {
             *value = current
                 .pointer(&format!("/{}/{field}/{}", escape(name), escape(key)))

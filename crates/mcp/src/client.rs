@@ -75,8 +75,8 @@ struct RmcpConnection {
     service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
     peer: Peer<RoleClient>,
     progress: ProgressDispatcher,
-    /// The stdio server's process group, killed with everything it started.
-    group: Option<i32>,
+    /// The stdio server's process group, killed with everything it started (once).
+    group: ProcessGroup,
 }
 
 fn lookup(name: &str) -> Option<String> {
@@ -103,6 +103,9 @@ impl Connector for RmcpConnector {
         let (service, group) = match config.transport {
             Transport::Stdio => {
                 let (transport, group) = self.spawn(name, config)?;
+                // A start that fails or times out (this future dropped) kills what the server
+                // started too, not only the direct child.
+                let group = ProcessGroup::new(group);
                 let service = handler
                     .serve(transport)
                     .await
@@ -115,7 +118,7 @@ impl Connector for RmcpConnector {
                     .serve(transport)
                     .await
                     .map_err(|e| unavailable("initialize failed", e))?;
-                (service, None)
+                (service, ProcessGroup::new(None))
             }
             Transport::Sse => {
                 let headers = headers(config)?.into_iter().collect();
@@ -129,7 +132,7 @@ impl Connector for RmcpConnector {
                     .serve(transport)
                     .await
                     .map_err(|e| unavailable("initialize failed", e))?;
-                (service, None)
+                (service, ProcessGroup::new(None))
             }
         };
         let peer = service.peer().clone();
@@ -304,20 +307,34 @@ impl Connection for RmcpConnection {
             let _ = service.cancel().await;
         }
         // Whatever the server started (npx, shells) goes with it.
-        kill_group(self.group);
+        self.group.kill();
     }
 }
 
-impl Drop for RmcpConnection {
+/// A stdio server's process group: killed once, by `kill` or when dropped (never twice,
+/// so a group id reused later is never touched).
+struct ProcessGroup(std::sync::atomic::AtomicI32);
+
+impl ProcessGroup {
+    fn new(group: Option<i32>) -> Self {
+        ProcessGroup(std::sync::atomic::AtomicI32::new(group.unwrap_or(0)))
+    }
+
+    fn kill(&self) {
+        let group = self.0.swap(0, std::sync::atomic::Ordering::SeqCst);
+        // 0 is "none"; `Pid::from_raw` refuses it (and never names init's group here:
+        // process_group(0) makes the child its own group leader).
+        if let Some(pid) =
+            rustix::process::Pid::from_raw(group).filter(|p| p.as_raw_nonzero().get() > 1)
+        {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+impl Drop for ProcessGroup {
     fn drop(&mut self) {
-        kill_group(self.group);
-    }
-}
-
-/// Kills a stdio server's process group (the server and what it started).
-fn kill_group(group: Option<i32>) {
-    if let Some(pid) = group.and_then(rustix::process::Pid::from_raw) {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        self.kill();
     }
 }
 

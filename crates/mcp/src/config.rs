@@ -122,14 +122,16 @@ impl Default for ToolSearchConfig {
 
 /// Checks a server's configuration; the error names the field.
 pub fn check(name: &str, server: &ServerConfig) -> Result<(), String> {
+    // `__` separates the server from the tool in model-facing names.
     let valid_name = !name.is_empty()
         && name.len() <= 32
+        && !name.contains("__")
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if !valid_name {
         return Err(format!(
-            "server name '{}' must be 1-32 letters, digits, '-' or '_'",
+            "server name '{}' must be 1-32 letters, digits, '-' or '_' (not '__')",
             name.chars().take(40).collect::<String>()
         ));
     }

@@ -67,6 +67,13 @@ impl SseTransport {
         let post_url = base
             .join(endpoint.trim())
             .map_err(|e| unavailable(format!("endpoint {endpoint:?}: {e}")))?;
+        // The configured headers (credentials) go to the configured server only.
+        if post_url.origin() != base.origin() {
+            return Err(unavailable(format!(
+                "the server named an endpoint on another origin ({})",
+                post_url.origin().ascii_serialization()
+            )));
+        }
         let (tx, incoming) = mpsc::channel(64);
         let reader = tokio::spawn(async move {
             while let Some(event) = events.next().await {

@@ -151,6 +151,8 @@ pub trait MemoryQueueRepo: Send + Sync + 'static {
     async fn finish(&self, item: &QueuedTurn) -> Result<(), StoreError>;
     /// Failed: tried again at `retry_at`.
     async fn retry(&self, item: &QueuedTurn, retry_at: DateTime<Utc>) -> Result<(), StoreError>;
+    /// Drops an owner's queued conversations (all, or one thread's): memory was forgotten.
+    async fn drop_queued(&self, owner: &str, thread_id: Option<&str>) -> Result<(), StoreError>;
     /// How many conversations are queued.
     async fn queued(&self) -> Result<u64, StoreError>;
 }

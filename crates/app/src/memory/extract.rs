@@ -242,7 +242,7 @@ impl Extractor {
                 fact_id: uuid::Uuid::new_v4().to_string(),
                 content,
                 supersedes: Some(old.fact_id.clone()),
-                source_thread: Some(thread_id.to_string()),
+                // Versions keep their first thread, so forgetting it takes them all.
                 created_at: now,
                 updated_at: now,
                 ..old.clone()

@@ -254,6 +254,8 @@ impl MemoryService {
         let owner = caller.owner();
         // The facts the person knows of; their history goes too.
         let n = self.store.memory.count(owner).await?;
+        // What is queued would bring some of it back.
+        self.store.memory_queue.drop_queued(owner, None).await?;
         self.store.memory.forget_all(owner).await?;
         let mut settings = self.store.memory.settings(owner).await?;
         settings.summary = None;
@@ -268,6 +270,10 @@ impl MemoryService {
         caller: &Caller,
         thread_id: &str,
     ) -> Result<u64, MemoryError> {
+        self.store
+            .memory_queue
+            .drop_queued(caller.owner(), Some(thread_id))
+            .await?;
         Ok(self
             .store
             .memory
@@ -335,6 +341,9 @@ impl MemoryService {
         if data.facts.len() > 1000 {
             return Err(MemoryError::Invalid("at most 1000 facts per import".into()));
         }
+        if let Some(summary) = data.summary.as_deref().filter(|s| !s.trim().is_empty()) {
+            checked_content(summary).map_err(|e| MemoryError::Invalid(format!("summary: {e}")))?;
+        }
         for (i, f) in data.facts.iter().enumerate() {
             checked_content(&f.content)
                 .and_then(|_| checked_category(f.category.as_deref()))
@@ -371,12 +380,17 @@ pub(crate) async fn evict(store: &Store, owner: &str, max: usize) -> Result<(), 
         .into_iter()
         .map(|(f, _)| f)
         .collect();
-    facts.sort_by(|a, b| {
-        usefulness(b)
-            .total_cmp(&usefulness(a))
-            .then_with(|| b.updated_at.cmp(&a.updated_at))
+    // Scores computed once: a comparator reading the clock could contradict itself.
+    let now = Utc::now();
+    let mut scored: Vec<(f64, FactRecord)> = facts
+        .drain(..)
+        .map(|f| (usefulness_at(&f, now), f))
+        .collect();
+    scored.sort_by(|a, b| {
+        b.0.total_cmp(&a.0)
+            .then_with(|| b.1.updated_at.cmp(&a.1.updated_at))
     });
-    for f in facts.iter().skip(max) {
+    for (_, f) in scored.iter().skip(max) {
         store.memory.delete(owner, &f.fact_id).await?;
     }
     Ok(())
@@ -392,8 +406,12 @@ fn remembered(f: FactRecord) -> RememberedFact {
 
 /// How useful a fact is to keep: confidence, confirmations and recent use.
 fn usefulness(f: &FactRecord) -> f64 {
+    usefulness_at(f, Utc::now())
+}
+
+fn usefulness_at(f: &FactRecord, now: chrono::DateTime<Utc>) -> f64 {
     let used = f.last_used_at.unwrap_or(f.updated_at);
-    let days = (Utc::now() - used).num_seconds().max(0) as f64 / 86_400.0;
+    let days = (now - used).num_seconds().max(0) as f64 / 86_400.0;
     f.confidence * (1.0 + 0.1 * f.confirmations as f64) / (1.0 + days / 30.0)
 }
 
@@ -419,6 +437,7 @@ impl MemorySource for MemoryService {
         assistant_id: &str,
         query: &str,
     ) -> Result<Vec<RememberedFact>, String> {
+        self.usable(owner).await?;
         let query = FactQuery {
             assistant_id: Some(assistant_id.to_string()),
             search: Some(query.to_string()),
@@ -440,6 +459,7 @@ impl MemorySource for MemoryService {
         content: &str,
         category: &str,
     ) -> Result<RememberedFact, String> {
+        self.usable(owner).await?;
         let req = FactCreate {
             content: content.to_string(),
             category: Some(category.to_string()),
@@ -457,6 +477,7 @@ impl MemorySource for MemoryService {
     }
 
     async fn update(&self, owner: &str, id: &str, content: &str) -> Result<RememberedFact, String> {
+        self.usable(owner).await?;
         let patch = FactPatch {
             content: Some(content.to_string()),
             ..FactPatch::default()
@@ -472,6 +493,7 @@ impl MemorySource for MemoryService {
     }
 
     async fn delete(&self, owner: &str, id: &str) -> Result<(), String> {
+        self.usable(owner).await?;
         MemoryService::delete(self, &Caller::owner_only(owner), id)
             .await
             .map_err(|e| e.to_string())
@@ -506,6 +528,23 @@ impl MemorySource for MemoryService {
 }
 
 impl MemoryService {
+    /// Memory tools work only while memory is on (for the server and the person).
+    async fn usable(&self, owner: &str) -> Result<(), String> {
+        let on = self.cfg.enabled
+            && self
+                .store
+                .memory
+                .settings(owner)
+                .await
+                .map_err(|e| e.to_string())?
+                .enabled;
+        if on {
+            Ok(())
+        } else {
+            Err("memory is switched off for this person".into())
+        }
+    }
+
     /// The facts most relevant to `text` (full-text rank × confidence × recency), then the
     /// most useful others, within the token budget.
     async fn relevant(

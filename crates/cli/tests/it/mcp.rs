@@ -336,3 +336,41 @@ async fn the_stored_configuration_hides_values_keeps_them_and_outlives_the_yaml(
     let (_, config) = server.get_json("/api/mcp/config").await;
     assert_eq!(config["servers"].as_object().unwrap().len(), 2, "{config}");
 }
+
+#[tokio::test]
+async fn a_hidden_value_is_not_kept_for_another_program_or_host() {
+    let env = Env::new();
+    let server = env.start_with(&[
+        ("ANTLER_SKILLS_WATCH", "false"),
+        (
+            "ANTLER_MCP_SERVERS",
+            "gh:\n  transport: streamable_http\n  url: http://127.0.0.1:9/mcp\n  headers: {Authorization: \"Bearer s3cret\"}\n",
+        ),
+    ]);
+    // The same host: the hidden header is kept.
+    let (code, _) = server
+        .put_json(
+            "/api/mcp/config",
+            json!({"servers": {"gh": {"transport": "streamable_http", "url": "http://127.0.0.1:9/mcp",
+                "headers": {"Authorization": null}, "description": "kept"}}}),
+        )
+        .await;
+    assert_eq!(code, 200);
+    // Another host (or a program): it must be sent again.
+    for moved in [
+        json!({"transport": "streamable_http", "url": "http://evil.example/mcp", "headers": {"Authorization": null}}),
+        json!({"transport": "sse", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": null}}),
+    ] {
+        let (code, answer) = server
+            .put_json("/api/mcp/config", json!({"servers": {"gh": moved}}))
+            .await;
+        assert_eq!(code, 422, "{answer}");
+    }
+    let (code, answer) = server
+        .put_json(
+            "/api/mcp/config",
+            json!({"servers": {"a__b": {"command": "x"}}}),
+        )
+        .await;
+    assert_eq!(code, 422, "'__' separates server and tool: {answer}");
+}

@@ -435,6 +435,19 @@ impl MemoryQueueRepo for SqlMemoryQueue {
         Ok(())
     }
 
+    async fn drop_queued(&self, owner: &str, thread_id: Option<&str>) -> Result<(), StoreError> {
+        on!(&self.0, p => {
+            sqlx::query(
+                "DELETE FROM memory_queue WHERE owner = $1 AND (CAST($2 AS TEXT) IS NULL OR thread_id = $2)",
+            )
+            .bind(owner)
+            .bind(thread_id)
+            .execute(p)
+            .await?;
+        });
+        Ok(())
+    }
+
     async fn queued(&self) -> Result<u64, StoreError> {
         let n: i64 = on!(&self.0, p => sqlx::query_scalar("SELECT COUNT(*) FROM memory_queue")
             .fetch_one(p)
