@@ -1,0 +1,250 @@
+//! Memory in runs: the facts a run is given, tool mode, learning after a run, and
+//! starting the extraction worker.
+
+use std::sync::Arc;
+
+use antler_agent_runtime::memory::{MemorySource, RememberedFact};
+use antler_protocol::memory::{FactCreate, FactPatch};
+use antler_store::{FactQuery, FactRecord, StoreError};
+use async_trait::async_trait;
+use chrono::Utc;
+
+use super::rank::usefulness;
+use super::{MemoryService, extract};
+use crate::Caller;
+
+fn remembered(f: FactRecord) -> RememberedFact {
+    RememberedFact {
+        id: f.fact_id,
+        content: f.content,
+        category: f.category,
+    }
+}
+
+#[async_trait]
+impl MemorySource for MemoryService {
+    async fn for_run(&self, owner: &str, assistant_id: &str, text: &str) -> Vec<RememberedFact> {
+        if !self.cfg.enabled {
+            return Vec::new();
+        }
+        match self.relevant(owner, assistant_id, text).await {
+            Ok(facts) => facts,
+            Err(e) => {
+                // A run without memory beats a run that fails.
+                tracing::warn!(error = %e, "memory could not be read for a run");
+                Vec::new()
+            }
+        }
+    }
+
+    async fn search(
+        &self,
+        owner: &str,
+        assistant_id: &str,
+        query: &str,
+    ) -> Result<Vec<RememberedFact>, String> {
+        self.usable(owner).await?;
+        let query = FactQuery {
+            assistant_id: Some(assistant_id.to_string()),
+            search: Some(query.to_string()),
+            limit: 20,
+            ..FactQuery::default()
+        };
+        let found = self
+            .store
+            .memory
+            .list(owner, &query)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(found.into_iter().map(|(f, _)| remembered(f)).collect())
+    }
+
+    async fn add(
+        &self,
+        owner: &str,
+        content: &str,
+        category: &str,
+    ) -> Result<RememberedFact, String> {
+        self.usable(owner).await?;
+        let req = FactCreate {
+            content: content.to_string(),
+            category: Some(category.to_string()),
+            confidence: Some(0.9),
+            assistant_id: None,
+        };
+        let fact = MemoryService::add(self, &Caller::owner_only(owner), req)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(RememberedFact {
+            id: fact.fact_id,
+            content: fact.content,
+            category: fact.category,
+        })
+    }
+
+    async fn update(&self, owner: &str, id: &str, content: &str) -> Result<RememberedFact, String> {
+        self.usable(owner).await?;
+        let patch = FactPatch {
+            content: Some(content.to_string()),
+            ..FactPatch::default()
+        };
+        let fact = MemoryService::update(self, &Caller::owner_only(owner), id, patch)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(RememberedFact {
+            id: fact.fact_id,
+            content: fact.content,
+            category: fact.category,
+        })
+    }
+
+    async fn delete(&self, owner: &str, id: &str) -> Result<(), String> {
+        self.usable(owner).await?;
+        MemoryService::delete(self, &Caller::owner_only(owner), id)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    fn turn_ended(&self, owner: &str, thread_id: &str, assistant_id: &str) {
+        if !(self.cfg.enabled && self.cfg.extraction) {
+            return;
+        }
+        let store = self.store.clone();
+        let due = Utc::now() + chrono::Duration::seconds(self.cfg.debounce_secs as i64);
+        let (owner, thread_id, assistant) = (
+            owner.to_string(),
+            thread_id.to_string(),
+            assistant_id.to_string(),
+        );
+        tokio::spawn(async move {
+            match store.memory.settings(&owner).await {
+                Ok(s) if !s.enabled => return,
+                Err(e) => tracing::warn!(error = %e, "memory settings could not be read"),
+                Ok(_) => {}
+            }
+            if let Err(e) = store
+                .memory_queue
+                .enqueue(&owner, &thread_id, Some(&assistant), due)
+                .await
+            {
+                tracing::warn!(error = %e, "a conversation could not be queued for memory");
+            }
+        });
+    }
+}
+
+impl MemoryService {
+    /// Memory tools work only while memory is on (for the server and the person).
+    async fn usable(&self, owner: &str) -> Result<(), String> {
+        let on = self.cfg.enabled
+            && self
+                .store
+                .memory
+                .settings(owner)
+                .await
+                .map_err(|e| e.to_string())?
+                .enabled;
+        if on {
+            Ok(())
+        } else {
+            Err("memory is switched off for this person".into())
+        }
+    }
+
+    /// The facts most relevant to `text` (full-text rank × confidence × recency), then the
+    /// most useful others, within the token budget.
+    async fn relevant(
+        &self,
+        owner: &str,
+        assistant_id: &str,
+        text: &str,
+    ) -> Result<Vec<RememberedFact>, StoreError> {
+        if !self.store.memory.settings(owner).await?.enabled {
+            return Ok(Vec::new());
+        }
+        let base = FactQuery {
+            assistant_id: Some(assistant_id.to_string()),
+            limit: 200,
+            ..FactQuery::default()
+        };
+        let mut ranked: Vec<(FactRecord, f64)> = self
+            .store
+            .memory
+            .list(
+                owner,
+                &FactQuery {
+                    search: Some(text.to_string()),
+                    limit: 50,
+                    ..base.clone()
+                },
+            )
+            .await?
+            .into_iter()
+            .map(|(f, rank)| {
+                let score = (1.0 + rank) * usefulness(&f);
+                (f, 1.0 + score)
+            })
+            .collect();
+        let seen: std::collections::HashSet<String> =
+            ranked.iter().map(|(f, _)| f.fact_id.clone()).collect();
+        let others = self.store.memory.list(owner, &base).await?;
+        ranked.extend(
+            others
+                .into_iter()
+                .filter(|(f, _)| !seen.contains(&f.fact_id))
+                .map(|(f, _)| {
+                    let score = usefulness(&f);
+                    (f, score)
+                }),
+        );
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut budget = self.cfg.injection_max_tokens.saturating_mul(4);
+        let mut chosen = Vec::new();
+        for (f, _) in ranked {
+            let cost = f.content.chars().count() + f.category.len() + 6;
+            if cost > budget {
+                continue;
+            }
+            budget -= cost;
+            chosen.push(RememberedFact {
+                id: f.fact_id,
+                content: f.content,
+                category: f.category,
+            });
+        }
+        let ids: Vec<String> = chosen.iter().map(|f| f.id.clone()).collect();
+        if !ids.is_empty() {
+            let store = self.store.clone();
+            let owner = owner.to_string();
+            // Recording use must not delay the run.
+            tokio::spawn(async move {
+                let _ = store.memory.touch(&owner, &ids).await;
+            });
+        }
+        Ok(chosen)
+    }
+}
+
+impl MemoryService {
+    /// Starts learning from queued conversations with `model` (when extraction is on).
+    pub(crate) fn start_extraction(
+        &self,
+        model: Option<antler_agent_runtime::model::ModelClient>,
+        instance: &str,
+    ) -> Option<tokio::task::JoinHandle<()>> {
+        (self.cfg.enabled && self.cfg.extraction).then(|| {
+            Arc::new(extract::Extractor {
+                store: self.store.clone(),
+                cfg: self.cfg.clone(),
+                model,
+                instance: instance.to_string(),
+            })
+            .start()
+        })
+    }
+}
+
+/// The run manager's view of memory.
+pub(crate) fn source(service: &MemoryService) -> Arc<dyn MemorySource> {
+    Arc::new(service.clone())
+}
