@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::env::expand;
 use crate::hub::{ChangeSink, Connection, Connector, ProgressSink};
+use crate::launch::Launcher;
 use crate::types::{CallResult, Content, McpError, Progress, ToolInfo};
 use crate::{ServerConfig, Transport};
 
@@ -77,6 +78,8 @@ struct RmcpConnection {
     progress: ProgressDispatcher,
     /// The stdio server's process group, killed with everything it started (once).
     group: ProcessGroup,
+    /// A sandboxed server's stopper, dropped to stop it.
+    stop: std::sync::Mutex<Option<Box<dyn Send + Sync>>>,
 }
 
 fn lookup(name: &str) -> Option<String> {
@@ -94,13 +97,36 @@ impl Connector for RmcpConnector {
         name: &str,
         config: &ServerConfig,
         on_change: ChangeSink,
+        launcher: Option<&dyn Launcher>,
     ) -> Result<Arc<dyn Connection>, McpError> {
         let handler = Handler {
             progress: ProgressDispatcher::new(),
             on_change,
         };
         let progress = handler.progress.clone();
+        let mut stop = None;
         let (service, group) = match config.transport {
+            Transport::Stdio if config.sandboxed => {
+                let launcher = launcher.ok_or_else(|| {
+                    McpError::Unavailable(
+                        "it runs in a thread's sandbox, and there is none here".into(),
+                    )
+                })?;
+                let mut argv = vec![config.command.clone().unwrap_or_default()];
+                argv.extend(config.args.iter().cloned());
+                let launched = launcher
+                    .launch(&argv, &expanded_env(config)?)
+                    .await
+                    .map_err(|e| unavailable("cannot start it in the sandbox", e))?;
+                // Dropped (stopping the server) if initialisation fails.
+                let stopper = launched.stop;
+                let service = handler
+                    .serve((launched.stdout, launched.stdin))
+                    .await
+                    .map_err(|e| unavailable("initialize failed", e))?;
+                stop = Some(stopper);
+                (service, ProcessGroup::new(None))
+            }
             Transport::Stdio => {
                 let (transport, group) = self.spawn(name, config)?;
                 // A start that fails or times out (this future dropped) kills what the server
@@ -141,6 +167,7 @@ impl Connector for RmcpConnector {
             peer,
             progress,
             group,
+            stop: std::sync::Mutex::new(stop),
         }))
     }
 }
@@ -167,11 +194,7 @@ impl RmcpConnector {
                 cmd.env(keep, v);
             }
         }
-        for (key, value) in &config.env {
-            let value = expand(value, lookup)
-                .map_err(|why| McpError::Unavailable(format!("env {key}: {why}")))?;
-            cmd.env(key, value);
-        }
+        cmd.envs(expanded_env(config)?);
         let (transport, stderr) = TokioChildProcess::builder(cmd)
             .stderr(Stdio::piped())
             .spawn()
@@ -189,6 +212,19 @@ impl RmcpConnector {
         }
         Ok((transport, group))
     }
+}
+
+/// The configured variables with theirs expanded.
+fn expanded_env(config: &ServerConfig) -> Result<Vec<(String, String)>, McpError> {
+    config
+        .env
+        .iter()
+        .map(|(key, value)| {
+            expand(value, lookup)
+                .map(|v| (key.clone(), v))
+                .map_err(|why| McpError::Unavailable(format!("env {key}: {why}")))
+        })
+        .collect()
 }
 
 /// Streamable HTTP with the configured headers (expanded), and a bounded number of
@@ -308,6 +344,12 @@ impl Connection for RmcpConnection {
         }
         // Whatever the server started (npx, shells) goes with it.
         self.group.kill();
+        drop(
+            self.stop
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take(),
+        );
     }
 }
 

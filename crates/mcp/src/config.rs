@@ -159,11 +159,6 @@ pub fn check(name: &str, server: &ServerConfig) -> Result<(), String> {
             }
         }
     }
-    if server.sandboxed {
-        return Err(format!(
-            "mcp.servers.{name}.sandboxed: starting a server inside the thread's sandbox is not supported yet; leave it off (the server then runs on the host)"
-        ));
-    }
     if server.init_timeout_secs == 0 || server.call_timeout_secs == 0 {
         return Err(format!(
             "mcp.servers.{name}: timeouts must be at least 1 second"

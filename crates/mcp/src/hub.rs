@@ -1,10 +1,11 @@
 //! The MCP servers of this process: started on first use (or at startup when `eager`),
 //! shared by every run, started again after a failure once a pause has passed (longer each
 //! time), their tools listed again when they say the list changed, stopped at shutdown.
+//! A `sandboxed` server is started once per thread, inside that thread's sandbox.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -12,7 +13,9 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::ServerConfig;
+use crate::launch::Launcher;
 use crate::names::model_names;
+use crate::slot::{Slot, State, lock};
 use crate::types::{CallResult, McpError, Progress, ServerState, ServerStatus, ToolInfo, ToolView};
 
 /// Receives a running call's progress.
@@ -44,12 +47,14 @@ pub trait Connection: Send + Sync {
 /// Opens connections.
 #[async_trait]
 pub trait Connector: Send + Sync {
-    /// Starts or reaches the server `name` and initialises the session.
+    /// Starts or reaches the server `name` and initialises the session; a `sandboxed`
+    /// server is started by `launcher`.
     async fn connect(
         &self,
         name: &str,
         config: &ServerConfig,
         on_change: ChangeSink,
+        launcher: Option<&dyn Launcher>,
     ) -> Result<Arc<dyn Connection>, McpError>;
 }
 
@@ -57,31 +62,50 @@ pub trait Connector: Send + Sync {
 const FIRST_PAUSE: Duration = Duration::from_secs(1);
 const MAX_PAUSE: Duration = Duration::from_secs(60);
 
-enum State {
-    Idle,
-    Connected {
-        conn: Arc<dyn Connection>,
-        tools: Vec<ToolInfo>,
-    },
-    Failed {
-        error: String,
-        retry_at: Instant,
-        attempts: u32,
-    },
-}
-
 struct Server {
     name: String,
     config: ServerConfig,
-    state: Mutex<State>,
-    /// One start at a time.
-    starting: tokio::sync::Mutex<()>,
+    /// The shared instance (not used by a `sandboxed` server).
+    shared: Arc<Slot>,
+    /// A `sandboxed` server's instances, by thread.
+    threads: Mutex<HashMap<String, Arc<Slot>>>,
+    /// The tools its last started instance listed (shown while none runs).
+    last_tools: Mutex<Vec<ToolInfo>>,
     calls: AtomicU64,
     failed_calls: AtomicU64,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+impl Server {
+    /// The instance a call uses: the shared one, or the thread's for a `sandboxed` server.
+    fn slot(&self, launcher: Option<&dyn Launcher>) -> Result<Arc<Slot>, McpError> {
+        if !self.config.sandboxed {
+            return Ok(self.shared.clone());
+        }
+        let Some(launcher) = launcher else {
+            return Err(McpError::Unavailable(format!(
+                "the MCP server '{}' runs in a thread's sandbox, and there is none here",
+                self.name
+            )));
+        };
+        let mut threads = lock(&self.threads);
+        // Instances whose sandbox went away (or that never started) are forgotten.
+        threads.retain(|scope, slot| scope == launcher.scope() || slot.in_use());
+        Ok(threads
+            .entry(launcher.scope().to_string())
+            .or_insert_with(Slot::new)
+            .clone())
+    }
+
+    fn all_slots(&self) -> Vec<Arc<Slot>> {
+        let mut slots = vec![self.shared.clone()];
+        slots.extend(lock(&self.threads).values().cloned());
+        slots
+    }
+
+    async fn stop(&self) {
+        let slots = self.all_slots();
+        futures::future::join_all(slots.iter().map(|s| s.stop(&self.name))).await;
+    }
 }
 
 /// A tool the model may call.
@@ -135,8 +159,9 @@ impl McpHub {
                     Arc::new(Server {
                         name: name.clone(),
                         config: config.clone(),
-                        state: Mutex::new(State::Idle),
-                        starting: tokio::sync::Mutex::new(()),
+                        shared: Slot::new(),
+                        threads: Mutex::new(HashMap::new()),
+                        last_tools: Mutex::new(Vec::new()),
                         calls: AtomicU64::new(0),
                         failed_calls: AtomicU64::new(0),
                     })
@@ -144,7 +169,7 @@ impl McpHub {
             }
         }
         for server in stopped {
-            tokio::spawn(async move { stop(&server).await });
+            tokio::spawn(async move { server.stop().await });
         }
     }
 
@@ -160,32 +185,39 @@ impl McpHub {
             .collect()
     }
 
-    /// Starts the servers marked `eager` (in the background).
+    /// Starts the servers marked `eager` (in the background; a `sandboxed` one waits for
+    /// its thread).
     pub fn start_eager(self: &Arc<Self>) {
-        for server in self.enabled().into_iter().filter(|s| s.config.eager) {
+        for server in self
+            .enabled()
+            .into_iter()
+            .filter(|s| s.config.eager && !s.config.sandboxed)
+        {
             let hub = self.clone();
             tokio::spawn(async move {
-                if let Err(e) = hub.connected(&server).await {
+                if let Err(e) = hub.connected(&server, &server.shared, None).await {
                     tracing::warn!(mcp.server = %server.name, error = %e, "MCP server did not start");
                 }
             });
         }
     }
 
-    /// The connection to `server`, started now if need be (one start at a time; a failed
-    /// server is not started again before its pause is over).
+    /// The instance's connection, started now if need be (one start at a time; a failed
+    /// instance is not started again before its pause is over).
     async fn connected(
-        self: &Arc<Self>,
+        &self,
         server: &Arc<Server>,
+        slot: &Arc<Slot>,
+        launcher: Option<&dyn Launcher>,
     ) -> Result<Arc<dyn Connection>, McpError> {
-        if let Some(conn) = live(server) {
+        if let Some(conn) = slot.live() {
             return Ok(conn);
         }
-        let _one = server.starting.lock().await;
-        if let Some(conn) = live(server) {
+        let _one = slot.starting.lock().await;
+        if let Some(conn) = slot.live() {
             return Ok(conn);
         }
-        let attempts = match &*lock(&server.state) {
+        let attempts = match &*lock(&slot.state) {
             State::Failed {
                 error,
                 retry_at,
@@ -202,11 +234,11 @@ impl McpHub {
             _ => 0,
         };
         let on_change: ChangeSink = {
-            let (hub, name) = (Arc::downgrade(self), server.name.clone());
+            let (slot, name) = (Arc::downgrade(slot), server.name.clone());
             Arc::new(move || {
-                if let Some(hub) = hub.upgrade() {
+                if let Some(slot) = slot.upgrade() {
                     let name = name.clone();
-                    tokio::spawn(async move { hub.relist(&name).await });
+                    tokio::spawn(async move { slot.relist(&name).await });
                 }
             })
         };
@@ -214,7 +246,7 @@ impl McpHub {
         let started = tokio::time::timeout(timeout, async {
             let conn = self
                 .connector
-                .connect(&server.name, &server.config, on_change)
+                .connect(&server.name, &server.config, on_change, launcher)
                 .await?;
             match conn.list_tools().await {
                 Ok(tools) => Ok((conn, tools)),
@@ -234,7 +266,8 @@ impl McpHub {
         match started {
             Ok((conn, tools)) => {
                 tracing::info!(mcp.server = %server.name, tools = tools.len(), "MCP server connected");
-                *lock(&server.state) = State::Connected {
+                lock(&server.last_tools).clone_from(&tools);
+                *lock(&slot.state) = State::Connected {
                     conn: conn.clone(),
                     tools,
                 };
@@ -245,7 +278,7 @@ impl McpHub {
                     .saturating_mul(2u32.saturating_pow(attempts.min(6)))
                     .min(MAX_PAUSE);
                 tracing::warn!(mcp.server = %server.name, error = %e, retry_in_secs = pause.as_secs(), "MCP server failed to start");
-                *lock(&server.state) = State::Failed {
+                *lock(&slot.state) = State::Failed {
                     error: e.to_string(),
                     retry_at: Instant::now() + pause,
                     attempts: attempts + 1,
@@ -258,43 +291,31 @@ impl McpHub {
         }
     }
 
-    /// Lists a server's tools again (it said they changed).
-    async fn relist(self: &Arc<Self>, name: &str) {
-        let Some(server) = self.server(name) else {
-            return;
-        };
-        let Some(conn) = live(&server) else {
-            return;
-        };
-        match conn.list_tools().await {
-            Ok(tools) => {
-                tracing::info!(mcp.server = %name, tools = tools.len(), "MCP server's tools changed");
-                if let State::Connected { tools: t, .. } = &mut *lock(&server.state) {
-                    *t = tools;
-                }
-            }
-            Err(e) => {
-                tracing::warn!(mcp.server = %name, error = %e, "MCP tools could not be listed again")
-            }
-        }
-    }
-
     /// The tools every enabled server offers now, starting servers that have not started
-    /// (concurrently). Servers that cannot start are left out (their status says why).
-    pub async fn tools(self: &Arc<Self>) -> Vec<OfferedTool> {
-        let servers = self.enabled();
-        futures::future::join_all(servers.iter().map(|s| self.connected(s))).await;
+    /// (concurrently); `sandboxed` servers start in `launcher`'s thread, and are left out
+    /// without one. Servers that cannot start are left out (their status says why).
+    pub async fn tools(&self, launcher: Option<&dyn Launcher>) -> Vec<OfferedTool> {
+        let servers: Vec<(Arc<Server>, Arc<Slot>)> = self
+            .enabled()
+            .into_iter()
+            .filter_map(|s| s.slot(launcher).ok().map(|slot| (s, slot)))
+            .collect();
+        futures::future::join_all(
+            servers
+                .iter()
+                .map(|(s, slot)| self.connected(s, slot, launcher)),
+        )
+        .await;
         let mut taken = HashSet::new();
         let mut offered = Vec::new();
-        for server in servers {
-            let tools: Vec<ToolInfo> = match &*lock(&server.state) {
-                State::Connected { tools, .. } => tools
-                    .iter()
-                    .filter(|t| server.config.offers(&t.name))
-                    .cloned()
-                    .collect(),
-                _ => continue,
+        for (server, slot) in servers {
+            let Some(tools) = slot.tools() else {
+                continue;
             };
+            let tools: Vec<ToolInfo> = tools
+                .into_iter()
+                .filter(|t| server.config.offers(&t.name))
+                .collect();
             let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
             for (model_name, tool) in model_names(&server.name, &names, &taken)
                 .into_iter()
@@ -312,14 +333,15 @@ impl McpHub {
     }
 
     /// Calls `tool` of `server` with a timeout; a connection that broke is started again on
-    /// the next use.
+    /// the next use. A `sandboxed` server's call goes to `launcher`'s thread's instance.
     pub async fn call(
-        self: &Arc<Self>,
+        &self,
         server: &str,
         tool: &str,
         args: Map<String, Value>,
         progress: ProgressSink,
         cancel: CancellationToken,
+        launcher: Option<&dyn Launcher>,
     ) -> Result<CallResult, McpError> {
         let Some(s) = self.server(server).filter(|s| s.config.enabled) else {
             return Err(McpError::Unknown(format!(
@@ -331,7 +353,8 @@ impl McpHub {
                 "the MCP server '{server}' does not offer '{tool}'"
             )));
         }
-        let conn = self.connected(&s).await?;
+        let slot = s.slot(launcher)?;
+        let conn = self.connected(&s, &slot, launcher).await?;
         s.calls.fetch_add(1, Ordering::Relaxed);
         let limit = Duration::from_secs(s.config.call_timeout_secs);
         let call_cancel = cancel.child_token();
@@ -350,7 +373,7 @@ impl McpHub {
             s.failed_calls.fetch_add(1, Ordering::Relaxed);
         }
         if conn.is_closed() {
-            self.broke(&s, "the server stopped");
+            slot.broke(&s.name, "the server stopped");
             if let Err(McpError::Failed(m)) = &result {
                 return Err(McpError::Unavailable(format!(
                     "the MCP server '{server}' stopped during the call ({m}); it is started again on the next call"
@@ -360,27 +383,15 @@ impl McpHub {
         result
     }
 
-    /// Records that a connection ended: the next use starts the server again at once.
-    fn broke(&self, server: &Server, why: &str) {
-        let mut state = lock(&server.state);
-        if matches!(&*state, State::Connected { .. }) {
-            tracing::warn!(mcp.server = %server.name, why, "MCP server connection ended");
-            *state = State::Failed {
-                error: why.to_string(),
-                retry_at: Instant::now(),
-                attempts: 0,
-            };
-        }
-    }
-
-    /// Stops a server and starts it again.
-    pub async fn restart(self: &Arc<Self>, name: &str) -> Result<(), McpError> {
+    /// Stops a server and starts it again (a `sandboxed` one starts again in each thread
+    /// when next used).
+    pub async fn restart(&self, name: &str) -> Result<(), McpError> {
         let server = self
             .server(name)
             .ok_or_else(|| McpError::Unknown(format!("no MCP server '{name}'")))?;
-        stop(&server).await;
-        if server.config.enabled {
-            self.connected(&server).await?;
+        server.stop().await;
+        if server.config.enabled && !server.config.sandboxed {
+            self.connected(&server, &server.shared, None).await?;
         }
         Ok(())
     }
@@ -392,27 +403,7 @@ impl McpHub {
         servers
             .iter()
             .map(|s| {
-                let (state, last_error, tools) = match &*lock(&s.state) {
-                    _ if !s.config.enabled => (ServerState::Disabled, None, Vec::new()),
-                    State::Idle => (ServerState::Idle, None, Vec::new()),
-                    State::Connected { conn, tools } if !conn.is_closed() => (
-                        ServerState::Connected,
-                        None,
-                        tools
-                            .iter()
-                            .filter(|t| s.config.offers(&t.name))
-                            .cloned()
-                            .collect(),
-                    ),
-                    State::Connected { .. } => (
-                        ServerState::Failed,
-                        Some("the server stopped".to_string()),
-                        Vec::new(),
-                    ),
-                    State::Failed { error, .. } => {
-                        (ServerState::Failed, Some(error.clone()), Vec::new())
-                    }
-                };
+                let (state, last_error, tools, threads) = status_of(s);
                 let names: Vec<&str> = tools.iter().map(|t: &ToolInfo| t.name.as_str()).collect();
                 let model = model_names(&s.name, &names, &taken);
                 taken.extend(model.iter().cloned());
@@ -422,6 +413,8 @@ impl McpHub {
                     description: s.config.description.clone(),
                     state,
                     last_error,
+                    sandboxed: s.config.sandboxed,
+                    running_in_threads: threads,
                     tools: tools
                         .iter()
                         .zip(model)
@@ -442,22 +435,47 @@ impl McpHub {
     /// Stops every server (at shutdown).
     pub async fn shutdown(&self) {
         let servers: Vec<Arc<Server>> = lock(&self.servers).values().cloned().collect();
-        futures::future::join_all(servers.iter().map(|s| stop(s))).await;
+        futures::future::join_all(servers.iter().map(|s| s.stop())).await;
     }
 }
 
-/// The server's connection if it is up.
-fn live(server: &Server) -> Option<Arc<dyn Connection>> {
-    match &*lock(&server.state) {
-        State::Connected { conn, .. } if !conn.is_closed() => Some(conn.clone()),
-        _ => None,
+/// A server's state, last error, offered tools and (sandboxed) the threads it runs in. A
+/// `sandboxed` server is connected while it runs in some thread, and shows the tools it
+/// last listed.
+fn status_of(s: &Server) -> (ServerState, Option<String>, Vec<ToolInfo>, usize) {
+    let offered = |tools: Vec<ToolInfo>| -> Vec<ToolInfo> {
+        tools
+            .into_iter()
+            .filter(|t| s.config.offers(&t.name))
+            .collect()
+    };
+    if !s.config.enabled {
+        return (ServerState::Disabled, None, Vec::new(), 0);
     }
-}
-
-async fn stop(server: &Server) {
-    let previous = std::mem::replace(&mut *lock(&server.state), State::Idle);
-    if let State::Connected { conn, .. } = previous {
-        conn.close().await;
-        tracing::info!(mcp.server = %server.name, "MCP server stopped");
+    if !s.config.sandboxed {
+        let (state, error) = s.shared.view();
+        return (
+            state,
+            error,
+            offered(s.shared.tools().unwrap_or_default()),
+            0,
+        );
+    }
+    let views: Vec<(ServerState, Option<String>)> =
+        lock(&s.threads).values().map(|slot| slot.view()).collect();
+    let running = views
+        .iter()
+        .filter(|(state, _)| *state == ServerState::Connected)
+        .count();
+    let tools = offered(lock(&s.last_tools).clone());
+    if running > 0 {
+        return (ServerState::Connected, None, tools, running);
+    }
+    match views
+        .into_iter()
+        .find(|(state, _)| *state == ServerState::Failed)
+    {
+        Some((state, error)) => (state, error, tools, 0),
+        None => (ServerState::Idle, None, tools, 0),
     }
 }

@@ -122,6 +122,10 @@ pub struct ServerStatus {
     pub state: ServerState,
     /// Why it last failed.
     pub last_error: Option<String>,
+    /// Started inside each thread's sandbox rather than on the host.
+    pub sandboxed: bool,
+    /// A sandboxed server: the threads it runs in now.
+    pub running_in_threads: usize,
     /// Its tools (those offered: after the allow and deny lists).
     pub tools: Vec<ToolView>,
     /// Calls made since the server started.

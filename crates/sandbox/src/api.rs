@@ -1,11 +1,13 @@
 //! The interfaces the agent runtime uses: a [`Sandbox`] per thread and the
 //! [`SandboxProvider`] that hands them out.
 
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::Serialize;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
 use crate::error::SandboxError;
@@ -117,6 +119,23 @@ pub struct GlobResult {
     pub truncated: bool,
 }
 
+/// A long-lived process in the sandbox that talks over its standard input and output (an
+/// MCP server). Dropping it stops the process and everything it started.
+pub struct StdioProcess {
+    /// Its standard input.
+    pub stdin: Pin<Box<dyn AsyncWrite + Send>>,
+    /// Its standard output (its standard error goes to the server log).
+    pub stdout: Pin<Box<dyn AsyncRead + Send>>,
+    /// Stops the process when dropped.
+    pub stop: Box<dyn Send + Sync>,
+}
+
+impl std::fmt::Debug for StdioProcess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdioProcess").finish_non_exhaustive()
+    }
+}
+
 /// One thread's sandbox.
 #[async_trait]
 pub trait Sandbox: Send + Sync {
@@ -141,6 +160,18 @@ pub trait Sandbox: Send + Sync {
     async fn glob(&self, pattern: &str, path: &str) -> Result<GlobResult, SandboxError>;
     /// Searches file contents.
     async fn grep(&self, request: GrepRequest) -> Result<GrepResult, SandboxError>;
+    /// Starts `argv` (no shell) with `env` added, in `/mnt/user-data/workspace`, connected by
+    /// its standard input and output. Only a container can hold such a process apart from
+    /// the host.
+    async fn spawn_stdio(
+        &self,
+        _argv: &[String],
+        _env: &[(String, String)],
+    ) -> Result<StdioProcess, SandboxError> {
+        Err(SandboxError::ExecDisabled(
+            "this server has no Docker sandbox, so it cannot start a program inside one".into(),
+        ))
+    }
 }
 
 /// What an operator sees of a running sandbox.

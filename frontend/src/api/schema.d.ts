@@ -2147,6 +2147,10 @@ export interface components {
             last_error?: string | null;
             /** @description Its name. */
             name: string;
+            /** @description A sandboxed server: the threads it runs in now. */
+            running_in_threads: number;
+            /** @description Started inside each thread's sandbox rather than on the host. */
+            sandboxed: boolean;
             /** @description Its state. */
             state: components["schemas"]["ServerState"];
             /** @description Its tools (those offered: after the allow and deny lists). */

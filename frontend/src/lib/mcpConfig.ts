@@ -103,6 +103,8 @@ export interface McpServerDraft {
   headers: KeyValueRow[];
   enabled: boolean;
   eager: boolean;
+  /** stdio: started inside each conversation's sandbox. */
+  sandboxed: boolean;
   callTimeout: string;
   /** Comma separated. */
   allowTools: string;
@@ -129,6 +131,7 @@ export function draftOfServer(name: string, view: McpServerConfigView | null): M
     headers: view ? rowsOf(view.headers) : [],
     enabled: view?.enabled ?? true,
     eager: view?.eager ?? false,
+    sandboxed: view?.sandboxed ?? false,
     callTimeout: String(view?.call_timeout_secs ?? DEFAULT_CALL_TIMEOUT),
     allowTools: (view?.allow_tools ?? []).join(", "),
     denyTools: (view?.deny_tools ?? []).join(", "),
@@ -176,6 +179,7 @@ export function serverOfDraft(draft: McpServerDraft, view: McpServerConfigView |
     enabled: draft.enabled,
     description: draft.description.trim() || null,
     eager: draft.eager,
+    sandboxed: stdio && draft.sandboxed,
     call_timeout_secs: timeout,
     allow_tools: list(draft.allowTools, /,/),
     deny_tools: list(draft.denyTools, /,/),

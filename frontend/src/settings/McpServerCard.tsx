@@ -101,6 +101,11 @@ export function McpServerCard({
         <span className="badge" title="How Antler reaches it">
           {TRANSPORTS[server.transport] ?? server.transport}
         </span>
+        {server.sandboxed && (
+          <span className="badge" title="Started inside each conversation's sandbox" data-testid="mcp-sandboxed">
+            in sandbox
+          </span>
+        )}
         <StateBadge state={server.state} />
         {canRestart && (
           <button
@@ -160,6 +165,7 @@ export function McpServerCard({
       )}
       <p className="muted small" data-testid="mcp-calls">
         {pluralize(server.calls, "call")} · {server.failed_calls} failed
+        {server.sandboxed && ` · running in ${pluralize(server.running_in_threads, "conversation")}`}
       </p>
       {server.tools.length > 0 ? (
         <McpToolList server={server.name} tools={server.tools} />

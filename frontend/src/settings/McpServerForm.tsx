@@ -28,6 +28,8 @@ const TRANSPORT_CHOICES: { value: McpTransport; label: string }[] = [
 ];
 
 export const STDIO_WARNING = "Runs on the server host, outside the sandbox — add only programs you trust.";
+export const SANDBOXED_NOTE =
+  "Runs inside each conversation's sandbox: it sees only that conversation's files and has no network.";
 
 /** The environment variables or headers as rows of name and value. */
 function KeyValueRows({
@@ -164,9 +166,23 @@ function McpServerFormBody({
       </label>
       {stdio ? (
         <>
-          <p className="mcp-stdio-warning" role="note" data-testid="mcp-stdio-warning">
-            <Icon name="alert" size={14} /> {STDIO_WARNING}
+          <p
+            className={draft.sandboxed ? "muted small" : "mcp-stdio-warning"}
+            role="note"
+            data-testid="mcp-stdio-warning"
+          >
+            <Icon name={draft.sandboxed ? "check" : "alert"} size={14} />{" "}
+            {draft.sandboxed ? SANDBOXED_NOTE : STDIO_WARNING}
           </p>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={draft.sandboxed}
+              onChange={(e) => set("sandboxed")(e.target.checked)}
+            />{" "}
+            Run inside each conversation's sandbox
+            <span className="muted small"> — the program must be in the sandbox image or the conversation's files</span>
+          </label>
           <Field
             label="Command"
             required

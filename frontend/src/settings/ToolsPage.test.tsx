@@ -24,6 +24,8 @@ const server = (name: string, extra: Partial<McpServer> = {}): McpServer => ({
   tools: [],
   calls: 0,
   failed_calls: 0,
+  sandboxed: false,
+  running_in_threads: 0,
   ...extra,
 });
 
@@ -169,6 +171,14 @@ describe("Settings → Tools", () => {
       ["repeat", "integer", "no", "How often"],
     ]);
     expect(env.textContent).toContain("No arguments.");
+  });
+
+  it("marks a server that runs in each conversation's sandbox, with how many it runs in", async () => {
+    serve("user", [server("clock", { sandboxed: true, state: "connected", running_in_threads: 2 })]);
+    renderPage();
+    const clock = await waitFor(() => card("clock"));
+    expect(within(clock).getByTestId("mcp-sandboxed").textContent).toBe("in sandbox");
+    expect(within(clock).getByTestId("mcp-calls").textContent).toContain("running in 2 conversations");
   });
 
   it("shows why a server failed, in red", async () => {
@@ -329,7 +339,7 @@ describe("Settings → Tools: configuring servers (admins)", () => {
     expect(dialog().getByTestId("mcp-stdio-warning").textContent).toContain(
       "Runs on the server host, outside the sandbox — add only programs you trust.",
     );
-    expect(dialog().queryByLabelText(/sandbox/i)).toBeNull();
+    expect((dialog().getByLabelText(/inside each conversation's sandbox/) as HTMLInputElement).checked).toBe(false);
     type("Name", "fetch");
     type("Command", " uvx ");
     fireEvent.change(dialog().getByLabelText("Arguments (one per line)"), {
@@ -361,6 +371,7 @@ describe("Settings → Tools: configuring servers (admins)", () => {
           enabled: true,
           description: "Fetches web pages",
           eager: true,
+          sandboxed: false,
           call_timeout_secs: 30,
           allow_tools: ["fetch"],
           deny_tools: [],
@@ -370,6 +381,24 @@ describe("Settings → Tools: configuring servers (admins)", () => {
     expect(await screen.findByText("Added “fetch”.")).toBeTruthy();
     await waitFor(() => expect(screen.queryByRole("dialog")).toBeNull());
     await waitFor(() => expect(lists(calls)).toBeGreaterThan(before));
+  });
+
+  it("adds a server that runs inside each conversation's sandbox, without the host warning", async () => {
+    const calls = serve("admin", [everything], { config });
+    renderPage();
+    fireEvent.click(await screen.findByRole("button", { name: "Add server" }));
+    type("Name", "clock");
+    type("Command", "python3");
+    fireEvent.change(dialog().getByLabelText("Arguments (one per line)"), { target: { value: "-m\nmcp_server_time" } });
+    fireEvent.click(dialog().getByLabelText(/inside each conversation's sandbox/));
+    expect(dialog().getByTestId("mcp-stdio-warning").textContent).toContain("sees only that conversation's files");
+    await act(async () => {
+      fireEvent.click(dialog().getByRole("button", { name: "Add server" }));
+    });
+    await waitFor(() => expect(puts(calls)).toHaveLength(1));
+    const sent = puts(calls)[0] as { servers: Record<string, { sandboxed: boolean; args: string[] }> };
+    expect(sent.servers["clock"]?.sandboxed).toBe(true);
+    expect(sent.servers["clock"]?.args).toEqual(["-m", "mcp_server_time"]);
   });
 
   it("refuses a name the server would refuse, and one already taken, without sending", async () => {
@@ -427,6 +456,7 @@ describe("Settings → Tools: configuring servers (admins)", () => {
       enabled: true,
       description: null,
       eager: false,
+      sandboxed: false,
       init_timeout_secs: 45,
       call_timeout_secs: 120,
       allow_tools: [],

@@ -151,6 +151,7 @@ impl AgentRun<'_> {
                 args,
                 progress,
                 self.cancel.child_token(),
+                Some(&crate::tools::SandboxLauncher(self.sandbox)),
             )
             .await;
         let origin = json!({"server": tool.server, "tool": tool.tool.name});

@@ -148,7 +148,8 @@ impl RunManager {
             SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id).with_owner(&run.owner);
         // MCP servers start on the first run that needs their tools.
         if let Some(hub) = &self.deps.mcp {
-            let mut offered = hub.tools().await;
+            let launcher = crate::tools::SandboxLauncher(&sandbox);
+            let mut offered = hub.tools(Some(&launcher)).await;
             offered.retain(|t| start.profile.allows_tool(&t.model_name));
             state.mcp = McpTools::new(offered, &self.deps.mcp_search);
         }

@@ -54,6 +54,34 @@ impl SandboxHandle {
     }
 }
 
+/// Starts the run's `sandboxed` MCP servers inside its thread's sandbox (acquired then).
+pub struct SandboxLauncher<'a>(pub &'a SandboxHandle);
+
+#[async_trait::async_trait]
+impl antler_mcp::Launcher for SandboxLauncher<'_> {
+    fn scope(&self) -> &str {
+        &self.0.thread_id
+    }
+
+    async fn launch(
+        &self,
+        argv: &[String],
+        env: &[(String, String)],
+    ) -> Result<antler_mcp::Launched, String> {
+        let shown = |e: SandboxError| match sandbox_error(&e) {
+            ToolError::Model(m) => m,
+            other => other.to_string(),
+        };
+        let sandbox = self.0.get().await.map_err(shown)?;
+        let process = sandbox.spawn_stdio(argv, env).await.map_err(shown)?;
+        Ok(antler_mcp::Launched {
+            stdout: process.stdout,
+            stdin: process.stdin,
+            stop: process.stop,
+        })
+    }
+}
+
 /// What tools get from the run.
 pub struct ToolContext<'a> {
     /// The thread's sandbox.

@@ -17,7 +17,7 @@ mod todos;
 mod typed;
 mod view_image;
 
-pub use context::{SandboxHandle, ToolContext};
+pub use context::{SandboxHandle, SandboxLauncher, ToolContext};
 pub use registry::ToolRegistry;
 pub use typed::TypedTool;
 

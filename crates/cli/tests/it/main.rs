@@ -24,6 +24,7 @@ mod leftovers;
 mod limits;
 mod mcp;
 mod mcp_lifecycle;
+mod mcp_sandboxed;
 mod memory;
 mod message_files;
 mod origin;

@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::common::{Env, Server, mock_llm, run_body, wait_for};
 
 /// Server and CLI settings for a Docker-backed installation with its own instance label.
-fn docker_env(env: &Env, instance: &str) -> Vec<(String, String)> {
+pub(crate) fn docker_env(env: &Env, instance: &str) -> Vec<(String, String)> {
     vec![
         ("ANTLER_SANDBOX_PROVIDER".into(), "docker".into()),
         ("ANTLER_SANDBOX_INSTANCE_ID".into(), instance.into()),
@@ -28,7 +28,7 @@ fn start(env: &Env, vars: &[(String, String)]) -> Server {
     Server::spawn(cmd)
 }
 
-fn sandbox_exec(
+pub(crate) fn sandbox_exec(
     env: &Env,
     vars: &[(String, String)],
     thread: &str,
@@ -178,7 +178,7 @@ async fn the_local_provider_gates_host_commands() {
     assert!(env.user_data("t").join("outputs/h.txt").is_file());
 }
 
-fn uuid_like() -> String {
+pub(crate) fn uuid_like() -> String {
     format!(
         "{:x}{:x}",
         std::process::id(),

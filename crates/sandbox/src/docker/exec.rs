@@ -15,7 +15,7 @@ use crate::output::CappedOutput;
 /// Kills process group `$pg` until it is empty, for at most two seconds; exits 125 when it
 /// cannot. Builtins only, spinning rather than sleeping: with every pid taken (a fork bomb)
 /// no helper process can start, and killed processes keep the group alive until reaped.
-const KILL_GROUP: &str = r#"end=$((${EPOCHREALTIME/./} + 2000000))
+pub(super) const KILL_GROUP: &str = r#"end=$((${EPOCHREALTIME/./} + 2000000))
 while kill -KILL -- -"$pg" 2>/dev/null; do
   (( ${EPOCHREALTIME/./} < end )) || { echo "antler: could not stop the processes the command started" >&2; exit 125; }
 done"#;
@@ -132,7 +132,7 @@ pub(crate) async fn run(
 
 /// Kills the command's process group (retrying briefly in case the pid file is not written
 /// yet). False when the kill itself could not run (for example all pids are taken).
-async fn kill(docker: &Docker, container: &str, exec_id: &str) -> bool {
+pub(super) async fn kill(docker: &Docker, container: &str, exec_id: &str) -> bool {
     // Waits briefly for the pid file (a failed `sleep` under pid exhaustion only makes the
     // wait shorter), then kills the group until it is empty.
     let script = format!(

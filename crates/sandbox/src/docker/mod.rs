@@ -8,6 +8,7 @@ mod lifecycle;
 mod pool;
 mod sandbox;
 pub mod spec;
+mod stdio;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -9,7 +9,9 @@ use async_trait::async_trait;
 use bollard::Docker;
 use tokio::sync::OwnedSemaphorePermit;
 
-use crate::api::{ExecOutput, ExecRequest, GlobResult, GrepRequest, GrepResult, Listing, Sandbox};
+use crate::api::{
+    ExecOutput, ExecRequest, GlobResult, GrepRequest, GrepResult, Listing, Sandbox, StdioProcess,
+};
 use crate::error::SandboxError;
 use crate::files::HostFs;
 use crate::personal::PersonalMount;
@@ -119,6 +121,15 @@ impl Sandbox for DockerSandbox {
         self.touch();
         let path = path.to_string();
         self.fs.run(move |fs| fs.read_file(&path, lines)).await
+    }
+
+    async fn spawn_stdio(
+        &self,
+        argv: &[String],
+        env: &[(String, String)],
+    ) -> Result<StdioProcess, SandboxError> {
+        self.touch();
+        super::stdio::spawn(&self.docker, &self.container_id, argv, env).await
     }
 
     async fn read_bytes(&self, path: &str, max: u64) -> Result<Vec<u8>, SandboxError> {
