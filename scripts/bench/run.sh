@@ -22,3 +22,4 @@ python3 scripts/bench/files.py
 python3 scripts/bench/sandbox.py
 python3 scripts/bench/runs.py
 python3 scripts/bench/replicas.py
+python3 scripts/bench/memory.py

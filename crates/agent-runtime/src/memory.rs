@@ -20,8 +20,9 @@ pub trait MemorySource: Send + Sync {
     /// The facts about `owner` most relevant to `text` (the new message), for the assistant
     /// `assistant_id`, within the memory's budget; none when the person switched memory off.
     async fn for_run(&self, owner: &str, assistant_id: &str, text: &str) -> Vec<RememberedFact>;
-    /// A run of `thread_id` ended well: its conversation may hold something to remember.
-    fn turn_ended(&self, owner: &str, thread_id: &str, assistant_id: &str);
+    /// A run of `thread_id` ended well: its conversation may hold something to remember,
+    /// for the assistant `scope` alone or (`None`) for the person's shared memory.
+    fn turn_ended(&self, owner: &str, thread_id: &str, scope: Option<&str>);
     /// Tool mode: the person's facts matching `query`.
     async fn search(
         &self,
@@ -29,17 +30,24 @@ pub trait MemorySource: Send + Sync {
         assistant_id: &str,
         query: &str,
     ) -> Result<Vec<RememberedFact>, String>;
-    /// Tool mode: remembers a fact.
+    /// Tool mode: remembers a fact, for the assistant `scope` alone or (`None`) for all.
     async fn add(
         &self,
         owner: &str,
+        scope: Option<&str>,
         content: &str,
         category: &str,
     ) -> Result<RememberedFact, String>;
-    /// Tool mode: corrects a fact (its new version).
-    async fn update(&self, owner: &str, id: &str, content: &str) -> Result<RememberedFact, String>;
-    /// Tool mode: forgets a fact.
-    async fn delete(&self, owner: &str, id: &str) -> Result<(), String>;
+    /// Tool mode: corrects a fact `assistant_id` can see (its new version).
+    async fn update(
+        &self,
+        owner: &str,
+        assistant_id: &str,
+        id: &str,
+        content: &str,
+    ) -> Result<RememberedFact, String>;
+    /// Tool mode: forgets a fact `assistant_id` can see.
+    async fn delete(&self, owner: &str, assistant_id: &str, id: &str) -> Result<(), String>;
 }
 
 fn push_escaped(out: &mut String, text: &str) {

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use antler_protocol::assistants::{AgentSettings, GRAPH_ID};
+use antler_protocol::assistants::{AgentSettings, GRAPH_ID, MemoryScope};
 
 /// The agent one run is: the built-in one, or a custom agent (an assistant).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +20,8 @@ pub struct AgentProfile {
     pub tools: Option<HashSet<String>>,
     /// Memory tools on or off (the configuration decides when `None`).
     pub memory_tools: Option<bool>,
+    /// What it learns is kept for it alone.
+    pub private_memory: bool,
 }
 
 impl AgentProfile {
@@ -32,6 +34,7 @@ impl AgentProfile {
             skills: None,
             tools: None,
             memory_tools: None,
+            private_memory: false,
         }
     }
 
@@ -44,7 +47,14 @@ impl AgentProfile {
             skills: settings.skills.map(|s| s.into_iter().collect()),
             tools: settings.tools.map(|t| t.into_iter().collect()),
             memory_tools: settings.memory_tools,
+            private_memory: settings.memory_scope == Some(MemoryScope::Assistant),
         }
+    }
+
+    /// The assistant whose own facts it learns and adds, or `None` for the person's shared
+    /// memory.
+    pub fn memory_scope(&self) -> Option<&str> {
+        self.private_memory.then_some(self.assistant_id.as_str())
     }
 
     /// The graph its runs belong to.

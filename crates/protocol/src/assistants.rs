@@ -60,6 +60,20 @@ pub struct AgentSettings {
     /// when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_tools: Option<bool>,
+    /// Whose the facts it learns are: `shared` (the default: every agent of the person reads
+    /// them) or `assistant` (kept for this agent alone; it still reads the shared ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_scope: Option<MemoryScope>,
+}
+
+wire_enum! {
+    /// Whose the facts an agent learns are.
+    pub enum MemoryScope {
+        /// Every agent of the person reads them.
+        Shared = "shared",
+        /// Only this agent reads them.
+        Assistant = "assistant",
+    }
 }
 
 wire_enum! {

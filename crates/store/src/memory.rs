@@ -40,7 +40,8 @@ pub struct FactRecord {
 /// A search of one owner's facts.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FactQuery {
-    /// Facts for this assistant and those for all (`None`: every fact).
+    /// Facts for this assistant and those for all (`None`: every fact; [`SHARED_ONLY`]:
+    /// only those for all).
     pub assistant_id: Option<String>,
     /// Only this category.
     pub category: Option<String>,
@@ -52,6 +53,20 @@ pub struct FactQuery {
     pub limit: u32,
     /// Rows to skip.
     pub offset: u32,
+}
+
+/// An `assistant_id` no assistant has: a query for it finds the shared facts only.
+pub const SHARED_ONLY: &str = "";
+
+impl FactQuery {
+    /// The facts an agent learning for `scope` reads: the assistant's own and the shared
+    /// ones, or (`None`) the shared ones only.
+    pub fn visible_to(scope: Option<&str>) -> Self {
+        FactQuery {
+            assistant_id: Some(scope.unwrap_or(SHARED_ONLY).to_string()),
+            ..FactQuery::default()
+        }
+    }
 }
 
 /// A person's memory settings.

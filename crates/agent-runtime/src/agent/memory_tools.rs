@@ -94,21 +94,31 @@ impl AgentRun<'_> {
                     .and_then(Value::as_str)
                     .unwrap_or("context");
                 let f = memory
-                    .add(owner, &text(args, "content")?, category)
+                    .add(
+                        owner,
+                        self.profile.memory_scope(),
+                        &text(args, "content")?,
+                        category,
+                    )
                     .await
                     .map_err(ToolError::Model)?;
                 format!("Remembered ({}).", f.id)
             }
             "memory_update" => {
                 let f = memory
-                    .update(owner, &text(args, "id")?, &text(args, "content")?)
+                    .update(
+                        owner,
+                        assistant,
+                        &text(args, "id")?,
+                        &text(args, "content")?,
+                    )
                     .await
                     .map_err(ToolError::Model)?;
                 format!("Corrected; the fact is now {}.", f.id)
             }
             "memory_delete" => {
                 memory
-                    .delete(owner, &text(args, "id")?)
+                    .delete(owner, assistant, &text(args, "id")?)
                     .await
                     .map_err(ToolError::Model)?;
                 "Forgotten.".to_string()

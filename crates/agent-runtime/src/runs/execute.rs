@@ -70,7 +70,7 @@ impl RunManager {
                 }
             }
         };
-        self.finish(&run, &mut state, &start.context, outcome, history_read)
+        self.finish(&run, &mut state, &start, outcome, history_read)
             .await;
         // The thread is free before `end` goes out: a client that saw `end` may start the
         // next run at once without meeting a conflict.
@@ -193,10 +193,11 @@ impl RunManager {
         &self,
         run: &ActiveRun,
         state: &mut AgentState,
-        context: &Map<String, Value>,
+        start: &Start,
         outcome: Outcome,
         history_read: bool,
     ) {
+        let context = &start.context;
         let store = &self.deps.store;
         let (status, stop_reason) = match (outcome.status, run.reason()) {
             (RunStatus::Interrupted, Some(StopReason::Timeout)) => {
@@ -277,9 +278,8 @@ impl RunManager {
         }
         if status == RunStatus::Success
             && let Some(memory) = &self.deps.memory
-            && let Some(assistant) = context.get("assistant_id").and_then(Value::as_str)
         {
-            memory.turn_ended(&run.owner, &run.thread_id, assistant);
+            memory.turn_ended(&run.owner, &run.thread_id, start.profile.memory_scope());
         }
         tracing::info!(run.id = %run.run_id, thread.id = %run.thread_id, %status, %stop_reason, model_calls = state.usage.model_calls, "run finished");
     }

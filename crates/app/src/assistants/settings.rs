@@ -31,6 +31,7 @@ pub(super) fn read(config: &Value, context: &Value) -> Result<AgentSettings, Str
                     "skills",
                     "tools",
                     "memory_tools",
+                    "memory_scope",
                 ] {
                     if let Some(v) = map.get(key) {
                         merged.insert(key.into(), v.clone());

@@ -27,9 +27,6 @@ Read the known facts and the latest conversation, and answer with ONLY a JSON ob
 Keep only lasting facts about the person (preferences, background, goals, how they work), one short sentence each, \
 never secrets (passwords, keys, tokens), never facts about the assistant. Use empty lists when there is nothing.";
 
-/// A claim older than this is another replica's that died.
-const STALE: Duration = Duration::from_secs(300);
-
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Extraction {
@@ -71,7 +68,12 @@ impl Extractor {
     pub(crate) fn start(self: Arc<Self>) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             loop {
-                let stale = Utc::now() - chrono::Duration::from_std(STALE).unwrap_or_default();
+                // A claim older than this is another replica's that died.
+                let stale = i64::try_from(self.cfg.claim_timeout_secs)
+                    .ok()
+                    .and_then(chrono::TimeDelta::try_seconds)
+                    .and_then(|age| Utc::now().checked_sub_signed(age))
+                    .unwrap_or(chrono::DateTime::<Utc>::MIN_UTC);
                 match self.store.memory_queue.claim(&self.instance, stale).await {
                     Ok(Some(item)) => self.handle(item).await,
                     Ok(None) => tokio::time::sleep(Duration::from_millis(500)).await,
@@ -133,7 +135,7 @@ impl Extractor {
                 owner,
                 &FactQuery {
                     limit: 100,
-                    ..FactQuery::default()
+                    ..FactQuery::visible_to(item.assistant_id.as_deref())
                 },
             )
             .await
@@ -165,18 +167,17 @@ impl Extractor {
                 parse(&answer).map_err(|why| format!("the answer was not valid twice: {why}"))?
             }
         };
-        self.apply(owner, &item.thread_id, &known, extraction)
-            .await
-            .map_err(err)
+        self.apply(item, &known, extraction).await.map_err(err)
     }
 
+    /// Applies what the model found; new facts belong to the turn's scope.
     async fn apply(
         &self,
-        owner: &str,
-        thread_id: &str,
+        item: &QueuedTurn,
         known: &[FactRecord],
         x: Extraction,
     ) -> Result<(), antler_store::StoreError> {
+        let (owner, thread_id) = (item.owner.as_str(), item.thread_id.as_str());
         let memory = &self.store.memory;
         let ids: HashSet<&str> = known.iter().map(|f| f.fact_id.as_str()).collect();
         let mut confirmed: HashSet<String> = x
@@ -212,7 +213,7 @@ impl Extractor {
                 .add(&FactRecord {
                     fact_id: uuid::Uuid::new_v4().to_string(),
                     owner: owner.to_string(),
-                    assistant_id: None,
+                    assistant_id: item.assistant_id.clone(),
                     content,
                     category,
                     confidence,

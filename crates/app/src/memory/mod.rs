@@ -36,6 +36,9 @@ pub struct MemoryConfig {
     /// Seconds a conversation must be quiet before it is read (a burst of turns is read
     /// once).
     pub debounce_secs: u64,
+    /// Seconds after which a conversation claimed by a replica that stopped (crashed,
+    /// killed) is taken over by another.
+    pub claim_timeout_secs: u64,
     /// Facts the model is less sure of are not kept.
     pub min_confidence: f64,
     /// The model that reads conversations (a configured name; the default model when empty).
@@ -54,6 +57,7 @@ impl Default for MemoryConfig {
             injection_max_tokens: 2000,
             extraction: true,
             debounce_secs: 30,
+            claim_timeout_secs: 300,
             min_confidence: 0.7,
             model: None,
             tools: false,

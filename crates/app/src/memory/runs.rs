@@ -62,6 +62,7 @@ impl MemorySource for MemoryService {
     async fn add(
         &self,
         owner: &str,
+        scope: Option<&str>,
         content: &str,
         category: &str,
     ) -> Result<RememberedFact, String> {
@@ -70,7 +71,7 @@ impl MemorySource for MemoryService {
             content: content.to_string(),
             category: Some(category.to_string()),
             confidence: Some(0.9),
-            assistant_id: None,
+            assistant_id: scope.map(str::to_string),
         };
         let fact = MemoryService::add(self, &Caller::owner_only(owner), req)
             .await
@@ -82,8 +83,15 @@ impl MemorySource for MemoryService {
         })
     }
 
-    async fn update(&self, owner: &str, id: &str, content: &str) -> Result<RememberedFact, String> {
+    async fn update(
+        &self,
+        owner: &str,
+        assistant_id: &str,
+        id: &str,
+        content: &str,
+    ) -> Result<RememberedFact, String> {
         self.usable(owner).await?;
+        self.visible(owner, assistant_id, id).await?;
         let patch = FactPatch {
             content: Some(content.to_string()),
             ..FactPatch::default()
@@ -98,23 +106,24 @@ impl MemorySource for MemoryService {
         })
     }
 
-    async fn delete(&self, owner: &str, id: &str) -> Result<(), String> {
+    async fn delete(&self, owner: &str, assistant_id: &str, id: &str) -> Result<(), String> {
         self.usable(owner).await?;
+        self.visible(owner, assistant_id, id).await?;
         MemoryService::delete(self, &Caller::owner_only(owner), id)
             .await
             .map_err(|e| e.to_string())
     }
 
-    fn turn_ended(&self, owner: &str, thread_id: &str, assistant_id: &str) {
+    fn turn_ended(&self, owner: &str, thread_id: &str, scope: Option<&str>) {
         if !(self.cfg.enabled && self.cfg.extraction) {
             return;
         }
         let store = self.store.clone();
         let due = Utc::now() + chrono::Duration::seconds(self.cfg.debounce_secs as i64);
-        let (owner, thread_id, assistant) = (
+        let (owner, thread_id, scope) = (
             owner.to_string(),
             thread_id.to_string(),
-            assistant_id.to_string(),
+            scope.map(str::to_string),
         );
         tokio::spawn(async move {
             match store.memory.settings(&owner).await {
@@ -124,7 +133,7 @@ impl MemorySource for MemoryService {
             }
             if let Err(e) = store
                 .memory_queue
-                .enqueue(&owner, &thread_id, Some(&assistant), due)
+                .enqueue(&owner, &thread_id, scope.as_deref(), due)
                 .await
             {
                 tracing::warn!(error = %e, "a conversation could not be queued for memory");
@@ -134,6 +143,24 @@ impl MemorySource for MemoryService {
 }
 
 impl MemoryService {
+    /// A fact the assistant's tools may change: shared, or its own (another agent's private
+    /// facts are as if they did not exist).
+    async fn visible(&self, owner: &str, assistant_id: &str, id: &str) -> Result<(), String> {
+        let fact = self
+            .store
+            .memory
+            .get(owner, id)
+            .await
+            .map_err(|e| e.to_string())?;
+        match fact {
+            Some(f) if f.assistant_id.as_deref().is_none_or(|a| a == assistant_id) => Ok(()),
+            _ => Err(format!(
+                "no remembered fact '{}'",
+                id.chars().take(80).collect::<String>()
+            )),
+        }
+    }
+
     /// Memory tools work only while memory is on (for the server and the person).
     async fn usable(&self, owner: &str) -> Result<(), String> {
         let on = self.cfg.enabled

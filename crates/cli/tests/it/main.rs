@@ -26,6 +26,8 @@ mod mcp;
 mod mcp_lifecycle;
 mod mcp_sandboxed;
 mod memory;
+mod memory_replicas;
+mod memory_scope;
 mod message_files;
 mod origin;
 mod personal_skills;
