@@ -6,6 +6,7 @@
 
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::messages::{AiMessageChunk, Message};
@@ -127,6 +128,25 @@ wire_enum! {
     }
 }
 
+/// How a subagent's task ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct TaskEnd {
+    /// The `task` call.
+    pub task_id: String,
+    /// The subagent's run.
+    pub run_id: String,
+    /// Its final answer (completed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// Why it did not complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What it used.
+    pub usage: crate::runs::RunUsage,
+    /// How long it ran.
+    pub duration_ms: u64,
+}
+
 /// A payload of a `custom` event, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -157,6 +177,45 @@ pub enum CustomEvent {
         /// The title.
         title: String,
     },
+    /// A `task` call waits for a free subagent slot.
+    TaskQueued {
+        /// The `task` call (`tool_calls[].id`).
+        task_id: String,
+        /// What it is for.
+        description: String,
+        /// Its subagent type.
+        subagent_type: String,
+    },
+    /// A subagent started on a `task` call.
+    TaskStarted {
+        /// The `task` call (`tool_calls[].id`).
+        task_id: String,
+        /// The subagent's own run.
+        run_id: String,
+        /// What it is for.
+        description: String,
+        /// Its subagent type.
+        subagent_type: String,
+    },
+    /// An event of a subagent's run (`messages` chunks and tool results, `custom` progress),
+    /// as its own stream has it.
+    TaskEvent {
+        /// The `task` call.
+        task_id: String,
+        /// The event's name.
+        event: String,
+        /// The event's data.
+        #[schema(value_type = Object)]
+        data: Value,
+    },
+    /// The subagent finished; `result` is what the lead agent reads.
+    TaskCompleted(TaskEnd),
+    /// The subagent failed; `error` says why.
+    TaskFailed(TaskEnd),
+    /// The subagent was cancelled with the run.
+    TaskCancelled(TaskEnd),
+    /// The subagent ran past its time limit.
+    TaskTimedOut(TaskEnd),
     /// A running tool call (an MCP tool's) reported progress.
     ToolProgress {
         /// The call (`tool_calls[].id`).

@@ -83,6 +83,22 @@ pub struct ThreadValues {
     /// The agent's plan (plan mode's `write_todos`), as it last wrote it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub todos: Vec<Todo>,
+    /// What the model reads instead of the earliest messages, once the conversation grew
+    /// past the summarization threshold (the messages themselves stay in `messages`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
+}
+
+/// The earliest messages of a conversation, summarized for the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Summary {
+    /// The summary.
+    pub content: String,
+    /// The id of the last message it covers: the model reads the summary, then the
+    /// messages after this one.
+    pub up_to: String,
+    /// How many messages it covers.
+    pub summarized: usize,
 }
 
 wire_enum! {

@@ -1481,6 +1481,47 @@ export interface components {
             /** @enum {string} */
             type: "title";
         } | {
+            /** @description What it is for. */
+            description: string;
+            /** @description Its subagent type. */
+            subagent_type: string;
+            /** @description The `task` call (`tool_calls[].id`). */
+            task_id: string;
+            /** @enum {string} */
+            type: "task_queued";
+        } | {
+            /** @description What it is for. */
+            description: string;
+            /** @description The subagent's own run. */
+            run_id: string;
+            /** @description Its subagent type. */
+            subagent_type: string;
+            /** @description The `task` call (`tool_calls[].id`). */
+            task_id: string;
+            /** @enum {string} */
+            type: "task_started";
+        } | {
+            /** @description The event's data. */
+            data: Record<string, unknown>;
+            /** @description The event's name. */
+            event: string;
+            /** @description The `task` call. */
+            task_id: string;
+            /** @enum {string} */
+            type: "task_event";
+        } | (components["schemas"]["TaskEnd"] & {
+            /** @enum {string} */
+            type: "task_completed";
+        }) | (components["schemas"]["TaskEnd"] & {
+            /** @enum {string} */
+            type: "task_failed";
+        }) | (components["schemas"]["TaskEnd"] & {
+            /** @enum {string} */
+            type: "task_cancelled";
+        }) | (components["schemas"]["TaskEnd"] & {
+            /** @enum {string} */
+            type: "task_timed_out";
+        }) | {
             /** @description What it is doing. */
             message?: string | null;
             /**
@@ -2322,12 +2363,42 @@ export interface components {
         StreamMode: "values" | "messages-tuple" | "messages" | "updates" | "custom";
         /** @description `stream_mode` of a run request: one mode or a list. */
         StreamModes: components["schemas"]["StreamMode"] | components["schemas"]["StreamMode"][];
+        /** @description The earliest messages of a conversation, summarized for the model. */
+        Summary: {
+            /** @description The summary. */
+            content: string;
+            /** @description How many messages it covers. */
+            summarized: number;
+            /**
+             * @description The id of the last message it covers: the model reads the summary, then the
+             *     messages after this one.
+             */
+            up_to: string;
+        };
         /** @description Instructions. */
         SystemMessage: {
             /** @description The text. */
             content: string;
             /** @description Unique id. */
             id: string;
+        };
+        /** @description How a subagent's task ended. */
+        TaskEnd: {
+            /**
+             * Format: int64
+             * @description How long it ran.
+             */
+            duration_ms: number;
+            /** @description Why it did not complete. */
+            error?: string | null;
+            /** @description Its final answer (completed). */
+            result?: string | null;
+            /** @description The subagent's run. */
+            run_id: string;
+            /** @description The `task` call. */
+            task_id: string;
+            /** @description What it used. */
+            usage: components["schemas"]["RunUsage"];
         };
         /** @description A conversation thread. */
         Thread: {
@@ -2403,6 +2474,7 @@ export interface components {
             artifacts?: string[];
             /** @description The conversation. */
             messages?: components["schemas"]["Message"][];
+            summary?: null | components["schemas"]["Summary"];
             /** @description Generated after the first exchange. */
             title?: string | null;
             /** @description The agent's plan (plan mode's `write_todos`), as it last wrote it. */
