@@ -15,6 +15,8 @@ import "./styles/agents.css";
 import "./styles/tools.css";
 import "./styles/plan.css";
 import "./styles/memory.css";
+import "./styles/subtasks.css";
+import "./styles/summary.css";
 
 installFetchHooks();
 

@@ -80,6 +80,91 @@ pub struct AgentConfig {
     /// Plan mode for every run (a run turns it on with `context.plan_mode`): the agent keeps
     /// a checklist with `write_todos` for work of several steps.
     pub plan_mode: bool,
+    /// Subagents the lead agent delegates to with the `task` tool.
+    pub subagents: SubagentConfig,
+    /// Long conversations summarized for the model.
+    pub summarization: SummarizationConfig,
+}
+
+/// `agent.summarization.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SummarizationConfig {
+    /// Summarize at all.
+    pub enabled: bool,
+    /// Tokens of the model's input that trigger it (0: never).
+    pub trigger_tokens: usize,
+    /// Messages the model reads that trigger it (0: never).
+    pub trigger_messages: usize,
+    /// The latest messages kept as they are.
+    pub keep_messages: usize,
+    /// `auto`, `o200k_base`, `cl100k_base` or `estimate`.
+    pub encoding: String,
+    /// The model that writes summaries (a configured name; the run's when empty).
+    pub model: Option<String>,
+    /// Instructions for it (the built-in ones when empty).
+    pub prompt: Option<String>,
+}
+
+impl Default for SummarizationConfig {
+    fn default() -> Self {
+        SummarizationConfig {
+            enabled: true,
+            trigger_tokens: 32_000,
+            trigger_messages: 0,
+            keep_messages: 10,
+            encoding: "auto".into(),
+            model: None,
+            prompt: None,
+        }
+    }
+}
+
+/// `agent.subagents.*`: the `task` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SubagentConfig {
+    /// Offer the `task` tool.
+    pub enabled: bool,
+    /// Subagents running at once per run; further `task` calls wait for a slot.
+    pub max_concurrent: usize,
+    /// Subagents one run may start in all; later calls are refused.
+    pub max_total: usize,
+    /// Seconds one subagent may run.
+    pub timeout_secs: u64,
+    /// Model calls one subagent may make.
+    pub max_model_calls: u32,
+    /// Types besides `general-purpose` and `bash` (or replacing them, by name).
+    pub types: Vec<SubagentType>,
+}
+
+impl Default for SubagentConfig {
+    fn default() -> Self {
+        SubagentConfig {
+            enabled: true,
+            max_concurrent: 3,
+            max_total: 12,
+            timeout_secs: 1800,
+            max_model_calls: 50,
+            types: Vec::new(),
+        }
+    }
+}
+
+/// A kind of subagent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubagentType {
+    /// What the lead agent names it by (`subagent_type`).
+    pub name: String,
+    /// When to use it (shown to the lead agent).
+    pub description: String,
+    /// Instructions added to its system prompt.
+    #[serde(default)]
+    pub system_prompt: String,
+    /// The tools it may use; every tool but `task` and `ask_clarification` when absent.
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
 }
 
 impl Default for AgentConfig {
@@ -94,6 +179,8 @@ impl Default for AgentConfig {
             max_tool_output_chars: 30_000,
             bash_timeout_secs: 300,
             plan_mode: false,
+            subagents: SubagentConfig::default(),
+            summarization: SummarizationConfig::default(),
         }
     }
 }
@@ -113,6 +200,39 @@ impl AgentConfig {
         }
         if self.heartbeat_secs == 0 {
             return bad("agent.heartbeat_secs", "must be at least 1");
+        }
+        let sub = &self.subagents;
+        if sub.max_concurrent == 0 || sub.max_total == 0 || sub.timeout_secs == 0 {
+            return bad(
+                "agent.subagents",
+                "max_concurrent, max_total and timeout_secs must be at least 1",
+            );
+        }
+        if sub.max_model_calls == 0 {
+            return bad("agent.subagents.max_model_calls", "must be at least 1");
+        }
+        let sum = &self.summarization;
+        if !["auto", "o200k_base", "cl100k_base", "estimate"].contains(&sum.encoding.as_str()) {
+            return bad(
+                "agent.summarization.encoding",
+                "must be auto, o200k_base, cl100k_base or estimate",
+            );
+        }
+        if let Some(name) = sum.model.as_deref().filter(|n| !n.is_empty())
+            && !models.iter().any(|m| m.name == name)
+        {
+            return bad(
+                "agent.summarization.model",
+                &format!("no model named '{name}' in models"),
+            );
+        }
+        for (i, t) in sub.types.iter().enumerate() {
+            if t.name.trim().is_empty() || t.name.len() > 64 || t.description.trim().is_empty() {
+                return bad(
+                    &format!("agent.subagents.types[{i}]"),
+                    "name (at most 64 characters) and description must not be empty",
+                );
+            }
         }
         if let Some(name) = &self.default_model
             && !name.is_empty()

@@ -14,4 +14,5 @@ pub mod model;
 pub mod profile;
 pub mod prompt;
 pub mod runs;
+pub mod tokens;
 pub mod tools;

@@ -60,6 +60,10 @@ export type ThreadState = Schemas["ThreadState"];
 export type CustomEvent = Schemas["CustomEvent"];
 export type RunFailure = Schemas["RunFailure"];
 export type RunMetadata = Schemas["RunMetadata"];
+/** What a run (or a subagent's) used: tokens and model calls. */
+export type RunUsage = Schemas["RunUsage"];
+/** The earliest messages of a conversation, summarized for the model (`values.summary`). */
+export type Summary = Schemas["Summary"];
 
 /** What the sidebar shows for a thread. */
 export function threadTitle(thread: Pick<Thread, "metadata" | "values">): string {

@@ -5,11 +5,14 @@ import { Icon } from "../components/Icon";
 import { Markdown } from "../components/Markdown";
 import type { BranchOptions } from "../lib/branches";
 import type { AssistantGroup, AssistantItem } from "../lib/grouping";
+import { NO_SUBTASKS, type SubtaskMap } from "../lib/subtasks";
+import { TASK_TOOL } from "../lib/subtaskView";
 import { NO_PROGRESS, type ToolProgressMap } from "../lib/toolProgress";
 import { BranchSwitcher } from "./BranchSwitcher";
 import { ClarificationCard } from "./ClarificationCard";
 import { FileChips } from "./FileChips";
 import { RememberedChip } from "./RememberedChip";
+import { SubtaskCard } from "./SubtaskCard";
 import { ToolCard } from "./ToolCard";
 import { type VersionActions, canRun } from "./versions";
 
@@ -28,7 +31,13 @@ function Reasoning({ text, streaming }: { text: string; streaming: boolean }) {
   );
 }
 
-function Item({ item, actions, progress }: { item: AssistantItem; actions: AssistantActions; progress: ToolProgressMap }) {
+/** What running calls reported: tool progress and subagents' tasks, by call id. */
+interface Live {
+  progress: ToolProgressMap;
+  subtasks: SubtaskMap;
+}
+
+function Item({ item, actions, live }: { item: AssistantItem; actions: AssistantActions; live: Live }) {
   switch (item.kind) {
     case "reasoning":
       return <Reasoning text={item.text} streaming={item.streaming} />;
@@ -39,12 +48,15 @@ function Item({ item, actions, progress }: { item: AssistantItem; actions: Assis
         </div>
       );
     case "tool":
+      if (item.call.name === TASK_TOOL && !item.invalid) {
+        return <SubtaskCard call={item.call} result={item.result} task={live.subtasks[item.call.id]} />;
+      }
       return (
         <ToolCard
           call={item.call}
           {...(item.result ? { result: item.result } : {})}
           {...(item.invalid ? { invalid: item.invalid } : {})}
-          progress={progress[item.call.id]}
+          progress={live.progress[item.call.id]}
         />
       );
     case "clarification":
@@ -84,6 +96,7 @@ export function AssistantBlock({
   actions,
   versions,
   progress = NO_PROGRESS,
+  subtasks = NO_SUBTASKS,
   memory,
 }: {
   block: AssistantGroup;
@@ -91,6 +104,8 @@ export function AssistantBlock({
   versions?: VersionActions | undefined;
   /** What running tool calls last reported, by call id. */
   progress?: ToolProgressMap;
+  /** Subagents' tasks, by the id of their `task` call. */
+  subtasks?: SubtaskMap;
   /** The ids of the remembered facts this reply's run was given. */
   memory?: string[] | undefined;
 }) {
@@ -107,7 +122,7 @@ export function AssistantBlock({
         return (
           <Fragment key={item.key}>
             {options && <div className="msg-actions msg-actions-inline">{switcher(options)}</div>}
-            <Item item={item} actions={actions} progress={progress} />
+            <Item item={item} actions={actions} live={{ progress, subtasks }} />
           </Fragment>
         );
       })}

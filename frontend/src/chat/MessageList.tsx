@@ -1,12 +1,15 @@
-// The conversation: the person's messages and the agent's replies, following the stream.
+// The conversation: the person's messages and the agent's replies, following the stream; the
+// messages summarized for the agent fold behind a marker.
 import { useLayoutEffect, useMemo, useRef } from "react";
 import { Icon } from "../components/Icon";
 import { streamingIds, visibleMessages } from "../lib/conversation";
-import { groupMessages } from "../lib/grouping";
+import { type Block, groupMessages } from "../lib/grouping";
 import { memoryOf } from "../lib/runMemory";
+import { splitSummarized } from "../lib/summarized";
 import type { SessionState } from "../state/session";
 import { AssistantBlock, type AssistantActions } from "./AssistantBlock";
 import { HumanMessage } from "./HumanMessage";
+import { SummaryMarker } from "./SummaryMarker";
 import type { VersionActions } from "./versions";
 
 export function MessageList({
@@ -21,14 +24,11 @@ export function MessageList({
   versions?: VersionActions;
   onRetry: () => void;
 }) {
-  const blocks = useMemo(
-    () =>
-      groupMessages(
-        visibleMessages(state.conversation),
-        state.streaming ? streamingIds(state.conversation) : new Set<string>(),
-      ),
-    [state.conversation, state.streaming],
-  );
+  const { blocks, split } = useMemo(() => {
+    const messages = visibleMessages(state.conversation);
+    const grouped = groupMessages(messages, state.streaming ? streamingIds(state.conversation) : new Set<string>());
+    return { blocks: grouped, split: splitSummarized(grouped, messages, state.summary) };
+  }, [state.conversation, state.streaming, state.summary]);
   const scroller = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   useLayoutEffect(() => {
@@ -38,6 +38,20 @@ export function MessageList({
 
   const last = blocks[blocks.length - 1];
   const waiting = state.streaming && (!last || last.kind === "human");
+  const block = (b: Block) =>
+    b.kind === "human" ? (
+      <HumanMessage key={b.key} block={b} onOpenFile={actions.onOpenFile} versions={versions} />
+    ) : (
+      <AssistantBlock
+        key={b.key}
+        block={b}
+        actions={actions}
+        versions={versions}
+        progress={state.toolProgress}
+        subtasks={state.subtasks}
+        memory={memoryOf(state.remembered, b.messageIds)}
+      />
+    );
   return (
     <div
       className="messages"
@@ -50,20 +64,15 @@ export function MessageList({
       aria-busy={state.streaming}
     >
       <div className="messages-inner">
-        {blocks.map((b) =>
-          b.kind === "human" ? (
-            <HumanMessage key={b.key} block={b} onOpenFile={actions.onOpenFile} versions={versions} />
-          ) : (
-            <AssistantBlock
-              key={b.key}
-              block={b}
-              actions={actions}
-              versions={versions}
-              progress={state.toolProgress}
-              memory={memoryOf(state.remembered, b.messageIds)}
-            />
-          ),
+        {split && state.summary && (
+          <SummaryMarker
+            count={split.count}
+            content={state.summary.content}
+            earlier={split.earlier.length > 0 ? () => split.earlier.map(block) : undefined}
+          />
         )}
+        {/* The same place with or without a marker: a summary arriving keeps the replies' state. */}
+        {(split?.later ?? blocks).map(block)}
         {waiting && (
           <div className="thinking" role="status" data-testid="thinking">
             <span className="dots" aria-hidden="true">

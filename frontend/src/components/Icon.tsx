@@ -30,6 +30,8 @@ const PATHS = {
   search: "M11 4a7 7 0 100 14 7 7 0 000-14zM20 20l-4-4",
   user: "M12 12a4 4 0 100-8 4 4 0 000 8zM4 21a8 8 0 0116 0",
   logout: "M14 4h5v16h-5M10 8l-4 4 4 4M6 12h11",
+  archive: "M3 4h18v4H3zM5 8v12h14V8M10 12h4",
+  delegate: "M4 5h10M4 10h7M4 15h5M13 12h8M18 9l3 3-3 3",
   checklist: "M3 6l1.5 1.5L7 5M3 12l1.5 1.5L7 11M3 18l1.5 1.5L7 17M11 6h10M11 12h10M11 18h10",
 } as const;
 

@@ -11,6 +11,12 @@ describe("agent settings", () => {
     expect(settingsOf(a)).toEqual({ system_prompt: "new", model_name: "fast", skills: ["pdf"] });
   });
 
+  it("reads whose the agent's memory is, ignoring a scope the server would refuse", () => {
+    expect(settingsOf(agent("a", "A", { config: { configurable: { memory_scope: "assistant" } } }))).toEqual({ memory_scope: "assistant" });
+    expect(settingsOf(agent("a", "A", { context: { memory_scope: "everyone" } }))).toEqual({});
+    expect(draftOf(agent("a", "A")).memoryScope).toBe("shared");
+  });
+
   it("takes the models, tools and instructions limit from the context schema", () => {
     expect(choicesOf(schemas(["fast", "smart"], ["bash", "ls"], 500))).toEqual({
       models: ["fast", "smart"],

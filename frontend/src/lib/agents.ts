@@ -7,7 +7,12 @@ import { pluralize } from "./format";
 export const GRAPH_ID = "agent";
 
 /** The settings keys of an assistant's `context` (and of `config.configurable`). */
-const SETTING_KEYS = ["system_prompt", "model_name", "skills", "tools"] as const;
+const SETTING_KEYS = ["system_prompt", "model_name", "skills", "tools", "memory_scope"] as const;
+
+/** Whose the facts an agent learns are: every agent's of the person (the default), or its own. */
+export type MemoryScope = "shared" | "assistant";
+
+export const MEMORY_SCOPES: readonly MemoryScope[] = ["shared", "assistant"];
 
 /** An agent's settings; an absent list means "all", an empty one "none". */
 export interface AgentSettings {
@@ -15,6 +20,7 @@ export interface AgentSettings {
   model_name?: string;
   skills?: string[];
   tools?: string[];
+  memory_scope?: MemoryScope;
 }
 
 /** The built-in agent: read-only, every enabled skill and tool. */
@@ -43,6 +49,8 @@ export function settingsOf(a: Pick<Assistant, "config" | "context">): AgentSetti
   if (skills) settings.skills = skills;
   const tools = strings(merged["tools"]);
   if (tools) settings.tools = tools;
+  const scope = merged["memory_scope"];
+  if (MEMORY_SCOPES.includes(scope as MemoryScope)) settings.memory_scope = scope as MemoryScope;
   return settings;
 }
 
@@ -90,11 +98,12 @@ export interface AgentDraft {
   model: string;
   skills: string[] | null;
   tools: string[] | null;
+  memoryScope: MemoryScope;
 }
 
 /** The form's starting values: empty for a new agent, else the agent's. */
 export function draftOf(a?: Assistant | null): AgentDraft {
-  if (!a) return { name: "", description: "", instructions: "", model: "", skills: null, tools: null };
+  if (!a) return { name: "", description: "", instructions: "", model: "", skills: null, tools: null, memoryScope: "shared" };
   const s = settingsOf(a);
   return {
     name: a.name,
@@ -103,16 +112,18 @@ export function draftOf(a?: Assistant | null): AgentDraft {
     model: s.model_name ?? "",
     skills: s.skills ?? null,
     tools: s.tools ?? null,
+    memoryScope: s.memory_scope ?? "shared",
   };
 }
 
-/** The settings of a draft: "all" and empty fields are left out (the server's defaults). */
+/** The settings of a draft: "all", empty and default fields are left out (the server's defaults). */
 export function settingsOfDraft(d: AgentDraft): AgentSettings {
   const settings: AgentSettings = {};
   if (d.instructions.trim()) settings.system_prompt = d.instructions;
   if (d.model) settings.model_name = d.model;
   if (d.skills) settings.skills = d.skills;
   if (d.tools) settings.tools = d.tools;
+  if (d.memoryScope !== "shared") settings.memory_scope = d.memoryScope;
   return settings;
 }
 

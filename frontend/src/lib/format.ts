@@ -41,3 +41,14 @@ export function formatDate(iso: string): string {
 export function pluralize(n: number, word: string, plural = `${word}s`): string {
   return `${n} ${n === 1 ? word : plural}`;
 }
+
+/** "0.4 s", "12 s", "3 min 5 s": how long something ran. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return "";
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const min = Math.floor(seconds / 60);
+  const rest = seconds % 60;
+  return rest ? `${min} min ${rest} s` : `${min} min`;
+}

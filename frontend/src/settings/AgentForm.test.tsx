@@ -148,6 +148,35 @@ describe("Agent form", () => {
     expect(onSaved).toHaveBeenCalledTimes(1);
   });
 
+  it("round-trips whose the agent's memory is: its own is sent, shared (the default) is left out", async () => {
+    const sent = serve();
+    renderForm();
+    await screen.findByRole("option", { name: "smart" });
+    const memory = field("Memory") as unknown as HTMLSelectElement;
+    expect(memory.value).toBe("shared");
+    expect(memory.selectedOptions[0]?.textContent).toBe("What it learns is shared with your other agents");
+    fireEvent.change(field("Name"), { target: { value: "Private" } });
+    fireEvent.change(memory, { target: { value: "assistant" } });
+    await act(async () => {
+      fireEvent.click(screen.getByTestId("save-agent"));
+    });
+    expect(sent[0]?.body).toEqual({ graph_id: "agent", name: "Private", context: { memory_scope: "assistant" } });
+    cleanup();
+
+    // An agent whose memory is its own shows so; back to shared, the key goes (other keys stay).
+    const again = serve();
+    renderForm(agent("a-1", "Private", { context: { memory_scope: "assistant", ui_color: "red" } }));
+    await screen.findByRole("option", { name: "smart" });
+    const scope = field("Memory") as unknown as HTMLSelectElement;
+    expect(scope.value).toBe("assistant");
+    expect(scope.selectedOptions[0]?.textContent).toBe("What it learns stays with this agent");
+    fireEvent.change(scope, { target: { value: "shared" } });
+    await act(async () => {
+      fireEvent.click(screen.getByTestId("save-agent"));
+    });
+    expect(again[0]).toMatchObject({ method: "PATCH", body: { context: { ui_color: "red" } } });
+  });
+
   it("counts the instructions against the schema's limit and will not save too many", async () => {
     const sent = serve();
     renderForm(agent("a-1", "Long"));

@@ -1,5 +1,5 @@
 // The form of a new agent, or of a change to one (which saves a new version): name,
-// description, instructions, model, and the skills and tools it may use.
+// description, instructions, model, whose its memory is, and the skills and tools it may use.
 import { useCallback, useId, useState } from "react";
 import { api } from "../api/client";
 import type { Assistant, SkillList } from "../api/types";
@@ -11,6 +11,8 @@ import {
   type AgentDraft,
   DEFAULT_MAX_PROMPT,
   GRAPH_ID,
+  MEMORY_SCOPES,
+  type MemoryScope,
   charCount,
   choicesOf,
   createBody,
@@ -79,6 +81,27 @@ function ModelField({ value, models, onValue }: { value: string; models: string[
   );
 }
 
+const SCOPE_LABELS: Record<MemoryScope, string> = {
+  shared: "What it learns is shared with your other agents",
+  assistant: "What it learns stays with this agent",
+};
+
+/** Whose the facts the agent learns are (it always reads the shared ones). */
+function MemoryScopeField({ value, onValue }: { value: MemoryScope; onValue: (v: MemoryScope) => void }) {
+  return (
+    <label className="field">
+      <span>Memory</span>
+      <select value={value} onChange={(e) => onValue(e.target.value as MemoryScope)}>
+        {MEMORY_SCOPES.map((s) => (
+          <option key={s} value={s}>
+            {SCOPE_LABELS[s]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** The fields, with what the server offers; `agent` null: a new one. */
 function AgentFormBody({
   agent,
@@ -122,6 +145,7 @@ function AgentFormBody({
       />
       <InstructionsField value={draft.instructions} max={max} onValue={set("instructions")} />
       <ModelField value={draft.model} models={choices?.models} onValue={set("model")} />
+      <MemoryScopeField value={draft.memoryScope} onValue={set("memoryScope")} />
       <NameChoice
         legend="Skills"
         allLabel="All enabled skills"

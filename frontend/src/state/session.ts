@@ -5,7 +5,7 @@
 import { api } from "../api/client";
 import { ApiError, errorMessage } from "../api/http";
 import { ASSISTANT_ID, STREAM_MODES, langgraph, sdkErrorMessage } from "../api/langgraph";
-import type { CustomEvent, RunFailure, ThreadState, ThreadValues } from "../api/types";
+import type { CustomEvent, RunFailure, Summary, ThreadState, ThreadValues } from "../api/types";
 import { resolveAgent } from "../lib/agents";
 import { type Branch, type BranchView, branchTo, branchView, newestCheckpoint } from "../lib/branches";
 import {
@@ -22,6 +22,7 @@ import { type HumanContent, editedContent, humanContent } from "../lib/humanCont
 import { uuid } from "../lib/id";
 import type { HumanMessage } from "../lib/messages";
 import { NO_RUN_MEMORY, type RunMemory, runStarted, withAnswerMemory } from "../lib/runMemory";
+import { NO_SUBTASKS, type SubtaskMap, type TaskEvent, isTaskEvent, withTaskEvents } from "../lib/subtasks";
 import { NO_PROGRESS, type ToolProgressMap, withProgress, withoutAnswered } from "../lib/toolProgress";
 import type { Todo } from "../lib/todos";
 import type { PastedImage } from "../chat/usePastedImages";
@@ -29,7 +30,7 @@ import { assistantsStore } from "./assistants";
 import { runContext } from "./planMode";
 import { refreshThreads, setGeneratedTitle } from "./threads";
 import { Store } from "./store";
-import { HISTORY_LIMIT, NO_OUTCOME, type StreamPart, checkpointRef, nextFrame, todosFrom, valuesAt } from "./sessionParts";
+import { FrameBatch, HISTORY_LIMIT, NO_OUTCOME, type StreamPart, checkpointRef, shownValues, valuesAt } from "./sessionParts";
 
 export interface SessionState {
   conversation: Conversation;
@@ -50,11 +51,16 @@ export interface SessionState {
   notice?: string;
   /** What running tool calls last reported (`tool_progress` events), until their results arrive. */
   toolProgress: ToolProgressMap;
+  /** Subagents' tasks (`task_*` events) by the id of their `task` call; kept after the run
+   * (a reload loses them: the cards then read the calls' results). */
+  subtasks: SubtaskMap;
   /** The remembered facts runs were given (their `metadata` event), by their answers. */
   remembered: RunMemory;
   artifacts: string[];
   /** The agent's plan (plan mode's `write_todos`) in the state shown; empty when it has none. */
   todos: Todo[];
+  /** What the model reads instead of the earliest messages, in the state shown (`values.summary`). */
+  summary?: Summary | undefined;
   /** Bumped whenever files may have changed, so artifact lists refetch. */
   filesVersion: number;
   /** The version of the conversation shown, from the checkpoint history: where Edit and
@@ -74,6 +80,7 @@ const initial: SessionState = {
   stopping: false,
   stopped: false,
   toolProgress: NO_PROGRESS,
+  subtasks: NO_SUBTASKS,
   remembered: NO_RUN_MEMORY,
   artifacts: [],
   todos: [],
@@ -84,8 +91,18 @@ export class ThreadSession {
   readonly store = new Store<SessionState>(initial);
   private abort?: AbortController;
   private loadPromise?: Promise<void>;
-  /** Token chunks not yet applied: applied once per frame, not once per token. */
-  private chunks: unknown[] = [];
+  /** Token chunks, applied once per frame rather than once per token. */
+  private readonly chunks = new FrameBatch<unknown>((chunks) =>
+    this.store.set((s) => withAnswerMemory({
+      ...s,
+      conversation: chunks.reduce(applyMessageEvent, s.conversation),
+      toolProgress: withoutAnswered(s.toolProgress, chunks),
+    })),
+  );
+  /** Subagents' events, likewise (each task streams its own tokens). */
+  private readonly tasks = new FrameBatch<TaskEvent>((events) =>
+    this.store.set((s) => ({ ...s, subtasks: withTaskEvents(s.subtasks, events) })),
+  );
   /** The thread's checkpoints, newest first, as last read. */
   private history: ThreadState[] = [];
   /** Only the latest history read is shown (an older answer may arrive after it). */
@@ -171,7 +188,7 @@ export class ThreadSession {
         ...s,
         view,
         conversation: shown ? applyValues(s.conversation, view.messages) : s.conversation,
-        todos: shown ? todosFrom(valuesAt(history, view.head), s.todos) : s.todos,
+        ...(shown ? shownValues(valuesAt(history, view.head), s) : {}),
       };
     });
   }
@@ -185,7 +202,7 @@ export class ThreadSession {
       ...s,
       view,
       conversation: { base: view.messages, live: [] },
-      todos: todosFrom(valuesAt(this.history, view.head), s.todos),
+      ...shownValues(valuesAt(this.history, view.head), s),
       // How the last run ended belongs to the version it ran on.
       ...NO_OUTCOME,
     }));
@@ -196,7 +213,7 @@ export class ThreadSession {
       ...s,
       conversation: applyValues(s.conversation, values.messages ?? []),
       artifacts: values.artifacts ?? s.artifacts,
-      todos: todosFrom(values, s.todos),
+      ...shownValues(values, s),
       filesVersion: s.filesVersion + 1,
     }));
   }
@@ -347,11 +364,11 @@ export class ThreadSession {
   private handle(part: StreamPart): void {
     const { event, data } = part;
     if (event === "messages" || event.startsWith("messages/")) {
-      if (this.chunks.push(data) === 1) nextFrame(() => this.flushChunks());
+      this.chunks.push(data);
       return;
     }
     // Everything else comes after the tokens before it.
-    this.flushChunks();
+    this.chunks.flush();
     if (event === "metadata") {
       const runId = (data as { run_id?: unknown } | null)?.run_id;
       if (typeof runId === "string") this.store.update({ runId });
@@ -363,7 +380,7 @@ export class ThreadSession {
         conversation: applyValues(s.conversation, values.messages ?? []),
         toolProgress: withoutAnswered(s.toolProgress, values.messages ?? []),
         artifacts: values.artifacts ?? s.artifacts,
-        todos: todosFrom(values, s.todos),
+        ...shownValues(values, s),
         filesVersion:
           (values.artifacts ?? []).length !== s.artifacts.length ? s.filesVersion + 1 : s.filesVersion,
       }));
@@ -379,20 +396,13 @@ export class ThreadSession {
     }
   }
 
-  private flushChunks(): void {
-    const chunks = this.chunks;
-    if (chunks.length === 0) return;
-    this.chunks = [];
-    this.store.set((s) => withAnswerMemory({
-      ...s,
-      conversation: chunks.reduce(applyMessageEvent, s.conversation),
-      toolProgress: withoutAnswered(s.toolProgress, chunks),
-    }));
-  }
-
   private custom(data: unknown): void {
     if (!data || typeof data !== "object" || typeof (data as { type?: unknown }).type !== "string") return;
     const event = data as CustomEvent;
+    if (isTaskEvent(event)) {
+      this.tasks.push(event);
+      return;
+    }
     switch (event.type) {
       case "title":
         setGeneratedTitle(this.threadId, event.title);
@@ -429,7 +439,8 @@ export class ThreadSession {
     } catch (e) {
       if (!abort.signal.aborted) this.store.update({ error: sdkErrorMessage(e) });
     }
-    this.flushChunks();
+    this.chunks.flush();
+    this.tasks.flush();
     if (this.abort !== abort) return; // a newer stream took over
     this.abort = undefined;
     // No call runs once the run has ended, whatever its last report said.
@@ -452,7 +463,7 @@ export class ThreadSession {
             ? conv
             : { ...conv, live: s.error ? conv.live.filter((l) => l.optimistic) : [] },
           artifacts: state.values.artifacts ?? s.artifacts,
-          todos: todosFrom(state.values, s.todos),
+          ...shownValues(state.values, s),
           filesVersion: s.filesVersion + 1,
         };
       });

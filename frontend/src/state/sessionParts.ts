@@ -1,6 +1,6 @@
-// Small pieces of a thread session: stream parts, frame timing, what a new run clears,
-// checkpoint references and values read from a history.
-import type { ThreadState, ThreadValues } from "../api/types";
+// Small pieces of a thread session: stream parts, frame timing and batches, what a new run
+// clears, checkpoint references and values read from states and a history.
+import type { Summary, ThreadState, ThreadValues } from "../api/types";
 import { type Todo, sameTodos, todosOf } from "../lib/todos";
 import type { SessionState } from "./session";
 
@@ -15,6 +15,27 @@ export const nextFrame = (f: () => void): void => {
   else setTimeout(f, 16);
 };
 
+/** Items applied together once per frame: tokens and subagents' events come by the thousand,
+ * and one store update each would re-render the chat as often. */
+export class FrameBatch<T> {
+  private items: T[] = [];
+
+  constructor(private readonly apply: (items: T[]) => void) {}
+
+  /** Queues an item; the batch is applied before the next paint. */
+  push(item: T): void {
+    if (this.items.push(item) === 1) nextFrame(() => this.flush());
+  }
+
+  /** Applies what is queued now (what comes next must come after it). */
+  flush(): void {
+    const items = this.items;
+    if (items.length === 0) return;
+    this.items = [];
+    this.apply(items);
+  }
+}
+
 /** Checkpoints read per history load (as many as the SDK's useStream reads). */
 export const HISTORY_LIMIT = 1000;
 
@@ -28,6 +49,23 @@ export const checkpointRef = (checkpoint_id: string) => ({ checkpoint_id, checkp
 export function todosFrom(values: { todos?: unknown } | undefined, prev: Todo[]): Todo[] {
   const todos = todosOf(values?.todos);
   return sameTodos(todos, prev) ? prev : todos;
+}
+
+/** The summary of a full state (`values.summary`), keeping `prev` when unchanged. */
+export function summaryFrom(values: { summary?: Summary | null } | undefined, prev: Summary | undefined): Summary | undefined {
+  const s = values?.summary;
+  if (!s || typeof s.up_to !== "string" || typeof s.content !== "string") return undefined;
+  const same = prev && prev.up_to === s.up_to && prev.content === s.content && prev.summarized === s.summarized;
+  return same ? prev : s;
+}
+
+/** What a full state shows besides its messages: the plan and the summary (each the same
+ * object when unchanged, so nothing re-renders for it). */
+export function shownValues(
+  values: ThreadValues | undefined,
+  s: Pick<SessionState, "todos" | "summary">,
+): Pick<SessionState, "todos" | "summary"> {
+  return { todos: todosFrom(values, s.todos), summary: summaryFrom(values, s.summary) };
 }
 
 /** The values of the checkpoint `id` in a history read. */

@@ -8,10 +8,13 @@ mod memory_tools;
 mod model_call;
 mod slash;
 mod state;
+mod summarize;
+mod tasks;
 mod tools;
 
 pub use mcp::McpTools;
 pub use state::AgentState;
+pub use tasks::Tasks;
 
 use antler_protocol::messages::Message;
 use antler_protocol::runs::{RunStatus, StopReason};
@@ -79,6 +82,14 @@ pub struct AgentRun<'a> {
     pub memory_source: Option<&'a std::sync::Arc<dyn crate::memory::MemorySource>>,
     /// Tool mode: the model manages memory with `memory_*` tools.
     pub memory_tools: bool,
+    /// The model that summarizes long conversations (the run's when `None`).
+    pub summary_model: Option<&'a ModelClient>,
+    /// Checkpoints are saved (false for a subagent, whose history is its own).
+    pub persist: bool,
+    /// The subagent type, when this run is a subagent's.
+    pub subagent: Option<&'a crate::config::SubagentType>,
+    /// The `task` tool's subagents (a lead agent's run only).
+    pub tasks: Option<&'a Tasks>,
 }
 
 /// How a run ended.
@@ -125,11 +136,20 @@ impl AgentRun<'_> {
         }
     }
 
+    /// The hooks of this run: a subagent's names no thread and asks no questions.
+    fn hooks(&self) -> impl Iterator<Item = &Box<dyn Hook>> {
+        self.hooks.iter().filter(|h| {
+            self.subagent.is_none() || !matches!(h.name(), "title_generation" | "clarification")
+        })
+    }
+
     /// Whether the run's agent may call the tool `name`: its assistant allows it, and only a
     /// model that can see views images.
     fn may_call(&self, name: &str) -> bool {
         // The run's MCP tools were already limited to its assistant's.
         (name == mcp::TOOL_SEARCH || self.profile.allows_tool(name))
+            && self.subagent_may_call(name)
+            && (name != tasks::TASK || self.tasks.is_some())
             && (name != "write_todos" || self.plan_mode)
             && (name != "view_image" || self.model.is_some_and(|m| m.config().supports_vision))
     }
@@ -155,6 +175,9 @@ impl AgentRun<'_> {
         source: Source,
         writes: serde_json::Value,
     ) -> Result<(), String> {
+        if !self.persist {
+            return Ok(());
+        }
         let values = state.values.to_value();
         let saving = Checkpointing {
             thread_id: self.thread_id,
@@ -227,11 +250,11 @@ impl AgentRun<'_> {
         let outcome = self.steps(state, activation.as_ref()).await;
         let svc = self.services();
         if outcome.status == RunStatus::Success {
-            for hook in self.hooks {
+            for hook in self.hooks() {
                 hook.after_run(state, &svc).await;
             }
         } else {
-            for hook in self.hooks {
+            for hook in self.hooks() {
                 hook.after_stop(state, &svc);
             }
         }
@@ -263,6 +286,10 @@ impl AgentRun<'_> {
             system.push_str("\n\n");
             system.push_str(&a.section());
         }
+        if let Some(section) = self.subagent_section() {
+            system.push_str("\n\n");
+            system.push_str(&section);
+        }
         // `search_skills` is offered only when the prompt cannot list every skill.
         let mut tool_defs = if complete {
             self.tools.definitions_without("search_skills")
@@ -273,6 +300,9 @@ impl AgentRun<'_> {
         let by_name = |d: &serde_json::Value| d["function"]["name"].as_str().is_some_and(offered);
         if self.memory_tools && self.memory_source.is_some() {
             tool_defs.extend(memory_tools::definitions());
+        }
+        if let Some(tasks) = self.tasks {
+            tool_defs.push(tasks.definition());
         }
         tool_defs.retain(by_name);
         let svc = self.services();
@@ -290,14 +320,15 @@ impl AgentRun<'_> {
                     )),
                 );
             }
-            for hook in self.hooks {
+            for hook in self.hooks() {
                 hook.before_model(state, &svc);
             }
+            self.summarize_if_needed(state, &system).await;
             state.step += 1;
             state.usage.model_calls += 1;
             let request = to_openai(
-                &system,
-                &state.values.messages,
+                &summarize::with_summary(&system, state),
+                &state.values.messages[summarize::unsummarized(state)..],
                 model.config().supports_vision,
             );
             // MCP tools change when a search promotes some.
@@ -321,7 +352,7 @@ impl AgentRun<'_> {
             if let Err(outcome) = self.checkpoint(state, Node::Agent, 1).await {
                 return outcome;
             }
-            for hook in self.hooks {
+            for hook in self.hooks() {
                 if let Flow::Stop {
                     status,
                     stop_reason,
@@ -351,7 +382,7 @@ impl AgentRun<'_> {
                 }
             };
             // One checkpoint per step: saved after the hooks that may add to it.
-            for hook in self.hooks {
+            for hook in self.hooks() {
                 if let Flow::Stop {
                     status,
                     stop_reason,

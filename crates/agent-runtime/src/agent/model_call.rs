@@ -55,7 +55,7 @@ impl AgentRun<'_> {
     ) -> Result<AiMessage, ModelError> {
         let svc = self.services();
         let on_retry = |notice: RetryNotice| {
-            for hook in self.hooks {
+            for hook in self.hooks() {
                 hook.on_model_retry(&svc, &notice);
             }
         };

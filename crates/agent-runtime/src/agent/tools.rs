@@ -64,6 +64,9 @@ impl AgentRun<'_> {
                     _ if self.memory_tools && memory_tools::NAMES.contains(&call.name.as_str()) => {
                         self.call_memory(&call.name, &call.args).await
                     }
+                    _ if call.name == super::tasks::TASK => {
+                        self.call_task(&call.id, &call.args, mcp).await
+                    }
                     _ => match mcp.find(&call.name) {
                         Some(tool) => self.call_mcp(tool, &call.id, &call.args).await,
                         None => self.tools.call(&call.name, call.args.clone(), ctx).await,
@@ -77,6 +80,10 @@ impl AgentRun<'_> {
             }
         });
         let mut results = futures::future::join_all(valid).await;
+        // What subagents used is the run's too.
+        if let Some(tasks) = self.tasks {
+            super::tasks::add_usage(&mut state.usage, &tasks.take_usage());
+        }
         results.extend(ai.invalid_tool_calls.iter().map(|call| {
             let message = format!(
                 "the arguments of this {} call are not valid ({}). Call it again with a JSON object matching its schema.",

@@ -157,6 +157,12 @@ impl RunManager {
         if let Some(names) = &start.profile.skills {
             snapshot = Arc::new(snapshot.only(names));
         }
+        let tasks = self
+            .deps
+            .cfg
+            .subagents
+            .enabled
+            .then(|| crate::agent::Tasks::new(&self.deps.cfg.subagents, &self.deps.instance));
         let agent = AgentRun {
             run_id: &run.run_id,
             thread_id: &run.thread_id,
@@ -180,6 +186,16 @@ impl RunManager {
             memory: &start.memory,
             memory_source: self.deps.memory.as_ref(),
             memory_tools: start.profile.memory_tools.unwrap_or(self.deps.memory_tools),
+            summary_model: self
+                .deps
+                .cfg
+                .summarization
+                .model
+                .as_deref()
+                .and_then(|name| self.deps.models.iter().find(|m| m.config().name == name)),
+            persist: true,
+            subagent: None,
+            tasks: tasks.as_ref(),
         };
         let outcome = agent.run(state, input).await;
         deadline.abort();

@@ -72,6 +72,13 @@ pub struct Subscription {
     pub live: broadcast::Receiver<Arc<RunEvent>>,
 }
 
+/// A subagent's log copies its events into its parent's as `task_event`s.
+struct Forward {
+    parent: Arc<EventLog>,
+    /// The task id as a JSON string.
+    task_id: String,
+}
+
 /// The log of one run.
 pub struct EventLog {
     run_id: String,
@@ -79,6 +86,7 @@ pub struct EventLog {
     max_bytes: usize,
     state: Mutex<LogState>,
     tx: broadcast::Sender<Arc<RunEvent>>,
+    forward: std::sync::OnceLock<Forward>,
 }
 
 impl std::fmt::Debug for EventLog {
@@ -114,6 +122,7 @@ impl EventLog {
                 persisted: 0,
             }),
             tx,
+            forward: std::sync::OnceLock::new(),
         });
         let writer = tokio::spawn(write_batches(
             run_id.to_string(),
@@ -140,20 +149,46 @@ impl EventLog {
         self.modes.contains(&mode)
     }
 
+    /// From now on, every streamed event (not `metadata`, `error` or `end`) is also sent to
+    /// `parent` as a `custom` event `{"type": "task_event", "task_id", "event", "data"}`.
+    pub fn forward_to(&self, parent: Arc<EventLog>, task_id: &str) {
+        let task_id = serde_json::Value::from(task_id).to_string();
+        let _ = self.forward.set(Forward { parent, task_id });
+    }
+
     /// Records an event (skipped when its mode was not asked for). Never blocks on readers.
     pub fn emit(&self, event: &StreamEvent<'_>) -> Option<u64> {
         let mode = event.mode();
         if mode.is_some_and(|m| !self.modes.contains(&m)) {
             return None;
         }
-        let data = event.data();
+        let recorded = self.record(event.name(), mode, event.data())?;
+        if let (Some(forward), Some(_)) = (self.forward.get(), mode) {
+            // Built as text: the child's data is JSON already, and chunks are many.
+            forward.parent.record(
+                "custom",
+                Some(StreamMode::Custom),
+                format!(
+                    r#"{{"type":"task_event","task_id":{},"event":"{}","data":{}}}"#,
+                    forward.task_id, recorded.event, recorded.data
+                ),
+            );
+        }
+        Some(recorded.seq)
+    }
+
+    /// Records an event given as JSON text (skipped when its mode was not asked for).
+    fn record(&self, name: &str, mode: Option<StreamMode>, data: String) -> Option<Arc<RunEvent>> {
+        if mode.is_some_and(|m| !self.modes.contains(&m)) {
+            return None;
+        }
         let mut state = self.lock();
         if state.finished {
             return None;
         }
         let event = Arc::new(RunEvent {
             seq: state.next_seq,
-            event: event.name().to_string(),
+            event: name.to_string(),
             data,
             mode,
         });
@@ -170,7 +205,7 @@ impl EventLog {
             state.finished = true;
             state.persist = None;
         }
-        Some(event.seq)
+        Some(event)
     }
 
     /// Drops the oldest events over the memory bound, as far as they are persisted.

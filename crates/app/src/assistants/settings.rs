@@ -74,6 +74,7 @@ pub(super) fn check(settings: &AgentSettings, known: &Known) -> Result<(), Strin
             !t.starts_with("mcp__")
                 && !t.starts_with("memory_")
                 && t.as_str() != "tool_search"
+                && t.as_str() != "task"
                 && !known.tools.contains(t)
         }) {
             return Err(format!(

@@ -38,6 +38,8 @@ mod skill_import;
 mod skill_races;
 mod skill_search;
 mod skill_slash;
+mod subagents;
+mod summarization;
 mod threads;
 mod uploads;
 mod vision;

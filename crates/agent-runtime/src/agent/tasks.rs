@@ -1,0 +1,435 @@
+//! Subagents: the `task` tool. Each call is a child run of its own — a run record linked to
+//! the parent (`metadata.parent_run_id`), its own message history, a system prompt and tool
+//! subset for its type — working in the thread's sandbox. At most `max_concurrent` run at
+//! once (later calls wait for a slot), at most `max_total` per run; each has a timeout and is
+//! cancelled with its parent. Its events stream into the parent's as `task_event`s, between
+//! `task_started` and the event saying how it ended; what it used counts for the parent too.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use antler_protocol::messages::{HumanMessage, Message};
+use antler_protocol::runs::{MultitaskStrategy, RunStatus, RunUsage, StopReason};
+use antler_protocol::stream::{CustomEvent, StreamEvent, StreamMode, TaskEnd};
+use antler_store::{RunRecord, RunUpdate};
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+
+use super::{AgentRun, AgentState, McpTools};
+use crate::config::{SubagentConfig, SubagentType};
+use crate::runs::log::EventLog;
+use crate::tools::{ToolError, ToolOutput};
+
+/// The tool's name.
+pub(crate) const TASK: &str = "task";
+
+/// Tools no subagent gets: it cannot delegate further or ask the person.
+const NOT_FOR_SUBAGENTS: [&str; 2] = [TASK, "ask_clarification"];
+
+/// The sandbox tools of the `bash` type.
+const SANDBOX_TOOLS: [&str; 7] = [
+    "bash",
+    "ls",
+    "read_file",
+    "write_file",
+    "str_replace",
+    "glob",
+    "grep",
+];
+
+/// The built-in types, then the configured ones (a configured type replaces a built-in one
+/// of the same name).
+fn types(cfg: &SubagentConfig) -> Vec<SubagentType> {
+    let mut all = vec![
+        SubagentType {
+            name: "general-purpose".into(),
+            description: "A capable agent for a self-contained piece of work of several steps: \
+                          research in files, analysis, writing or editing files."
+                .into(),
+            system_prompt: String::new(),
+            tools: None,
+        },
+        SubagentType {
+            name: "bash".into(),
+            description: "Runs commands and works with files in the sandbox: builds, tests, \
+                          data processing. Sandbox tools only."
+                .into(),
+            system_prompt: "Work with the sandbox tools: run commands, read and write files."
+                .into(),
+            tools: Some(SANDBOX_TOOLS.iter().map(|t| t.to_string()).collect()),
+        },
+    ];
+    for t in &cfg.types {
+        all.retain(|b| b.name != t.name);
+        all.push(t.clone());
+    }
+    all
+}
+
+/// One parent run's subagents: free slots, how many started, and what they used.
+pub struct Tasks {
+    cfg: SubagentConfig,
+    types: Vec<SubagentType>,
+    slots: Arc<Semaphore>,
+    started: AtomicUsize,
+    usage: Mutex<RunUsage>,
+    instance: String,
+}
+
+impl Tasks {
+    /// The subagents of a run on this server (`instance` is recorded with their runs).
+    pub fn new(cfg: &SubagentConfig, instance: &str) -> Self {
+        Tasks {
+            types: types(cfg),
+            slots: Arc::new(Semaphore::new(cfg.max_concurrent)),
+            started: AtomicUsize::new(0),
+            usage: Mutex::new(RunUsage::default()),
+            instance: instance.to_string(),
+            cfg: cfg.clone(),
+        }
+    }
+
+    /// The `task` tool's definition.
+    pub(crate) fn definition(&self) -> Value {
+        let kinds: Vec<String> = self
+            .types
+            .iter()
+            .map(|t| format!("- {}: {}", t.name, t.description))
+            .collect();
+        json!({"type": "function", "function": {
+            "name": TASK,
+            "description": format!(
+                "Delegate a self-contained piece of work to a subagent, which works on it alone \
+                 (in the same sandbox and files) and answers with its result. Call it several \
+                 times in one answer to work in parallel (up to {} at once). Give the subagent \
+                 everything it needs in the prompt: it does not see this conversation.\n\
+                 Subagent types:\n{}",
+                self.cfg.max_concurrent,
+                kinds.join("\n")
+            ),
+            "parameters": {"type": "object", "properties": {
+                "description": {"type": "string", "description": "A few words saying what the task is (shown to the person)"},
+                "prompt": {"type": "string", "description": "The whole task: what to do, with every detail needed"},
+                "subagent_type": {"type": "string", "enum": self.types.iter().map(|t| t.name.as_str()).collect::<Vec<_>>()},
+            }, "required": ["description", "prompt"]},
+        }})
+    }
+
+    /// What the subagents used so far (taken: counted once).
+    pub(crate) fn take_usage(&self) -> RunUsage {
+        std::mem::take(&mut *self.usage.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+/// Adds `more` to `usage`.
+pub(crate) fn add_usage(usage: &mut RunUsage, more: &RunUsage) {
+    usage.input_tokens += more.input_tokens;
+    usage.output_tokens += more.output_tokens;
+    usage.model_calls += more.model_calls;
+}
+
+/// What the model asked for.
+struct Request {
+    description: String,
+    prompt: String,
+    kind: SubagentType,
+}
+
+fn request(args: &Value, tasks: &Tasks) -> Result<Request, ToolError> {
+    let text = |key: &str| {
+        args.get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .ok_or_else(|| ToolError::Model(format!("'{key}' is required")))
+    };
+    let description: String = text("description")?.chars().take(200).collect();
+    let prompt = text("prompt")?;
+    let name = args
+        .get("subagent_type")
+        .and_then(Value::as_str)
+        .unwrap_or("general-purpose");
+    let kind = tasks
+        .types
+        .iter()
+        .find(|t| t.name == name)
+        .cloned()
+        .ok_or_else(|| {
+            let names: Vec<&str> = tasks.types.iter().map(|t| t.name.as_str()).collect();
+            ToolError::Model(format!(
+                "there is no subagent type '{}' (types: {})",
+                name.chars().take(64).collect::<String>(),
+                names.join(", ")
+            ))
+        })?;
+    Ok(Request {
+        description,
+        prompt,
+        kind,
+    })
+}
+
+/// How a subagent's run ended.
+enum Ending {
+    Completed(String),
+    Failed(String),
+    Cancelled,
+    TimedOut(u64),
+}
+
+impl AgentRun<'_> {
+    /// Runs one `task` call: a subagent's whole run, its events streamed into this run's.
+    pub(super) async fn call_task(
+        &self,
+        call_id: &str,
+        args: &Value,
+        mcp: &McpTools,
+    ) -> Result<ToolOutput, ToolError> {
+        let Some(tasks) = self.tasks else {
+            return Err(ToolError::Model("subagents are not available here".into()));
+        };
+        let req = request(args, tasks)?;
+        if tasks.started.fetch_add(1, Ordering::SeqCst) >= tasks.cfg.max_total {
+            return Err(ToolError::Model(format!(
+                "this run has started its limit of {} subagents (agent.subagents.max_total); do the rest yourself",
+                tasks.cfg.max_total
+            )));
+        }
+        let permit = match tasks.slots.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                self.log
+                    .emit(&StreamEvent::Custom(&CustomEvent::TaskQueued {
+                        task_id: call_id.to_string(),
+                        description: req.description.clone(),
+                        subagent_type: req.kind.name.clone(),
+                    }));
+                tokio::select! {
+                    p = tasks.slots.clone().acquire_owned() => p.map_err(|_| ToolError::Model("subagents are shutting down".into()))?,
+                    () = self.cancel.cancelled() => return Err(ToolError::Model("the run was stopped".into())),
+                }
+            }
+        };
+        let result = self.run_subagent(call_id, &req, tasks, mcp).await;
+        drop(permit);
+        result
+    }
+
+    async fn run_subagent(
+        &self,
+        call_id: &str,
+        req: &Request,
+        tasks: &Tasks,
+        mcp: &McpTools,
+    ) -> Result<ToolOutput, ToolError> {
+        let child_id = uuid::Uuid::new_v4().to_string();
+        let started = Instant::now();
+        let now = chrono::Utc::now();
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("parent_run_id".into(), json!(self.run_id));
+        metadata.insert("task_id".into(), json!(call_id));
+        metadata.insert("subagent_type".into(), json!(req.kind.name));
+        metadata.insert("description".into(), json!(req.description));
+        let record = RunRecord {
+            run_id: child_id.clone(),
+            thread_id: self.thread_id.to_string(),
+            owner: self.owner.to_string(),
+            assistant_id: self.profile.assistant_id.clone(),
+            status: RunStatus::Running,
+            stop_reason: None,
+            error: None,
+            multitask_strategy: MultitaskStrategy::Enqueue,
+            metadata,
+            kwargs: json!({"input": {"messages": [{"role": "user", "content": req.prompt}]}}),
+            instance: tasks.instance.clone(),
+            input_tokens: 0,
+            output_tokens: 0,
+            model_calls: 0,
+            created_at: now,
+            updated_at: now,
+        };
+        self.store
+            .runs
+            .create(&record)
+            .await
+            .map_err(|e| ToolError::Model(format!("the subagent could not start: {e}")))?;
+        let modes: HashSet<StreamMode> = [StreamMode::Messages, StreamMode::Custom].into();
+        let (log, writer) = EventLog::new(
+            &child_id,
+            modes,
+            self.cfg.event_log_max_bytes,
+            self.store.clone(),
+        );
+        log.forward_to(self.log.clone(), call_id);
+        self.log
+            .emit(&StreamEvent::Custom(&CustomEvent::TaskStarted {
+                task_id: call_id.to_string(),
+                run_id: child_id.clone(),
+                description: req.description.clone(),
+                subagent_type: req.kind.name.clone(),
+            }));
+
+        let mut profile = self.profile.clone();
+        if let Some(allowed) = &req.kind.tools {
+            let allowed: HashSet<String> = allowed
+                .iter()
+                .filter(|t| self.profile.allows_tool(t))
+                .cloned()
+                .collect();
+            profile.tools = Some(allowed);
+        }
+        let cfg = crate::config::AgentConfig {
+            max_model_calls: tasks.cfg.max_model_calls,
+            ..self.cfg.clone()
+        };
+        let cancel = self.cancel.child_token();
+        let child = AgentRun {
+            run_id: &child_id,
+            log: &log,
+            cancel: &cancel,
+            cfg: &cfg,
+            profile: &profile,
+            plan_mode: false,
+            memory_source: None,
+            memory_tools: false,
+            persist: false,
+            subagent: Some(&req.kind),
+            tasks: None,
+            ..*self
+        };
+        let mut state = AgentState {
+            mcp: McpTools {
+                offered: mcp
+                    .offered
+                    .iter()
+                    .filter(|t| profile.allows_tool(&t.model_name))
+                    .cloned()
+                    .collect(),
+                deferred: mcp.deferred,
+                promoted: mcp.promoted.clone(),
+            },
+            ..AgentState::default()
+        };
+        let input = vec![Message::Human(HumanMessage {
+            id: uuid::Uuid::new_v4().to_string(),
+            content: req.prompt.clone(),
+            ..Default::default()
+        })];
+        let limit = Duration::from_secs(tasks.cfg.timeout_secs);
+        let outcome = {
+            let run = child.run(&mut state, input);
+            tokio::pin!(run);
+            tokio::select! {
+                outcome = &mut run => Some(outcome),
+                () = tokio::time::sleep(limit) => {
+                    // Stopped, not dropped: its commands in the sandbox are killed.
+                    cancel.cancel();
+                    let _ = run.await;
+                    None
+                }
+            }
+        };
+        let ending = match outcome {
+            None => Ending::TimedOut(limit.as_secs()),
+            Some(o) => match o.status {
+                RunStatus::Success => Ending::Completed(final_answer(&state.values.messages)),
+                RunStatus::Interrupted => Ending::Cancelled,
+                _ => Ending::Failed(
+                    o.error
+                        .unwrap_or_else(|| o.stop_reason.as_str().to_string()),
+                ),
+            },
+        };
+        let usage = state.usage;
+        if let Ok(mut total) = tasks.usage.lock() {
+            add_usage(&mut total, &usage);
+        }
+        let (status, stop_reason, error) = match &ending {
+            Ending::Completed(_) => (RunStatus::Success, StopReason::Completed, None),
+            Ending::Failed(e) => (RunStatus::Error, StopReason::Error, Some(e.clone())),
+            Ending::Cancelled => (RunStatus::Interrupted, StopReason::Cancelled, None),
+            Ending::TimedOut(s) => (
+                RunStatus::Timeout,
+                StopReason::Timeout,
+                Some(format!("the subagent ran past its limit of {s}s")),
+            ),
+        };
+        let update = RunUpdate {
+            status,
+            stop_reason: Some(stop_reason),
+            error: error.clone(),
+            input_tokens: usage.input_tokens,
+            output_tokens: usage.output_tokens,
+            model_calls: usage.model_calls,
+        };
+        if let Err(e) = self.store.runs.update(&child_id, &update).await {
+            tracing::warn!(run.id = %child_id, error = %e, "subagent run status could not be saved");
+        }
+        log.emit(&StreamEvent::End);
+        let _ = writer.await;
+        let end = TaskEnd {
+            task_id: call_id.to_string(),
+            run_id: child_id,
+            result: match &ending {
+                Ending::Completed(r) => Some(r.clone()),
+                _ => None,
+            },
+            error: error.clone(),
+            usage,
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        };
+        let event = match &ending {
+            Ending::Completed(_) => CustomEvent::TaskCompleted(end),
+            Ending::Failed(_) => CustomEvent::TaskFailed(end),
+            Ending::Cancelled => CustomEvent::TaskCancelled(end),
+            Ending::TimedOut(_) => CustomEvent::TaskTimedOut(end),
+        };
+        self.log.emit(&StreamEvent::Custom(&event));
+        match ending {
+            Ending::Completed(result) => Ok(ToolOutput::text(result)),
+            Ending::Failed(e) => Err(ToolError::Model(format!("the subagent failed: {e}"))),
+            Ending::Cancelled => Err(ToolError::Model("the subagent was cancelled".into())),
+            Ending::TimedOut(s) => Err(ToolError::Model(format!(
+                "the subagent did not finish within {s}s (agent.subagents.timeout_secs)"
+            ))),
+        }
+    }
+
+    /// Whether a subagent may call `name`.
+    pub(super) fn subagent_may_call(&self, name: &str) -> bool {
+        self.subagent.is_none() || !NOT_FOR_SUBAGENTS.contains(&name)
+    }
+
+    /// The subagent's part of the system prompt.
+    pub(super) fn subagent_section(&self) -> Option<String> {
+        let kind = self.subagent?;
+        let mut section = format!(
+            "<subagent type=\"{}\">\nYou are a subagent: the lead agent delegated one task to you. \
+             Work on it alone — you cannot ask the person anything. Your final answer is returned \
+             to the lead agent as the task's result: make it complete and self-contained, with \
+             the paths of any files you wrote.",
+            kind.name
+        );
+        if !kind.system_prompt.trim().is_empty() {
+            section.push('\n');
+            section.push_str(kind.system_prompt.trim());
+        }
+        section.push_str("\n</subagent>");
+        Some(section)
+    }
+}
+
+/// The subagent's last answer.
+fn final_answer(messages: &[Message]) -> String {
+    messages
+        .iter()
+        .rev()
+        .find_map(|m| match m {
+            Message::Ai(ai) if !ai.content.trim().is_empty() => Some(ai.content.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "(the subagent finished without an answer)".into())
+}
