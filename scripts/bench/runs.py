@@ -19,8 +19,12 @@ def main():
     work = Path(tempfile.mkdtemp(prefix="antler-bench-runs-"))
     try:
         script = work / "mock.yaml"
+        task = "{name: task, arguments: {description: \"Part\", prompt: \"long answer please\"}}"
         script.write_text(
             "options: {chunk_size: 4}\nscenarios:\n"
+            f"  - system: \"<subagent\"\n    match: \"long answer\"\n    turns: [{{content: \"{'efgh' * CHUNKS}\"}}]\n"
+            f"  - match: \"three subtasks\"\n    turns:\n      - tool_calls: [{task}, {task}, {task}]\n"
+            "      - content: \"done\"\n"
             f"  - match: \"long answer\"\n    turns: [{{content: \"{'abcd' * CHUNKS}\"}}]\n"
             f"  - match: \"burst\"\n    turns: [{{content: \"{'wxyz' * 100}\"}}]\n")
         mock = subprocess.Popen([str(TARGET / "release/antler-mock-llm"), "--script", str(script)],
@@ -37,6 +41,8 @@ def main():
             out = subprocess.run([str(TARGET / "release/examples/runs_bench"), server.base, model,
                                   str(CONCURRENT)], check=True, capture_output=True, text=True).stdout
             peak = peak_rss_mb(server.proc.pid)
+            out += subprocess.run([str(TARGET / "release/examples/runs_bench"), server.base, model, "0",
+                                   "subtasks"], check=True, capture_output=True, text=True).stdout
         finally:
             server.stop()
             mock.kill()
@@ -49,6 +55,16 @@ def main():
                ["model -> antler -> client (runs/stream)", f"{through:.1f}", f"{chunks / through * 1000:,.0f}", f"{through * 1000 / chunks:.1f}"]])
         print(f"\nthroughput overhead: {(through / floor - 1) * 100:.1f}% over the floor (target <= 10%); "
               f"{(through - floor) * 1000 / CHUNKS:.1f} µs added per chunk")
+        sub_floor = min(r["ms"] for r in rows if r["name"] == "subtask_floor")
+        sub = min((r for r in rows if r["name"] == "subtask_through"), key=lambda r: r["ms"])
+        table(f"Three subagents streaming {CHUNKS} chunks each at once (best of 2)",
+              ["path", "ms", "chunks", "µs per chunk"],
+              [["model -> client directly, 3 streams (floor)", f"{sub_floor:.1f}", 3 * CHUNKS,
+                f"{sub_floor * 1000 / (3 * CHUNKS):.1f}"],
+               ["model -> 3 subagents -> parent stream (task_event)", f"{sub['ms']:.1f}", sub["chunks"],
+                f"{sub['ms'] * 1000 / max(sub['chunks'], 1):.1f}"]])
+        print(f"\nsubtask event overhead: {(sub['ms'] / sub_floor - 1) * 100:.1f}% over the floor (goal <= 10%); "
+              f"{sub['completed']} of 3 tasks completed, {sub['chunks']} of {3 * CHUNKS} chunks forwarded")
         c = next(r for r in rows if r["name"] == "concurrent")
         table(f"{CONCURRENT} concurrent streaming runs (100 chunks each, no tools)", ["what", "value"],
               [["all runs completed in", f"{c['ms'] / 1000:.2f} s"],

@@ -1,9 +1,12 @@
 //! `make bench` helper for runs. Two measurements, printed as JSON lines:
 //! - `floor` / `through`: one answer of many chunks streamed by the model directly vs the same
 //!   answer through `POST /api/threads/{id}/runs/stream`;
-//! - `concurrent`: many streaming runs at once, checking every event id arrives once.
+//! - `concurrent`: many streaming runs at once, checking every event id arrives once;
+//! - `subtask_floor` / `subtask_through` (with `subtasks`): three answers of many chunks
+//!   streamed by the model at once directly vs by three subagents of one run, through the
+//!   parent's stream as `task_event`s.
 //!
-//! Usage: `runs_bench <antler base> <model base /v1> <concurrent runs> [concurrent-only]`.
+//! Usage: `runs_bench <antler base> <model base /v1> <concurrent runs> [concurrent-only|subtasks]`.
 
 use std::time::Instant;
 
@@ -55,7 +58,7 @@ async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     anyhow::ensure!(
         args.len() == 4 || args.len() == 5,
-        "usage: runs_bench <antler base> <model base> <concurrent runs> [concurrent-only]"
+        "usage: runs_bench <antler base> <model base> <concurrent runs> [concurrent-only|subtasks]"
     );
     let (base, model, n): (&str, &str, usize) = (&args[1], &args[2], args[3].parse()?);
     // The server's token (scripts/bench sets it): every API call carries it.
@@ -70,8 +73,10 @@ async fn main() -> anyhow::Result<()> {
         .pool_max_idle_per_host(1024)
         .default_headers(headers)
         .build()?;
-    if args.len() == 5 {
-        return concurrent(&http, base, n).await;
+    match args.get(4).map(String::as_str) {
+        Some("subtasks") => return subtasks(&http, base, model).await,
+        Some(_) => return concurrent(&http, base, n).await,
+        None => {}
     }
 
     // Warm up both paths once.
@@ -105,6 +110,68 @@ async fn main() -> anyhow::Result<()> {
     }
 
     concurrent(&http, base, n).await
+}
+
+/// Three subagents streaming at once through their parent's stream vs the same three answers
+/// streamed by the model directly; prints the chunks each path delivered and its time.
+async fn subtasks(http: &reqwest::Client, base: &str, model: &str) -> anyhow::Result<()> {
+    let direct_body = json!({"model": "mock", "stream": true, "messages": [
+        {"role": "system", "content": "<subagent>"},
+        {"role": "user", "content": "long answer please"},
+    ]});
+    for round in 0..3 {
+        let started = Instant::now();
+        let answers = futures::future::try_join_all((0..3).map(|_| async {
+            let r = http
+                .post(format!("{model}/chat/completions"))
+                .json(&direct_body)
+                .send()
+                .await?;
+            sse(r).await
+        }))
+        .await?;
+        let floor_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let floor_chunks: usize = answers
+            .iter()
+            .map(|a| a.iter().filter(|e| e.data != "[DONE]").count())
+            .sum();
+        let id = thread(http, base).await?;
+        let body = json!({
+            "assistant_id": "lead_agent",
+            "input": {"messages": [{"role": "user", "content": "three subtasks"}]},
+            "stream_mode": ["messages-tuple", "custom"],
+        });
+        let started = Instant::now();
+        let events = sse(http
+            .post(format!("{base}/api/threads/{id}/runs/stream"))
+            .json(&body)
+            .send()
+            .await?)
+        .await?;
+        let through_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let chunks = events
+            .iter()
+            .filter(|e| {
+                e.event == "custom"
+                    && e.data.contains("\"task_event\"")
+                    && e.data.contains("AIMessageChunk")
+            })
+            .count();
+        let completed = events
+            .iter()
+            .filter(|e| e.data.contains("\"task_completed\""))
+            .count();
+        // The first round warms both paths up.
+        if round > 0 {
+            println!(
+                "{{\"name\":\"subtask_floor\",\"chunks\":{floor_chunks},\"ms\":{floor_ms:.2}}}"
+            );
+            println!(
+                "{{\"name\":\"subtask_through\",\"chunks\":{chunks},\"completed\":{completed},\"ms\":{through_ms:.2}}}"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `n` streaming runs at once; every stream must deliver ids 1..=last once and end.

@@ -121,6 +121,12 @@ describe("subtask view", () => {
     expect(statusOfResult(result("Error: 'prompt' is required", "error"))).toBe("failed");
   });
 
+  it("reads the ending the server recorded in the result's artifact first", () => {
+    const kept = { ...result("Error: something else", "error"), artifact: { task: { status: "timed_out", duration_ms: 61000 } } };
+    expect(statusOfResult(kept)).toBe("timed_out");
+    expect(subtaskView(call, kept, undefined).durationMs).toBe(61000);
+  });
+
   it("prefers an ending the events reported, and falls back on the arguments for what it is", () => {
     const cancelled = withTaskEvents({ c1: running() }, [{ type: "task_cancelled", task_id: "c1", run_id: "child", usage, duration_ms: 1500 }]);
     expect(subtaskView(call, result("Error: x", "error"), cancelled["c1"])).toMatchObject({ status: "cancelled", durationMs: 1500 });

@@ -39,9 +39,20 @@ export interface SubtaskView {
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v : undefined);
 
-/** How a task ended, from its result alone: the result's error text tells the endings apart
- * (the server's wording: "… did not finish within …", "… was cancelled", "the run was stopped"). */
+const ENDINGS: readonly SubtaskStatus[] = ["completed", "failed", "cancelled", "timed_out"];
+
+/** What the result's artifact records of the task (`artifact.task`), if anything. */
+function recorded(result: ToolMessage): Record<string, unknown> | undefined {
+  const artifact = (result as { artifact?: unknown }).artifact;
+  const task = artifact && typeof artifact === "object" ? (artifact as Record<string, unknown>)["task"] : undefined;
+  return task && typeof task === "object" ? (task as Record<string, unknown>) : undefined;
+}
+
+/** How a task ended, from its result alone: the status the server recorded in the result's
+ * artifact, else (older results) told apart by the error's wording. */
 export function statusOfResult(result: ToolMessage): SubtaskStatus {
+  const status = recorded(result)?.["status"];
+  if (typeof status === "string" && (ENDINGS as readonly string[]).includes(status)) return status as SubtaskStatus;
   if (result.status !== "error") return "completed";
   const text = textOf(result.content);
   if (/did not finish within|ran past its limit/i.test(text)) return "timed_out";
@@ -65,7 +76,10 @@ export function subtaskView(call: ToolCall, result: ToolMessage | undefined, tas
   if (status === "failed" || status === "timed_out") {
     view.error = str(task?.error) ?? (resultText.replace(/^Error:\s*/, "") || "The subagent failed.");
   }
+  const kept = result ? recorded(result) : undefined;
+  const keptDuration = kept?.["duration_ms"];
   if (ended?.durationMs !== undefined) view.durationMs = ended.durationMs;
+  else if (typeof keptDuration === "number") view.durationMs = keptDuration;
   if (ended?.usage) view.usage = ended.usage;
   const answer = str(task?.result) ?? (status === "completed" ? str(resultText) : undefined);
   if (answer) view.answer = answer;

@@ -370,6 +370,27 @@ impl AgentRun<'_> {
         }
         log.emit(&StreamEvent::End);
         let _ = writer.await;
+        let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let (kind, text) = match &ending {
+            Ending::Completed(r) => ("completed", r.clone()),
+            Ending::Failed(e) => ("failed", format!("Error: the subagent failed: {e}")),
+            Ending::Cancelled => ("cancelled", "Error: the subagent was cancelled".into()),
+            Ending::TimedOut(s) => (
+                "timed_out",
+                format!(
+                    "Error: the subagent did not finish within {s}s (agent.subagents.timeout_secs)"
+                ),
+            ),
+        };
+        // The tool message keeps how it ended, for clients reading the history later.
+        let artifact = json!({"task": {
+            "status": kind,
+            "run_id": child_id,
+            "description": req.description,
+            "subagent_type": req.kind.name,
+            "duration_ms": duration_ms,
+            "usage": usage,
+        }});
         let end = TaskEnd {
             task_id: call_id.to_string(),
             run_id: child_id,
@@ -377,25 +398,23 @@ impl AgentRun<'_> {
                 Ending::Completed(r) => Some(r.clone()),
                 _ => None,
             },
-            error: error.clone(),
+            error,
             usage,
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            duration_ms,
         };
-        let event = match &ending {
+        let completed = matches!(ending, Ending::Completed(_));
+        let event = match ending {
             Ending::Completed(_) => CustomEvent::TaskCompleted(end),
             Ending::Failed(_) => CustomEvent::TaskFailed(end),
             Ending::Cancelled => CustomEvent::TaskCancelled(end),
             Ending::TimedOut(_) => CustomEvent::TaskTimedOut(end),
         };
         self.log.emit(&StreamEvent::Custom(&event));
-        match ending {
-            Ending::Completed(result) => Ok(ToolOutput::text(result)),
-            Ending::Failed(e) => Err(ToolError::Model(format!("the subagent failed: {e}"))),
-            Ending::Cancelled => Err(ToolError::Model("the subagent was cancelled".into())),
-            Ending::TimedOut(s) => Err(ToolError::Model(format!(
-                "the subagent did not finish within {s}s (agent.subagents.timeout_secs)"
-            ))),
-        }
+        Ok(ToolOutput {
+            is_error: !completed,
+            artifact: Some(artifact),
+            ..ToolOutput::text(text)
+        })
     }
 
     /// Whether a subagent may call `name`.

@@ -272,6 +272,9 @@ async fn failing_timed_out_and_unknown_subagents_are_reported_to_the_lead() {
     );
     assert!(text[1].contains("did not finish within 1s"), "{text:?}");
     assert!(text[2].contains("no subagent type 'wizard'"), "{text:?}");
+    // The history keeps how each ended, for clients that did not see the events.
+    assert_eq!(results[0]["artifact"]["task"]["status"], "failed");
+    assert_eq!(results[1]["artifact"]["task"]["status"], "timed_out");
     assert_eq!(
         values["messages"].as_array().unwrap().last().unwrap()["content"],
         "reported"
