@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { SCREENSHOTS, Stack, screenshot, sendMessage, systemOf, threadIdOf } from "./harness.mjs";
+import { SCREENSHOTS, Stack, screenshot, sendMessage, systemOf, threadIdOf, until } from "./harness.mjs";
 
 const SHOTS = join(SCREENSHOTS, "deeper");
 const stack = new Stack({ screenshots: SHOTS });
@@ -84,9 +84,18 @@ describe("deeper agent end to end", { concurrency: false }, () => {
       await page.getByTestId("model-label").waitFor();
       for (const [i, text] of ["x-one: first warm-up", "x-two: second warm-up", "x-three: the real question"].entries()) {
         await sendMessage(page, text);
-        await page.getByTestId("assistant-text").nth(i).filter({ hasText: "X-DONE" }).waitFor({ timeout: 60_000 });
+        const threadId = threadIdOf(page);
+        await until(
+          async () => {
+            const runs = await stack.runsOf(threadId);
+            return runs.length === i + 1 && runs.every((r) => r.status === "success");
+          },
+          { message: `run ${i + 1} to succeed` },
+        );
         await page.getByTestId("send-button").waitFor();
       }
+      // The summarized messages fold away: the last answer is the second shown.
+      await page.getByTestId("assistant-text").filter({ hasText: "X-DONE" }).nth(1).waitFor();
       const marker = page.getByTestId("summary-marker");
       await marker.waitFor({ timeout: 30_000 });
       assert.match(await marker.textContent(), /3 earlier messages were summarized/);
