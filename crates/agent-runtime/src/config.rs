@@ -151,21 +151,8 @@ impl Default for SubagentConfig {
     }
 }
 
-/// A kind of subagent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SubagentType {
-    /// What the lead agent names it by (`subagent_type`).
-    pub name: String,
-    /// When to use it (shown to the lead agent).
-    pub description: String,
-    /// Instructions added to its system prompt.
-    #[serde(default)]
-    pub system_prompt: String,
-    /// The tools it may use; every tool but `task` and `ask_clarification` when absent.
-    #[serde(default)]
-    pub tools: Option<Vec<String>>,
-}
+/// A kind of subagent (also an assistant setting).
+pub use antler_protocol::assistants::SubagentType;
 
 impl Default for AgentConfig {
     fn default() -> Self {

@@ -22,6 +22,8 @@ pub struct AgentProfile {
     pub memory_tools: Option<bool>,
     /// What it learns is kept for it alone.
     pub private_memory: bool,
+    /// Subagent types of its own.
+    pub subagent_types: Vec<antler_protocol::assistants::SubagentType>,
 }
 
 impl AgentProfile {
@@ -35,6 +37,7 @@ impl AgentProfile {
             tools: None,
             memory_tools: None,
             private_memory: false,
+            subagent_types: Vec::new(),
         }
     }
 
@@ -48,6 +51,7 @@ impl AgentProfile {
             tools: settings.tools.map(|t| t.into_iter().collect()),
             memory_tools: settings.memory_tools,
             private_memory: settings.memory_scope == Some(MemoryScope::Assistant),
+            subagent_types: settings.subagent_types.unwrap_or_default(),
         }
     }
 

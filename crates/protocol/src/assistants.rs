@@ -64,6 +64,26 @@ pub struct AgentSettings {
     /// them) or `assistant` (kept for this agent alone; it still reads the shared ones).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_scope: Option<MemoryScope>,
+    /// Subagent types its `task` tool offers besides the server's (one of the same name
+    /// replaces it), at most 20.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent_types: Option<Vec<SubagentType>>,
+}
+
+/// A kind of subagent the `task` tool can start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubagentType {
+    /// What the lead agent names it by (`subagent_type`), at most 64 characters.
+    pub name: String,
+    /// When to use it (shown to the lead agent).
+    pub description: String,
+    /// Instructions added to its system prompt.
+    #[serde(default)]
+    pub system_prompt: String,
+    /// The tools it may use; every tool but `task` and `ask_clarification` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
 }
 
 wire_enum! {

@@ -39,9 +39,9 @@ const SANDBOX_TOOLS: [&str; 7] = [
     "grep",
 ];
 
-/// The built-in types, then the configured ones (a configured type replaces a built-in one
-/// of the same name).
-fn types(cfg: &SubagentConfig) -> Vec<SubagentType> {
+/// The built-in types, then the configured ones, then the assistant's (a later type replaces
+/// an earlier one of the same name).
+fn types(cfg: &SubagentConfig, own: &[SubagentType]) -> Vec<SubagentType> {
     let mut all = vec![
         SubagentType {
             name: "general-purpose".into(),
@@ -61,7 +61,7 @@ fn types(cfg: &SubagentConfig) -> Vec<SubagentType> {
             tools: Some(SANDBOX_TOOLS.iter().map(|t| t.to_string()).collect()),
         },
     ];
-    for t in &cfg.types {
+    for t in cfg.types.iter().chain(own) {
         all.retain(|b| b.name != t.name);
         all.push(t.clone());
     }
@@ -79,10 +79,11 @@ pub struct Tasks {
 }
 
 impl Tasks {
-    /// The subagents of a run on this server (`instance` is recorded with their runs).
-    pub fn new(cfg: &SubagentConfig, instance: &str) -> Self {
+    /// The subagents of a run on this server (`instance` is recorded with their runs), with
+    /// the run's assistant's own types.
+    pub fn new(cfg: &SubagentConfig, instance: &str, own: &[SubagentType]) -> Self {
         Tasks {
-            types: types(cfg),
+            types: types(cfg, own),
             slots: Arc::new(Semaphore::new(cfg.max_concurrent)),
             started: AtomicUsize::new(0),
             usage: Mutex::new(RunUsage::default()),

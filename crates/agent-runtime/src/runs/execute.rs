@@ -157,12 +157,13 @@ impl RunManager {
         if let Some(names) = &start.profile.skills {
             snapshot = Arc::new(snapshot.only(names));
         }
-        let tasks = self
-            .deps
-            .cfg
-            .subagents
-            .enabled
-            .then(|| crate::agent::Tasks::new(&self.deps.cfg.subagents, &self.deps.instance));
+        let tasks = self.deps.cfg.subagents.enabled.then(|| {
+            crate::agent::Tasks::new(
+                &self.deps.cfg.subagents,
+                &self.deps.instance,
+                &start.profile.subagent_types,
+            )
+        });
         let agent = AgentRun {
             run_id: &run.run_id,
             thread_id: &run.thread_id,

@@ -32,6 +32,7 @@ pub(super) fn read(config: &Value, context: &Value) -> Result<AgentSettings, Str
                     "tools",
                     "memory_tools",
                     "memory_scope",
+                    "subagent_types",
                 ] {
                     if let Some(v) = map.get(key) {
                         merged.insert(key.into(), v.clone());
@@ -67,6 +68,9 @@ pub(super) fn check(settings: &AgentSettings, known: &Known) -> Result<(), Strin
     if let Some(skills) = &settings.skills {
         check_names("skills", skills)?;
     }
+    if let Some(types) = &settings.subagent_types {
+        check_subagent_types(types)?;
+    }
     if let Some(tools) = &settings.tools {
         check_names("tools", tools)?;
         // MCP tools come and go with their servers: their names are not checked here.
@@ -82,6 +86,36 @@ pub(super) fn check(settings: &AgentSettings, known: &Known) -> Result<(), Strin
                 shown(unknown),
                 known.tools.join(", ")
             ));
+        }
+    }
+    Ok(())
+}
+
+fn check_subagent_types(types: &[antler_protocol::assistants::SubagentType]) -> Result<(), String> {
+    if types.len() > 20 {
+        return Err(format!(
+            "context.subagent_types lists {} types; at most 20 are allowed",
+            types.len()
+        ));
+    }
+    for (i, t) in types.iter().enumerate() {
+        let at = format!("context.subagent_types[{i}]");
+        if t.name.trim().is_empty()
+            || t.name.chars().count() > 64
+            || t.name.chars().any(char::is_control)
+        {
+            return Err(format!("{at}.name must be 1 to 64 characters"));
+        }
+        if t.description.trim().is_empty() || t.description.chars().count() > 2000 {
+            return Err(format!("{at}.description must be 1 to 2,000 characters"));
+        }
+        if t.system_prompt.chars().count() > MAX_INSTRUCTIONS {
+            return Err(format!(
+                "{at}.system_prompt has more than {MAX_INSTRUCTIONS} characters"
+            ));
+        }
+        if let Some(tools) = &t.tools {
+            check_names("subagent_types[].tools", tools)?;
         }
     }
     Ok(())

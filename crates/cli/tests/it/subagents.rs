@@ -7,7 +7,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use crate::common::{Env, Server, Sse, mock_llm, processes_matching, read_sse, wait_for};
+use crate::common::{
+    Env, Server, Sse, mock_llm, model_requests, processes_matching, read_sse, wait_for,
+};
 
 /// The lead asks for four tasks; each subagent streams its findings in small slow chunks so
 /// the three running at once interleave.
@@ -52,6 +54,14 @@ fn parallel_script() -> String {
           - {name: task, arguments: {description: "Slow", prompt: "Take forever"}}
           - {name: task, arguments: {description: "Nope", prompt: "x", subagent_type: wizard}}
       - content: "reported"
+  - system: "CRITIC-RULES"
+    turns:
+      - content: "Too long by half."
+  - match: "critique please"
+    turns:
+      - tool_calls:
+          - {name: task, arguments: {description: "Critique", prompt: "Critique the draft", subagent_type: critic}}
+      - content: "The critic says: too long."
   - match: "sleepy"
     turns:
       - tool_calls:
@@ -335,4 +345,75 @@ async fn cancelling_the_lead_stops_its_subagents_and_their_commands() {
         1,
         "{payloads:?}"
     );
+}
+
+#[tokio::test]
+async fn an_assistant_defines_its_own_subagent_types() {
+    let env = Env::new();
+    let model = mock_llm(&parallel_script()).await;
+    let server = env.start_agent(&model, &[("ANTLER_AGENT_GENERATE_TITLES", "false")]);
+    let critic = json!({"name": "critic", "description": "Reviews writing harshly",
+        "system_prompt": "CRITIC-RULES: be harsh.", "tools": ["read_file"]});
+    let (status, bad) = server
+        .post_json(
+            "/api/assistants",
+            json!({"graph_id": "agent", "context": {"subagent_types": [{"name": "", "description": "x"}]}}),
+        )
+        .await;
+    assert_eq!(status, 422, "{bad}");
+    let (status, created) = server
+        .post_json(
+            "/api/assistants",
+            json!({"graph_id": "agent", "name": "Editor", "context": {"subagent_types": [critic]}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let editor = created["assistant_id"].as_str().unwrap();
+    let (status, values) = server
+        .post_json(
+            "/api/threads/e/runs/wait",
+            json!({"assistant_id": editor, "if_not_exists": "create",
+                "input": {"messages": [{"role": "user", "content": "critique please"}]}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{values}");
+    let results = tool_messages(&values);
+    assert_eq!(results[0]["content"], "Too long by half.", "{results:?}");
+    let requests = model_requests(&model).await;
+    let requests = requests.as_array().unwrap();
+    let lead = requests
+        .iter()
+        .find(|r| r["messages"].as_array().unwrap().last().unwrap()["content"] == "critique please")
+        .unwrap();
+    let task = lead["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "task")
+        .unwrap();
+    assert!(
+        task["function"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("critic: Reviews writing harshly"),
+        "{task}"
+    );
+    let child = requests
+        .iter()
+        .find(|r| {
+            r["messages"][0]["content"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("CRITIC-RULES")
+        })
+        .unwrap();
+    let tools: Vec<&str> = child["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t["function"]["name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(tools, ["read_file"], "the critic has only its tools");
 }
