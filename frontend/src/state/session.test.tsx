@@ -5,52 +5,13 @@ import { act, cleanup, render, screen, waitFor } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MessageList } from "../chat/MessageList";
 import type { AIMessage, ToolMessage } from "../lib/messages";
-import { json } from "../test/agents";
-import { pathOf } from "../test/fetch";
 import { human } from "../test/history";
+import { serveRun } from "../test/runStream";
 import { ThreadSession } from "./session";
 import { useStore } from "./store";
 
-/** A run's SSE stream that the test writes to (the session reads it asynchronously: wait
- * for what an event changes). */
-interface Wire {
-  send: (event: string, data: unknown) => void;
-  end: () => void;
-}
-
-/** Serves one thread whose run streams what the test sends; the stored state is `final`. */
-function serve(final: unknown[] = []): Promise<Wire> {
-  return new Promise((ready) => {
-    vi.stubGlobal(
-      "fetch",
-      vi.fn(async (input: RequestInfo | URL) => {
-        const path = pathOf(input);
-        if (path.endsWith("/runs/stream")) {
-          const encoder = new TextEncoder();
-          const stream = new ReadableStream<Uint8Array>({
-            start(controller) {
-              const write = (event: string, data: unknown) =>
-                controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
-              write("metadata", { run_id: "run-1", attempt: 1 });
-              ready({
-                send: write,
-                end: () => {
-                  write("end", null);
-                  controller.close();
-                },
-              });
-            },
-          });
-          return new Response(stream, { status: 200, headers: { "Content-Type": "text/event-stream" } });
-        }
-        if (path.endsWith("/state")) return json({ values: { messages: final }, next: [], checkpoint: null });
-        if (path.endsWith("/history")) return json([]);
-        if (path === "/api/threads/search") return json([]);
-        return json({ error: { code: "not_found", message: path } }, 404);
-      }),
-    );
-  });
-}
+/** Serves one thread whose run streams what the test sends; the stored messages are `final`. */
+const serve = (final: unknown[] = []) => serveRun({ messages: final });
 
 const asking: AIMessage = {
   type: "ai",

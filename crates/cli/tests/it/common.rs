@@ -564,6 +564,25 @@ impl Env {
 }
 
 impl Server {
+    /// Runs `assistant` on `thread` (created if need be) with the person's `text`, to the
+    /// end; answers the final values (a run that could not start fails the test).
+    pub(crate) async fn run_wait(
+        &self,
+        thread: &str,
+        assistant: &str,
+        text: &str,
+    ) -> serde_json::Value {
+        let (status, values) = self
+            .post_json(
+                &format!("/api/threads/{thread}/runs/wait"),
+                serde_json::json!({"assistant_id": assistant, "if_not_exists": "create",
+                    "input": {"messages": [{"role": "user", "content": text}]}}),
+            )
+            .await;
+        assert_eq!(status, 200, "{values}");
+        values
+    }
+
     /// Starts a streaming run and returns the response.
     pub(crate) async fn stream_run(
         &self,

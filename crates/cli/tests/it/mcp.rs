@@ -54,15 +54,7 @@ pub(crate) fn start(env: &Env, model: &str, mcp_servers: &str, extra: &[(&str, &
 }
 
 pub(crate) async fn run(server: &Server, thread: &str, text: &str) -> Value {
-    let (status, values) = server
-        .post_json(
-            &format!("/api/threads/{thread}/runs/wait"),
-            json!({"assistant_id": "agent", "if_not_exists": "create",
-                "input": {"messages": [{"role": "user", "content": text}]}}),
-        )
-        .await;
-    assert_eq!(status, 200, "{values}");
-    values
+    server.run_wait(thread, "agent", text).await
 }
 
 /// The first tool message of a run's values.

@@ -2,7 +2,7 @@
 //! (SIGKILL) while learning from it is learned by the other, and with both running each
 //! conversation is learned once.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::common::{Env, Server, mock_llm, model_requests, postgres_database, wait_for};
 
@@ -45,17 +45,6 @@ fn replica(env: &Env, model: &str, db: &str, name: &str) -> Server {
     )
 }
 
-async fn talk(server: &Server, thread: &str, text: &str) {
-    let (status, body) = server
-        .post_json(
-            &format!("/api/threads/{thread}/runs/wait"),
-            json!({"assistant_id": "agent", "if_not_exists": "create",
-                "input": {"messages": [{"role": "user", "content": text}]}}),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
-}
-
 /// The extraction requests the model received for conversations containing `text`.
 async fn extractions(model: &str, text: &str) -> usize {
     let requests = model_requests(model).await;
@@ -83,7 +72,8 @@ async fn a_conversation_claimed_by_a_killed_replica_is_learned_by_the_other() {
     let env = Env::new();
     let model = mock_llm(SCRIPT).await;
     let a = replica(&env, &model, &db, "a");
-    talk(&a, "k", "I bake bread in Lyon for a living").await;
+    a.run_wait("k", "agent", "I bake bread in Lyon for a living")
+        .await;
     // A has claimed it and is reading the model's slow answer: kill it there.
     wait_for("A to start learning", async || {
         extractions(&model, "bake bread").await == 1
@@ -119,7 +109,11 @@ async fn with_two_replicas_each_conversation_is_learned_once() {
     let threads: Vec<String> = (0..8).map(|i| format!("n{i}")).collect();
     let runs = threads.iter().enumerate().map(|(i, thread)| {
         let server = if i % 2 == 0 { &a } else { &b };
-        async move { talk(server, thread, &format!("My favourite number is {i}00")).await }
+        async move {
+            server
+                .run_wait(thread, "agent", &format!("My favourite number is {i}00"))
+                .await
+        }
     });
     futures::future::join_all(runs).await;
     wait_for("every conversation learned", async || {

@@ -20,17 +20,6 @@ const SCRIPT: &str = r#"scenarios:
       - content: "ok"
 "#;
 
-async fn talk(server: &Server, thread: &str, assistant: &str, text: &str) {
-    let (status, body) = server
-        .post_json(
-            &format!("/api/threads/{thread}/runs/wait"),
-            json!({"assistant_id": assistant, "if_not_exists": "create",
-                "input": {"messages": [{"role": "user", "content": text}]}}),
-        )
-        .await;
-    assert_eq!(status, 200, "{body}");
-}
-
 async fn facts(server: &Server) -> Vec<Value> {
     let (_, list) = server.get_json("/api/memory").await;
     list["facts"].as_array().cloned().unwrap_or_default()
@@ -90,14 +79,18 @@ async fn an_agent_with_its_own_memory_keeps_what_it_learns_to_itself() {
     assert_eq!(status, 422, "{refused}");
 
     // The coach learns a fact: it is the coach's.
-    talk(&server, "p", &coach, "I bake bread in Lyon for a living").await;
+    server
+        .run_wait("p", &coach, "I bake bread in Lyon for a living")
+        .await;
     wait_for("the coach's fact", async || facts(&server).await.len() == 1).await;
     let baker = facts(&server).await[0].clone();
     assert_eq!(baker["content"], "Works as a baker in Lyon");
     assert_eq!(baker["assistant_id"], coach.as_str(), "{baker}");
 
     // The built-in agent learns a shared fact, without being shown the coach's.
-    talk(&server, "q", "agent", "I drink green tea every morning").await;
+    server
+        .run_wait("q", "agent", "I drink green tea every morning")
+        .await;
     wait_for("the shared fact", async || facts(&server).await.len() == 2).await;
     let tea = facts(&server)
         .await
@@ -118,23 +111,15 @@ async fn an_agent_with_its_own_memory_keeps_what_it_learns_to_itself() {
     );
 
     // Runs: the built-in agent reads only the shared fact; the coach reads both.
-    talk(
-        &server,
-        "r",
-        "agent",
-        "What about bread and tea, as a baker?",
-    )
-    .await;
+    server
+        .run_wait("r", "agent", "What about bread and tea, as a baker?")
+        .await;
     let shared = system_prompt_for(&model, "What about bread and tea, as a baker?").await;
     assert!(shared.contains("Drinks green tea"), "{shared}");
     assert!(!shared.contains("Works as a baker"), "{shared}");
-    talk(
-        &server,
-        "s",
-        &coach,
-        "Which bread, with my tea, as a baker?",
-    )
-    .await;
+    server
+        .run_wait("s", &coach, "Which bread, with my tea, as a baker?")
+        .await;
     let own = system_prompt_for(&model, "Which bread, with my tea, as a baker?").await;
     assert!(
         own.contains("Drinks green tea") && own.contains("Works as a baker"),

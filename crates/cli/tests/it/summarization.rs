@@ -1,7 +1,7 @@
 //! Long conversations are summarized for the model at the threshold (messages or tokens),
 //! never separating a tool call from its result; the messages stay in the history.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::common::{Env, Server, mock_llm, model_requests};
 
@@ -22,15 +22,7 @@ const SCRIPT: &str = r#"scenarios:
 "#;
 
 async fn say(server: &Server, thread: &str, text: &str) -> Value {
-    let (status, values) = server
-        .post_json(
-            &format!("/api/threads/{thread}/runs/wait"),
-            json!({"assistant_id": "agent", "if_not_exists": "create",
-                "input": {"messages": [{"role": "user", "content": text}]}}),
-        )
-        .await;
-    assert_eq!(status, 200, "{values}");
-    values
+    server.run_wait(thread, "agent", text).await
 }
 
 /// The agent requests (not the summarizer's) whose last message is the person's `text`.

@@ -36,6 +36,42 @@ exit $rc"#
     )
 }
 
+/// An attached exec's output and input; `what` names it in errors.
+pub(super) async fn start_attached(
+    docker: &Docker,
+    exec: &str,
+    what: &str,
+) -> Result<
+    (
+        Attached,
+        std::pin::Pin<Box<dyn tokio::io::AsyncWrite + Send>>,
+    ),
+    SandboxError,
+> {
+    let started = docker
+        .start_exec(
+            exec,
+            Some(StartExecOptions {
+                detach: false,
+                tty: false,
+                output_capacity: Some(64 * 1024),
+            }),
+        )
+        .await
+        .map_err(|e| SandboxError::Infra(format!("cannot start the {what}: {e}")))?;
+    match started {
+        StartExecResults::Attached { output, input } => Ok((output, input)),
+        StartExecResults::Detached => {
+            Err(SandboxError::Infra(format!("the {what} started detached")))
+        }
+    }
+}
+
+/// The output stream of an attached exec.
+pub(super) type Attached = std::pin::Pin<
+    Box<dyn futures::Stream<Item = Result<LogOutput, bollard::errors::Error>> + Send>,
+>;
+
 /// How long output may keep draining after a kill.
 const DRAIN_AFTER_KILL: Duration = Duration::from_secs(5);
 
@@ -67,20 +103,7 @@ pub(crate) async fn run(
         )
         .await
         .map_err(|e| SandboxError::Infra(format!("cannot start the command: {e}")))?;
-    let started = docker
-        .start_exec(
-            &created.id,
-            Some(StartExecOptions {
-                detach: false,
-                tty: false,
-                output_capacity: Some(64 * 1024),
-            }),
-        )
-        .await
-        .map_err(|e| SandboxError::Infra(format!("cannot start the command: {e}")))?;
-    let StartExecResults::Attached { mut output, .. } = started else {
-        return Err(SandboxError::Infra("the command started detached".into()));
-    };
+    let (mut output, _) = start_attached(docker, &created.id, "command").await?;
     let (mut out, mut err) = (CappedOutput::new(max_output), CappedOutput::new(max_output));
     let mut result = ExecOutput::default();
     let deadline = tokio::time::sleep(request.timeout);

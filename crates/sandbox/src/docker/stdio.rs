@@ -6,7 +6,7 @@ use std::io;
 
 use bollard::Docker;
 use bollard::container::LogOutput;
-use bollard::exec::{CreateExecOptions, StartExecOptions, StartExecResults};
+use bollard::exec::CreateExecOptions;
 use futures::StreamExt as _;
 use tokio_util::io::StreamReader;
 
@@ -88,20 +88,7 @@ pub(crate) async fn spawn(
         container: container.to_string(),
         exec_id,
     };
-    let started = docker
-        .start_exec(
-            &created.id,
-            Some(StartExecOptions {
-                detach: false,
-                tty: false,
-                output_capacity: Some(64 * 1024),
-            }),
-        )
-        .await
-        .map_err(|e| SandboxError::Infra(format!("cannot start the program: {e}")))?;
-    let StartExecResults::Attached { output, input } = started else {
-        return Err(SandboxError::Infra("the program started detached".into()));
-    };
+    let (output, input) = super::exec::start_attached(docker, &created.id, "program").await?;
     let program = argv.first().cloned().unwrap_or_default();
     // Standard error is logged; only standard output is the conversation.
     let stdout = output.filter_map(move |item| {
