@@ -195,6 +195,18 @@ impl AgentConfig {
                 "max_concurrent, max_total and timeout_secs must be at least 1",
             );
         }
+        if sub.max_concurrent > 64 || sub.max_total > 1000 {
+            return bad(
+                "agent.subagents",
+                "max_concurrent is at most 64 and max_total at most 1000",
+            );
+        }
+        if self.summarization.keep_messages == 0 {
+            return bad(
+                "agent.summarization.keep_messages",
+                "must be at least 1 (the person's message is always kept)",
+            );
+        }
         if sub.max_model_calls == 0 {
             return bad("agent.subagents.max_model_calls", "must be at least 1");
         }

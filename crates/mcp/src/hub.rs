@@ -69,8 +69,9 @@ struct Server {
     shared: Arc<Slot>,
     /// A `sandboxed` server's instances, by thread.
     threads: Mutex<HashMap<String, Arc<Slot>>>,
-    /// The tools its last started instance listed (shown while none runs).
-    last_tools: Mutex<Vec<ToolInfo>>,
+    /// A sandboxed server: the tools its instances last listed, per person (offered to that
+    /// person's runs before the server runs in their thread).
+    last_tools: Mutex<HashMap<String, Vec<ToolInfo>>>,
     calls: AtomicU64,
     failed_calls: AtomicU64,
 }
@@ -88,8 +89,11 @@ impl Server {
             )));
         };
         let mut threads = lock(&self.threads);
-        // Instances whose sandbox went away (or that never started) are forgotten.
-        threads.retain(|scope, slot| scope == launcher.scope() || slot.in_use());
+        // Instances whose sandbox went away (or that never started) are forgotten; one that
+        // a caller holds (about to start it) is not.
+        threads.retain(|scope, slot| {
+            scope == launcher.scope() || Arc::strong_count(slot) > 1 || slot.in_use()
+        });
         Ok(threads
             .entry(launcher.scope().to_string())
             .or_insert_with(Slot::new)
@@ -161,7 +165,7 @@ impl McpHub {
                         config: config.clone(),
                         shared: Slot::new(),
                         threads: Mutex::new(HashMap::new()),
-                        last_tools: Mutex::new(Vec::new()),
+                        last_tools: Mutex::new(HashMap::new()),
                         calls: AtomicU64::new(0),
                         failed_calls: AtomicU64::new(0),
                     })
@@ -266,7 +270,9 @@ impl McpHub {
         match started {
             Ok((conn, tools)) => {
                 tracing::info!(mcp.server = %server.name, tools = tools.len(), "MCP server connected");
-                lock(&server.last_tools).clone_from(&tools);
+                if let Some(l) = launcher.filter(|_| server.config.sandboxed) {
+                    lock(&server.last_tools).insert(l.owner().to_string(), tools.clone());
+                }
                 *lock(&slot.state) = State::Connected {
                     conn: conn.clone(),
                     tools,
@@ -300,16 +306,27 @@ impl McpHub {
             .into_iter()
             .filter_map(|s| s.slot(launcher).ok().map(|slot| (s, slot)))
             .collect();
+        // A sandboxed server whose tools are known starts in a thread on its first call
+        // there, not with every run (which would start the thread's container).
+        let owner = launcher.map(|l| l.owner()).unwrap_or_default();
+        let known_tools = |s: &Server| {
+            lock(&s.last_tools)
+                .get(owner)
+                .filter(|t| s.config.sandboxed && !t.is_empty())
+                .cloned()
+        };
+        let known = |s: &Server| known_tools(s).is_some();
         futures::future::join_all(
             servers
                 .iter()
+                .filter(|(s, slot)| slot.live().is_some() || !known(s))
                 .map(|(s, slot)| self.connected(s, slot, launcher)),
         )
         .await;
         let mut taken = HashSet::new();
         let mut offered = Vec::new();
         for (server, slot) in servers {
-            let Some(tools) = slot.tools() else {
+            let Some(tools) = slot.tools().or_else(|| known_tools(&server)) else {
                 continue;
             };
             let tools: Vec<ToolInfo> = tools
@@ -440,26 +457,22 @@ impl McpHub {
 }
 
 /// A server's state, last error, offered tools and (sandboxed) the threads it runs in. A
-/// `sandboxed` server is connected while it runs in some thread, and shows the tools it
-/// last listed.
+/// `sandboxed` server is connected while it runs in some thread; its tools are each
+/// person's own (listed in their sandbox), so none are shown here.
 fn status_of(s: &Server) -> (ServerState, Option<String>, Vec<ToolInfo>, usize) {
-    let offered = |tools: Vec<ToolInfo>| -> Vec<ToolInfo> {
-        tools
-            .into_iter()
-            .filter(|t| s.config.offers(&t.name))
-            .collect()
-    };
     if !s.config.enabled {
         return (ServerState::Disabled, None, Vec::new(), 0);
     }
     if !s.config.sandboxed {
         let (state, error) = s.shared.view();
-        return (
-            state,
-            error,
-            offered(s.shared.tools().unwrap_or_default()),
-            0,
-        );
+        let tools = s
+            .shared
+            .tools()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|t| s.config.offers(&t.name))
+            .collect();
+        return (state, error, tools, 0);
     }
     let views: Vec<(ServerState, Option<String>)> =
         lock(&s.threads).values().map(|slot| slot.view()).collect();
@@ -467,15 +480,14 @@ fn status_of(s: &Server) -> (ServerState, Option<String>, Vec<ToolInfo>, usize) 
         .iter()
         .filter(|(state, _)| *state == ServerState::Connected)
         .count();
-    let tools = offered(lock(&s.last_tools).clone());
     if running > 0 {
-        return (ServerState::Connected, None, tools, running);
+        return (ServerState::Connected, None, Vec::new(), running);
     }
     match views
         .into_iter()
         .find(|(state, _)| *state == ServerState::Failed)
     {
-        Some((state, error)) => (state, error, tools, 0),
-        None => (ServerState::Idle, None, tools, 0),
+        Some((state, error)) => (state, error, Vec::new(), 0),
+        None => (ServerState::Idle, None, Vec::new(), 0),
     }
 }

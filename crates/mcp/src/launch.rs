@@ -27,6 +27,9 @@ impl std::fmt::Debug for Launched {
 pub trait Launcher: Send + Sync {
     /// What a started server belongs to (the thread): one instance per scope.
     fn scope(&self) -> &str;
+    /// Whose the scope is: what one person's sandbox made of a server's tools is offered
+    /// to that person's runs only.
+    fn owner(&self) -> &str;
     /// Starts `argv` with `env`; the error says why it could not.
     async fn launch(&self, argv: &[String], env: &[(String, String)]) -> Result<Launched, String>;
 }

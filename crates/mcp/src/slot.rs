@@ -62,7 +62,10 @@ impl Slot {
             || match &*lock(&self.state) {
                 State::Idle => false,
                 State::Connected { conn, .. } => !conn.is_closed(),
-                State::Failed { retry_at, .. } => Instant::now() < *retry_at,
+                // Kept a while after its pause, so the next pause can be longer.
+                State::Failed { retry_at, .. } => {
+                    Instant::now() < *retry_at + std::time::Duration::from_secs(120)
+                }
             }
     }
 

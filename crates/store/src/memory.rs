@@ -164,6 +164,9 @@ pub trait MemoryQueueRepo: Send + Sync + 'static {
     ) -> Result<Option<QueuedTurn>, StoreError>;
     /// Done: removed, unless a newer turn arrived since the claim (then it stays queued).
     async fn finish(&self, item: &QueuedTurn) -> Result<(), StoreError>;
+    /// Still working on it: the claim is renewed, so no other replica takes it over; `false`
+    /// when it is no longer `instance`'s (taken over, or forgotten).
+    async fn renew(&self, item: &QueuedTurn, instance: &str) -> Result<bool, StoreError>;
     /// Failed: tried again at `retry_at`.
     async fn retry(&self, item: &QueuedTurn, retry_at: DateTime<Utc>) -> Result<(), StoreError>;
     /// Drops an owner's queued conversations (all, or one thread's): memory was forgotten.

@@ -170,7 +170,11 @@ export function McpServerCard({
       {server.tools.length > 0 ? (
         <McpToolList server={server.name} tools={server.tools} />
       ) : (
-        <p className="muted small">{NO_TOOLS[server.state]}</p>
+        <p className="muted small">
+          {server.sandboxed && server.state !== "disabled"
+            ? "Its tools are listed in each conversation's sandbox."
+            : NO_TOOLS[server.state]}
+        </p>
       )}
     </li>
   );

@@ -14,7 +14,7 @@ mod tools;
 
 pub use mcp::McpTools;
 pub use state::AgentState;
-pub use tasks::Tasks;
+pub use tasks::{ChildRuns, Tasks};
 
 use antler_protocol::messages::Message;
 use antler_protocol::runs::{RunStatus, StopReason};

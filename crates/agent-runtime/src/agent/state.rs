@@ -7,6 +7,17 @@ use antler_protocol::threads::ThreadValues;
 
 use crate::checkpoints::Head;
 
+impl AgentState {
+    /// Everything the run used: its own calls and those made on its behalf.
+    pub fn total_usage(&self) -> RunUsage {
+        RunUsage {
+            input_tokens: self.usage.input_tokens + self.extra.input_tokens,
+            output_tokens: self.usage.output_tokens + self.extra.output_tokens,
+            model_calls: self.usage.model_calls + self.extra.model_calls,
+        }
+    }
+}
+
 /// The run's view of its thread plus its own counters.
 #[derive(Debug, Default)]
 pub struct AgentState {
@@ -18,8 +29,11 @@ pub struct AgentState {
     pub saved: Option<serde_json::Value>,
     /// The run's MCP tools.
     pub mcp: super::McpTools,
-    /// Counters.
+    /// Counters of the agent loop's own model calls (what the call limit counts).
     pub usage: RunUsage,
+    /// Model use on the run's behalf outside its loop: subagents, summaries. Reported with
+    /// `usage`, not counted against the run's call limit.
+    pub extra: RunUsage,
     /// Model calls and tool rounds so far.
     pub step: u64,
     /// How often each exact set of tool calls was made in this run.

@@ -23,11 +23,22 @@ const MAX_MESSAGE_CHARS: usize = 4000;
 
 /// Where the messages the model reads begin: after the summary's last message.
 pub(super) fn unsummarized(state: &AgentState) -> usize {
-    state
-        .values
-        .summary
-        .as_ref()
-        .and_then(|s| state.values.messages.iter().position(|m| m.id() == s.up_to))
+    let Some(s) = &state.values.summary else {
+        return 0;
+    };
+    let messages = &state.values.messages;
+    // Where it says it ends, unless the history changed since (ids may repeat: clients
+    // choose them).
+    if s.summarized > 0
+        && messages
+            .get(s.summarized - 1)
+            .is_some_and(|m| m.id() == s.up_to)
+    {
+        return s.summarized;
+    }
+    messages
+        .iter()
+        .position(|m| m.id() == s.up_to)
         .map_or(0, |i| i + 1)
 }
 
@@ -46,7 +57,11 @@ pub(super) fn with_summary(system: &str, state: &AgentState) -> String {
 /// Where to cut `messages` keeping the latest `keep`: moved earlier until the kept part
 /// starts with something other than a tool result (which must follow its call).
 fn cut(messages: &[Message], keep: usize) -> usize {
-    let mut at = messages.len().saturating_sub(keep);
+    back_to_call(messages, messages.len().saturating_sub(keep))
+}
+
+/// `at`, moved earlier while it points at a tool result.
+fn back_to_call(messages: &[Message], mut at: usize) -> usize {
     while at > 0 && matches!(messages.get(at), Some(Message::Tool(_))) {
         at -= 1;
     }
@@ -104,15 +119,28 @@ impl AgentRun<'_> {
         let system = with_summary(system, state);
         let by_count = cfg.trigger_messages > 0 && visible.len() > cfg.trigger_messages;
         // Exact counting only near the threshold: far below it the estimate is enough.
+        let counter = TokenCounter::new(&cfg.encoding, &model.config().model);
         let by_tokens = cfg.trigger_tokens > 0
             && estimate(&system, visible) * 2 >= cfg.trigger_tokens
-            && TokenCounter::new(&cfg.encoding, &model.config().model)
-                .count_input(&system, visible)
-                > cfg.trigger_tokens;
+            && counter.count_input(&system, visible) > cfg.trigger_tokens;
         if !(by_count || by_tokens) {
             return;
         }
-        let at = cut(visible, cfg.keep_messages);
+        let mut at = cut(visible, cfg.keep_messages);
+        if by_tokens {
+            // The kept messages alone may pass the threshold (long tool output): fold more,
+            // down to half of it, so the next step does not summarize again at once.
+            let sizes: Vec<usize> = visible
+                .iter()
+                .map(|m| 4 + counter.count(&message_text(m)))
+                .collect();
+            let mut kept: usize = sizes[at..].iter().sum();
+            while kept > cfg.trigger_tokens / 2 && at + 1 < visible.len() {
+                kept -= sizes[at];
+                at += 1;
+            }
+            at = back_to_call(visible, at);
+        }
         if at == 0 {
             return;
         }
@@ -141,10 +169,10 @@ impl AgentRun<'_> {
                 return;
             }
         };
-        state.usage.model_calls += 1;
+        state.extra.model_calls += 1;
         if let Some(u) = &done.usage {
-            state.usage.input_tokens += u.prompt_tokens;
-            state.usage.output_tokens += u.completion_tokens;
+            state.extra.input_tokens += u.prompt_tokens;
+            state.extra.output_tokens += u.completion_tokens;
         }
         let Some(last) = folded.last() else { return };
         let summary = Summary {

@@ -5,7 +5,7 @@
 //! cancelled with its parent. Its events stream into the parent's as `task_event`s, between
 //! `task_started` and the event saying how it ended; what it used counts for the parent too.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -16,6 +16,7 @@ use antler_protocol::stream::{CustomEvent, StreamEvent, StreamMode, TaskEnd};
 use antler_store::{RunRecord, RunUpdate};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
 
 use super::{AgentRun, AgentState, McpTools};
 use crate::config::{SubagentConfig, SubagentType};
@@ -68,6 +69,45 @@ fn types(cfg: &SubagentConfig, own: &[SubagentType]) -> Vec<SubagentType> {
     all
 }
 
+/// The subagent runs working in this process, by run id: how a cancel through the API (or
+/// from another replica) reaches one.
+#[derive(Debug, Default)]
+pub struct ChildRuns(Mutex<HashMap<String, CancellationToken>>);
+
+impl ChildRuns {
+    /// Cancels the subagent run `run_id`; false when none of this process has that id.
+    pub fn cancel(&self, run_id: &str) -> bool {
+        let token = self
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(run_id)
+            .cloned();
+        token.map(|t| t.cancel()).is_some()
+    }
+
+    fn insert(self: &Arc<Self>, run_id: &str, token: CancellationToken) -> Registered {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(run_id.to_string(), token);
+        Registered(self.clone(), run_id.to_string())
+    }
+}
+
+/// Removes a subagent run from [`ChildRuns`] when it ends.
+struct Registered(Arc<ChildRuns>, String);
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.0
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.1);
+    }
+}
+
 /// One parent run's subagents: free slots, how many started, and what they used.
 pub struct Tasks {
     cfg: SubagentConfig,
@@ -76,13 +116,20 @@ pub struct Tasks {
     started: AtomicUsize,
     usage: Mutex<RunUsage>,
     instance: String,
+    children: Arc<ChildRuns>,
 }
 
 impl Tasks {
     /// The subagents of a run on this server (`instance` is recorded with their runs), with
     /// the run's assistant's own types.
-    pub fn new(cfg: &SubagentConfig, instance: &str, own: &[SubagentType]) -> Self {
+    pub fn new(
+        cfg: &SubagentConfig,
+        instance: &str,
+        own: &[SubagentType],
+        children: Arc<ChildRuns>,
+    ) -> Self {
         Tasks {
+            children,
             types: types(cfg, own),
             slots: Arc::new(Semaphore::new(cfg.max_concurrent)),
             started: AtomicUsize::new(0),
@@ -210,7 +257,11 @@ impl AgentRun<'_> {
                     }));
                 tokio::select! {
                     p = tasks.slots.clone().acquire_owned() => p.map_err(|_| ToolError::Model("subagents are shutting down".into()))?,
-                    () = self.cancel.cancelled() => return Err(ToolError::Model("the run was stopped".into())),
+                    () = self.cancel.cancelled() => {
+                        // The card that said "queued" learns it never started.
+                        self.never_started(call_id, CustomEvent::TaskCancelled, None);
+                        return Err(ToolError::Model("the run was stopped".into()));
+                    }
                 }
             }
         };
@@ -252,11 +303,11 @@ impl AgentRun<'_> {
             created_at: now,
             updated_at: now,
         };
-        self.store
-            .runs
-            .create(&record)
-            .await
-            .map_err(|e| ToolError::Model(format!("the subagent could not start: {e}")))?;
+        if let Err(e) = self.store.runs.create(&record).await {
+            let why = format!("the subagent could not start: {e}");
+            self.never_started(call_id, CustomEvent::TaskFailed, Some(why.clone()));
+            return Err(ToolError::Model(why));
+        }
         let modes: HashSet<StreamMode> = [StreamMode::Messages, StreamMode::Custom].into();
         let (log, writer) = EventLog::new(
             &child_id,
@@ -287,6 +338,7 @@ impl AgentRun<'_> {
             ..self.cfg.clone()
         };
         let cancel = self.cancel.child_token();
+        let _registered = tasks.children.insert(&child_id, cancel.clone());
         let child = AgentRun {
             run_id: &child_id,
             log: &log,
@@ -344,7 +396,7 @@ impl AgentRun<'_> {
                 ),
             },
         };
-        let usage = state.usage;
+        let usage = state.total_usage();
         if let Ok(mut total) = tasks.usage.lock() {
             add_usage(&mut total, &usage);
         }
@@ -366,8 +418,15 @@ impl AgentRun<'_> {
             output_tokens: usage.output_tokens,
             model_calls: usage.model_calls,
         };
-        if let Err(e) = self.store.runs.update(&child_id, &update).await {
-            tracing::warn!(run.id = %child_id, error = %e, "subagent run status could not be saved");
+        // A record left `running` would keep the thread busy: retried before giving up.
+        for attempt in 1..=3u64 {
+            match self.store.runs.update(&child_id, &update).await {
+                Ok(_) => break,
+                Err(e) if attempt == 3 => {
+                    tracing::error!(run.id = %child_id, error = %e, "subagent run status could not be saved")
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(100 * attempt)).await,
+            }
         }
         log.emit(&StreamEvent::End);
         let _ = writer.await;
@@ -416,6 +475,18 @@ impl AgentRun<'_> {
             artifact: Some(artifact),
             ..ToolOutput::text(text)
         })
+    }
+
+    /// Says how a task that never started a run ended (`end` builds the event).
+    fn never_started(&self, call_id: &str, end: fn(TaskEnd) -> CustomEvent, error: Option<String>) {
+        self.log.emit(&StreamEvent::Custom(&end(TaskEnd {
+            task_id: call_id.to_string(),
+            run_id: String::new(),
+            result: None,
+            error,
+            usage: RunUsage::default(),
+            duration_ms: 0,
+        })));
     }
 
     /// Whether a subagent may call `name`.

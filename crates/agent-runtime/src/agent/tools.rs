@@ -82,7 +82,7 @@ impl AgentRun<'_> {
         let mut results = futures::future::join_all(valid).await;
         // What subagents used is the run's too.
         if let Some(tasks) = self.tasks {
-            super::tasks::add_usage(&mut state.usage, &tasks.take_usage());
+            super::tasks::add_usage(&mut state.extra, &tasks.take_usage());
         }
         results.extend(ai.invalid_tool_calls.iter().map(|call| {
             let message = format!(

@@ -162,6 +162,7 @@ impl RunManager {
                 &self.deps.cfg.subagents,
                 &self.deps.instance,
                 &start.profile.subagent_types,
+                self.children.clone(),
             )
         });
         let agent = AgentRun {
@@ -286,9 +287,9 @@ impl RunManager {
                     .clone()
                     .or_else(|| Some(stop_reason.as_str().to_string()))
             },
-            input_tokens: state.usage.input_tokens,
-            output_tokens: state.usage.output_tokens,
-            model_calls: state.usage.model_calls,
+            input_tokens: state.total_usage().input_tokens,
+            output_tokens: state.total_usage().output_tokens,
+            model_calls: state.total_usage().model_calls,
         };
         if let Err(e) = store.runs.update(&run.run_id, &update).await {
             tracing::error!(run.id = %run.run_id, error = %e, "run status could not be saved");

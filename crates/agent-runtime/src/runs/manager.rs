@@ -71,6 +71,8 @@ pub struct RunManager {
     pub(super) recent: super::recent::RecentSkills,
     pub(super) active: Mutex<HashMap<String, Arc<ActiveRun>>>,
     pub(super) threads: Mutex<HashMap<String, Arc<ThreadQueue>>>,
+    /// Subagent runs working here (cancelled by id like the others).
+    pub(super) children: Arc<crate::agent::ChildRuns>,
 }
 
 /// A poisoned lock only means another thread panicked mid-update; the maps stay usable.
@@ -88,6 +90,7 @@ impl RunManager {
             recent: super::recent::RecentSkills::default(),
             active: Mutex::new(HashMap::new()),
             threads: Mutex::new(HashMap::new()),
+            children: Arc::default(),
         })
     }
 
@@ -129,6 +132,8 @@ impl RunManager {
         })?;
         if let Some(run) = self.active(run_id) {
             run.cancel(StopReason::Cancelled);
+        } else if self.children.cancel(run_id) {
+            // A subagent's run of this process.
         } else if record.status.is_active() {
             store
                 .bus

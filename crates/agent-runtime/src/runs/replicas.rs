@@ -49,6 +49,8 @@ impl RunManager {
                             if let Some(run) = manager.active(&n.payload) {
                                 tracing::info!(run.id = %n.payload, "run cancelled from another replica");
                                 run.cancel(StopReason::Cancelled);
+                            } else if manager.children.cancel(&n.payload) {
+                                tracing::info!(run.id = %n.payload, "subagent run cancelled from another replica");
                             }
                         }
                         Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}

@@ -63,6 +63,10 @@ impl antler_mcp::Launcher for SandboxLauncher<'_> {
         &self.0.thread_id
     }
 
+    fn owner(&self) -> &str {
+        self.0.owner.as_deref().unwrap_or_default()
+    }
+
     async fn launch(
         &self,
         argv: &[String],

@@ -2,7 +2,7 @@
 //! with their versions; and the agent a run is, resolved from its `assistant_id`.
 
 mod graph;
-mod settings;
+pub(crate) mod settings;
 
 use antler_agent_runtime::profile::AgentProfile;
 use antler_protocol::assistants::{

@@ -20,7 +20,7 @@ pub struct Known {
 
 /// The settings of `config` and `context` (context wins), keys other than the settings'
 /// left to the client; an error names what is wrong.
-pub(super) fn read(config: &Value, context: &Value) -> Result<AgentSettings, String> {
+pub(crate) fn read(config: &Value, context: &Value) -> Result<AgentSettings, String> {
     let mut merged = Map::new();
     for source in [config.get("configurable"), Some(context)] {
         match source {

@@ -98,6 +98,12 @@ impl Config {
         if self.skills_dir.as_os_str().is_empty() {
             return Err(ConfigError::new("skills_dir", "must not be empty"));
         }
+        if self.memory.claim_timeout_secs == 0 {
+            return Err(ConfigError::new(
+                "memory.claim_timeout_secs",
+                "must be at least 1 (a claim is renewed every third of it while it is worked on)",
+            ));
+        }
         for host in &self.http.allowed_hosts {
             if host.is_empty()
                 || host.contains(['/', ' ', ':']) && host.parse::<std::net::IpAddr>().is_err()

@@ -87,7 +87,26 @@ impl Extractor {
     }
 
     async fn handle(&self, item: QueuedTurn) {
-        let result = self.learn(&item).await;
+        // The claim is renewed while the model reads, so no other replica takes it over; one
+        // that did (this replica stalled) is left to finish.
+        let every = Duration::from_millis((self.cfg.claim_timeout_secs * 1000 / 3).max(200));
+        let learning = self.learn(&item);
+        tokio::pin!(learning);
+        let result = loop {
+            tokio::select! {
+                r = &mut learning => break r,
+                () = tokio::time::sleep(every) => {
+                    match self.store.memory_queue.renew(&item, &self.instance).await {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            tracing::info!(thread.id = %item.thread_id, "another replica took this conversation over");
+                            return;
+                        }
+                        Err(e) => tracing::warn!(error = %e, "the memory claim could not be renewed"),
+                    }
+                }
+            }
+        };
         let stored = match &result {
             Ok(()) => self.store.memory_queue.finish(&item).await,
             Err(why) if item.attempts < 3 => {
@@ -129,13 +148,18 @@ impl Extractor {
         let Some(model) = &self.model else {
             return Err("no model is configured".into());
         };
+        let Some(scope) = self.scope_of(owner, &item.thread_id).await.map_err(err)? else {
+            tracing::info!(thread.id = %item.thread_id, "two agents with memory of their own spoke in this conversation; nothing is learned from it");
+            return Ok(());
+        };
+        let scope = scope.as_deref();
         let known: Vec<FactRecord> = store
             .memory
             .list(
                 owner,
                 &FactQuery {
                     limit: 100,
-                    ..FactQuery::visible_to(item.assistant_id.as_deref())
+                    ..FactQuery::visible_to(scope)
                 },
             )
             .await
@@ -167,13 +191,47 @@ impl Extractor {
                 parse(&answer).map_err(|why| format!("the answer was not valid twice: {why}"))?
             }
         };
-        self.apply(item, &known, extraction).await.map_err(err)
+        self.apply(item, scope, &known, extraction)
+            .await
+            .map_err(err)
     }
 
-    /// Applies what the model found; new facts belong to the turn's scope.
+    /// Whose a conversation's facts are: the assistant with memory of its own that spoke in
+    /// it (what the person told it stays with it), or the person's shared memory (`None`);
+    /// `Ok(None)` for the outer option when two such assistants spoke in it.
+    async fn scope_of(
+        &self,
+        owner: &str,
+        thread_id: &str,
+    ) -> Result<Option<Option<String>>, antler_store::StoreError> {
+        let runs = self.store.runs.list(thread_id, None, 1000, 0).await?;
+        let assistants: std::collections::BTreeSet<String> =
+            runs.into_iter().map(|r| r.assistant_id).collect();
+        let mut private = Vec::new();
+        for id in assistants {
+            let Some(record) = self.store.assistants.get(owner, &id).await? else {
+                continue;
+            };
+            let settings = crate::assistants::settings::read(&record.config, &record.context)
+                .unwrap_or_default();
+            if settings.memory_scope == Some(antler_protocol::assistants::MemoryScope::Assistant) {
+                private.push(id);
+            }
+        }
+        Ok(match private.len() {
+            0 => Some(None),
+            1 => Some(private.pop()),
+            _ => None,
+        })
+    }
+
+    /// Applies what the model found; new facts belong to `scope`. A conversation with an
+    /// agent of memory of its own never changes the shared facts: a correction of one
+    /// becomes that agent's own fact, and it forgets none.
     async fn apply(
         &self,
         item: &QueuedTurn,
+        scope: Option<&str>,
         known: &[FactRecord],
         x: Extraction,
     ) -> Result<(), antler_store::StoreError> {
@@ -213,7 +271,7 @@ impl Extractor {
                 .add(&FactRecord {
                     fact_id: uuid::Uuid::new_v4().to_string(),
                     owner: owner.to_string(),
-                    assistant_id: item.assistant_id.clone(),
+                    assistant_id: scope.map(str::to_string),
                     content,
                     category,
                     confidence,
@@ -239,6 +297,23 @@ impl Extractor {
             if content.is_empty() || content.chars().count() > 2000 || looks_secret(&content) {
                 continue;
             }
+            if scope.is_some() && old.assistant_id.is_none() {
+                memory
+                    .add(&FactRecord {
+                        fact_id: uuid::Uuid::new_v4().to_string(),
+                        content,
+                        assistant_id: scope.map(str::to_string),
+                        source_thread: Some(thread_id.to_string()),
+                        confirmations: 0,
+                        supersedes: None,
+                        created_at: now,
+                        updated_at: now,
+                        last_used_at: None,
+                        ..old.clone()
+                    })
+                    .await?;
+                continue;
+            }
             let next = FactRecord {
                 fact_id: uuid::Uuid::new_v4().to_string(),
                 content,
@@ -251,7 +326,12 @@ impl Extractor {
             memory.supersede(owner, &old.fact_id, &next).await?;
         }
         for id in x.delete.iter().filter(|id| ids.contains(id.as_str())) {
-            memory.delete(owner, id).await?;
+            let shared = known
+                .iter()
+                .any(|k| k.fact_id == *id && k.assistant_id.is_none());
+            if scope.is_none() || !shared {
+                memory.delete(owner, id).await?;
+            }
         }
         evict(&self.store, owner, self.cfg.max_facts).await?;
         tracing::info!(

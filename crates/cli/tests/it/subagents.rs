@@ -177,7 +177,11 @@ async fn parallel_subagents_stream_into_the_parent_and_a_fourth_waits_for_a_slot
         assert_eq!(done["usage"]["model_calls"], 1, "{done}");
         assert!(done["duration_ms"].as_u64().is_some());
     }
-    assert_eq!(started[2]["subagent_type"], "bash");
+    let third = started
+        .iter()
+        .find(|p| p["description"] == "Topic 3")
+        .unwrap();
+    assert_eq!(third["subagent_type"], "bash");
 
     // The lead read each result as the tool's, and said so.
     let values = last_values(&server, "t").await;
@@ -344,6 +348,42 @@ async fn cancelling_the_lead_stops_its_subagents_and_their_commands() {
         of_type(&payloads, "task_cancelled").len(),
         1,
         "{payloads:?}"
+    );
+    // A subagent's own run can be cancelled by its id: the lead reads that and goes on.
+    let mut again = body("be sleepy");
+    again.as_object_mut().unwrap().remove("if_not_exists");
+    let (_, started) = server.post_json("/api/threads/c/runs", again).await;
+    let lead = started["run_id"].as_str().unwrap().to_string();
+    wait_for("the subagent's command again", async || {
+        !processes_matching("sleep 47.25").is_empty()
+    })
+    .await;
+    let (_, runs) = server.get_json("/api/threads/c/runs?limit=20").await;
+    let child = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metadata"]["parent_run_id"] == lead.as_str())
+        .cloned()
+        .unwrap();
+    let child_id = child["run_id"].as_str().unwrap();
+    let (status, cancelled) = server
+        .post(&format!("/api/threads/c/runs/{child_id}/cancel?wait=true"))
+        .await;
+    assert_eq!(status, 200, "{cancelled}");
+    assert_eq!(cancelled["status"], "interrupted", "{cancelled}");
+    assert!(processes_matching("sleep 47.25").is_empty());
+    let (_, joined) = server
+        .get_json(&format!("/api/threads/c/runs/{lead}/join"))
+        .await;
+    let last = tool_messages(&joined).last().cloned().unwrap();
+    assert_eq!(
+        last["content"], "Error: the subagent was cancelled",
+        "{last}"
+    );
+    assert_eq!(
+        joined["messages"].as_array().unwrap().last().unwrap()["content"],
+        "never"
     );
 }
 

@@ -420,6 +420,22 @@ impl MemoryQueueRepo for SqlMemoryQueue {
         Ok(())
     }
 
+    async fn renew(&self, item: &QueuedTurn, instance: &str) -> Result<bool, StoreError> {
+        let now = Utc::now();
+        let renewed = on!(&self.0, p => sqlx::query(
+            "UPDATE memory_queue SET claimed_at = $4 \
+             WHERE owner = $1 AND thread_id = $2 AND claimed_by = $3",
+        )
+        .bind(&item.owner)
+        .bind(&item.thread_id)
+        .bind(instance)
+        .bind(p.time(now))
+        .execute(p)
+        .await?
+        .rows_affected());
+        Ok(renewed > 0)
+    }
+
     async fn retry(&self, item: &QueuedTurn, retry_at: DateTime<Utc>) -> Result<(), StoreError> {
         on!(&self.0, p => {
             sqlx::query(
