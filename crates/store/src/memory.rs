@@ -103,6 +103,10 @@ pub trait MemoryRepo: Send + Sync + 'static {
     ) -> Result<Vec<(FactRecord, f64)>, StoreError>;
     /// How many active facts an owner has.
     async fn count(&self, owner: &str) -> Result<u64, StoreError>;
+    /// What changes whenever an owner's active facts change: their count and newest change.
+    async fn signature(&self, owner: &str) -> Result<(u64, Option<String>), StoreError>;
+    /// Every active fact of an owner.
+    async fn active(&self, owner: &str) -> Result<Vec<FactRecord>, StoreError>;
     /// Replaces a fact by `next` (which supersedes it); `false` when the owner has no such
     /// active fact.
     async fn supersede(

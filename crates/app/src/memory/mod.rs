@@ -3,6 +3,7 @@
 //! and the facts each run is given, the most relevant within a budget.
 
 mod extract;
+mod index;
 mod rank;
 mod runs;
 mod secrets;
@@ -84,6 +85,8 @@ pub enum MemoryError {
 pub struct MemoryService {
     store: Store,
     cfg: MemoryConfig,
+    /// People's facts indexed for ranking at run start.
+    facts: std::sync::Arc<index::FactCache>,
 }
 
 impl std::fmt::Debug for MemoryService {
@@ -148,7 +151,11 @@ fn checked_confidence(confidence: Option<f64>) -> Result<f64, MemoryError> {
 
 impl MemoryService {
     pub(crate) fn new(store: Store, cfg: MemoryConfig) -> Self {
-        MemoryService { store, cfg }
+        MemoryService {
+            store,
+            cfg,
+            facts: std::sync::Arc::default(),
+        }
     }
 
     /// The caller's facts (searched when `search` is given) and settings.

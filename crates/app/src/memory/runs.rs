@@ -178,8 +178,8 @@ impl MemoryService {
         }
     }
 
-    /// The facts most relevant to `text` (full-text rank × confidence × recency), then the
-    /// most useful others, within the token budget.
+    /// The facts most relevant to `text` (BM25 rank × confidence × recency), then the most
+    /// useful others, within the token budget.
     async fn relevant(
         &self,
         owner: &str,
@@ -189,54 +189,36 @@ impl MemoryService {
         if !self.store.memory.settings(owner).await?.enabled {
             return Ok(Vec::new());
         }
-        let base = FactQuery {
-            assistant_id: Some(assistant_id.to_string()),
-            limit: 200,
-            ..FactQuery::default()
-        };
-        let mut ranked: Vec<(FactRecord, f64)> = self
-            .store
-            .memory
-            .list(
-                owner,
-                &FactQuery {
-                    search: Some(text.to_string()),
-                    limit: 50,
-                    ..base.clone()
-                },
-            )
-            .await?
+        let index = self.facts.get(&self.store, owner).await?;
+        let visible = |f: &FactRecord| f.assistant_id.as_deref().is_none_or(|a| a == assistant_id);
+        let mut ranked: Vec<(usize, f64)> = index
+            .search(text, visible, 50)
             .into_iter()
-            .map(|(f, rank)| {
-                let score = (1.0 + rank) * usefulness(&f);
-                (f, 1.0 + score)
-            })
+            .map(|(i, rank)| (i, 1.0 + (1.0 + rank) * usefulness(&index.facts[i])))
             .collect();
-        let seen: std::collections::HashSet<String> =
-            ranked.iter().map(|(f, _)| f.fact_id.clone()).collect();
-        let others = self.store.memory.list(owner, &base).await?;
+        let seen: std::collections::HashSet<usize> = ranked.iter().map(|(i, _)| *i).collect();
         ranked.extend(
-            others
-                .into_iter()
-                .filter(|(f, _)| !seen.contains(&f.fact_id))
-                .map(|(f, _)| {
-                    let score = usefulness(&f);
-                    (f, score)
-                }),
+            index
+                .useful
+                .iter()
+                .filter(|(i, _)| !seen.contains(i) && visible(&index.facts[*i]))
+                .take(200)
+                .copied(),
         );
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
         let mut budget = self.cfg.injection_max_tokens.saturating_mul(4);
         let mut chosen = Vec::new();
-        for (f, _) in ranked {
+        for (i, _) in ranked {
+            let f = &index.facts[i];
             let cost = f.content.chars().count() + f.category.len() + 6;
             if cost > budget {
                 continue;
             }
             budget -= cost;
             chosen.push(RememberedFact {
-                id: f.fact_id,
-                content: f.content,
-                category: f.category,
+                id: f.fact_id.clone(),
+                content: f.content.clone(),
+                category: f.category.clone(),
             });
         }
         let ids: Vec<String> = chosen.iter().map(|f| f.id.clone()).collect();

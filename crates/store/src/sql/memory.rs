@@ -181,6 +181,29 @@ impl MemoryRepo for SqlMemory {
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
+    async fn signature(&self, owner: &str) -> Result<(u64, Option<String>), StoreError> {
+        let (n, newest): (i64, Option<String>) = on!(&self.0, p => sqlx::query_as(
+            "SELECT COUNT(*), CAST(MAX(updated_at) AS TEXT) FROM memory_facts \
+             WHERE owner = $1 AND active",
+        )
+        .bind(owner)
+        .fetch_one(p)
+        .await?);
+        Ok((u64::try_from(n).unwrap_or(0), newest))
+    }
+
+    async fn active(&self, owner: &str) -> Result<Vec<FactRecord>, StoreError> {
+        let sql = format!("SELECT {COLUMNS} FROM memory_facts f WHERE f.owner = $1 AND f.active");
+        let rows: Vec<Row> = on!(&self.0, p => sqlx::query_as(&sql)
+            .bind(owner)
+            .fetch_all(p)
+            .await?);
+        Ok(rows
+            .into_iter()
+            .map(|r| <(FactRecord, f64)>::from(r).0)
+            .collect())
+    }
+
     async fn supersede(
         &self,
         owner: &str,

@@ -1,0 +1,194 @@
+//! One person's facts ranked in memory: an inverted index with BM25 over their words, built
+//! from the store and kept while the person's facts do not change (their count and newest
+//! change, one indexed query per run start). A run start then ranks in microseconds instead
+//! of asking the database to rank every fact that shares a word with the message.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use antler_agent_runtime::bm25::words;
+use antler_store::{FactRecord, Store, StoreError};
+
+use super::rank::usefulness;
+
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// Usefulness follows use (`last_used_at`), which does not change the signature: an index
+/// is rebuilt after this long anyway.
+const MAX_AGE: Duration = Duration::from_secs(60);
+/// People whose index is kept.
+const MAX_PEOPLE: usize = 256;
+
+/// One person's active facts, indexed.
+pub(crate) struct FactIndex {
+    signature: (u64, Option<String>),
+    built: Instant,
+    /// The facts.
+    pub(crate) facts: Vec<FactRecord>,
+    postings: HashMap<String, Vec<(u32, u32)>>,
+    lengths: Vec<u32>,
+    average: f64,
+    /// Fact positions, most useful first, with their usefulness.
+    pub(crate) useful: Vec<(usize, f64)>,
+}
+
+impl FactIndex {
+    fn build(signature: (u64, Option<String>), facts: Vec<FactRecord>) -> Self {
+        let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        let mut lengths = Vec::with_capacity(facts.len());
+        for (i, f) in facts.iter().enumerate() {
+            let doc = words(&f.content);
+            lengths.push(u32::try_from(doc.len()).unwrap_or(u32::MAX));
+            let mut counts: HashMap<String, u32> = HashMap::new();
+            for w in doc {
+                *counts.entry(w).or_default() += 1;
+            }
+            let at = u32::try_from(i).unwrap_or(u32::MAX);
+            for (w, tf) in counts {
+                postings.entry(w).or_default().push((at, tf));
+            }
+        }
+        let average = if lengths.is_empty() {
+            1.0
+        } else {
+            lengths.iter().map(|l| f64::from(*l)).sum::<f64>() / lengths.len() as f64
+        };
+        let mut useful: Vec<(usize, f64)> = facts
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (i, usefulness(f)))
+            .collect();
+        useful.sort_by(|a, b| b.1.total_cmp(&a.1));
+        FactIndex {
+            signature,
+            built: Instant::now(),
+            facts,
+            postings,
+            lengths,
+            average: average.max(1.0),
+            useful,
+        }
+    }
+
+    /// The facts matching `text`'s words that `visible` allows, best first, with their
+    /// BM25 scores; at most `limit`.
+    pub(crate) fn search(
+        &self,
+        text: &str,
+        visible: impl Fn(&FactRecord) -> bool,
+        limit: usize,
+    ) -> Vec<(usize, f64)> {
+        let mut terms = words(text);
+        terms.sort();
+        terms.dedup();
+        let n = self.facts.len() as f64;
+        let mut scores: HashMap<u32, f64> = HashMap::new();
+        for term in &terms {
+            let Some(list) = self.postings.get(term) else {
+                continue;
+            };
+            let df = list.len() as f64;
+            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+            for &(doc, tf) in list {
+                let tf = f64::from(tf);
+                let len = f64::from(self.lengths[doc as usize]);
+                *scores.entry(doc).or_default() +=
+                    idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / self.average));
+            }
+        }
+        let mut ranked: Vec<(usize, f64)> = scores
+            .into_iter()
+            .map(|(doc, score)| (doc as usize, score))
+            .filter(|(i, _)| visible(&self.facts[*i]))
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        ranked.truncate(limit);
+        ranked
+    }
+}
+
+/// The indexes of the people whose facts were ranked lately.
+#[derive(Default)]
+pub(crate) struct FactCache(Mutex<HashMap<String, Arc<FactIndex>>>);
+
+impl FactCache {
+    /// `owner`'s index, rebuilt when their facts changed or it is old.
+    pub(crate) async fn get(
+        &self,
+        store: &Store,
+        owner: &str,
+    ) -> Result<Arc<FactIndex>, StoreError> {
+        let signature = store.memory.signature(owner).await?;
+        let cached = self.lock().get(owner).cloned();
+        if let Some(index) = cached
+            && index.signature == signature
+            && index.built.elapsed() < MAX_AGE
+        {
+            return Ok(index);
+        }
+        let facts = store.memory.active(owner).await?;
+        let index = Arc::new(FactIndex::build(signature, facts));
+        let mut map = self.lock();
+        if map.len() >= MAX_PEOPLE && !map.contains_key(owner) {
+            map.clear();
+        }
+        map.insert(owner.to_string(), index.clone());
+        Ok(index)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<FactIndex>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Utc;
+
+    use super::*;
+
+    fn fact(id: &str, content: &str, assistant: Option<&str>) -> FactRecord {
+        FactRecord {
+            fact_id: id.into(),
+            owner: "o".into(),
+            assistant_id: assistant.map(str::to_string),
+            content: content.into(),
+            category: "context".into(),
+            confidence: 0.9,
+            confirmations: 0,
+            source_thread: None,
+            supersedes: None,
+            active: true,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+            last_used_at: None,
+        }
+    }
+
+    #[test]
+    fn rare_words_rank_first_and_invisible_facts_are_left_out() {
+        let index = FactIndex::build(
+            (3, None),
+            vec![
+                fact("a", "Likes tea and bread", None),
+                fact("b", "Bakes sourdough bread every Sunday", None),
+                fact("c", "Bakes for the bakery assistant", Some("other")),
+            ],
+        );
+        let found = index.search("what sourdough bread?", |f| f.assistant_id.is_none(), 10);
+        let ids: Vec<&str> = found
+            .iter()
+            .map(|(i, _)| index.facts[*i].fact_id.as_str())
+            .collect();
+        assert_eq!(ids, ["b", "a"]);
+        assert!(
+            index
+                .search("bakery", |f| f.assistant_id.is_none(), 10)
+                .is_empty()
+        );
+        assert_eq!(index.useful.len(), 3);
+    }
+}
