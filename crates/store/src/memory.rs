@@ -103,8 +103,8 @@ pub trait MemoryRepo: Send + Sync + 'static {
     ) -> Result<Vec<(FactRecord, f64)>, StoreError>;
     /// How many active facts an owner has.
     async fn count(&self, owner: &str) -> Result<u64, StoreError>;
-    /// What changes whenever an owner's active facts change: their count and newest change.
-    async fn signature(&self, owner: &str) -> Result<(u64, Option<String>), StoreError>;
+    /// A number that changes whenever an owner's facts change (not when they are used).
+    async fn version(&self, owner: &str) -> Result<u64, StoreError>;
     /// Every active fact of an owner.
     async fn active(&self, owner: &str) -> Result<Vec<FactRecord>, StoreError>;
     /// Replaces a fact by `next` (which supersedes it); `false` when the owner has no such

@@ -1,6 +1,6 @@
 //! One person's facts ranked in memory: an inverted index with BM25 over their words, built
-//! from the store and kept while the person's facts do not change (their count and newest
-//! change, one indexed query per run start). A run start then ranks in microseconds instead
+//! from the store and kept while the person's facts do not change (their version number in
+//! the store, one key lookup per run start). A run start then ranks in microseconds instead
 //! of asking the database to rank every fact that shares a word with the message.
 
 use std::collections::HashMap;
@@ -14,7 +14,7 @@ use super::rank::usefulness;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
-/// Usefulness follows use (`last_used_at`), which does not change the signature: an index
+/// Usefulness follows use (`last_used_at`), which does not change the version: an index
 /// is rebuilt after this long anyway.
 const MAX_AGE: Duration = Duration::from_secs(60);
 /// People whose index is kept.
@@ -22,7 +22,7 @@ const MAX_PEOPLE: usize = 256;
 
 /// One person's active facts, indexed.
 pub(crate) struct FactIndex {
-    signature: (u64, Option<String>),
+    version: u64,
     built: Instant,
     /// The facts.
     pub(crate) facts: Vec<FactRecord>,
@@ -34,7 +34,7 @@ pub(crate) struct FactIndex {
 }
 
 impl FactIndex {
-    fn build(signature: (u64, Option<String>), facts: Vec<FactRecord>) -> Self {
+    fn build(version: u64, facts: Vec<FactRecord>) -> Self {
         let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
         let mut lengths = Vec::with_capacity(facts.len());
         for (i, f) in facts.iter().enumerate() {
@@ -61,7 +61,7 @@ impl FactIndex {
             .collect();
         useful.sort_by(|a, b| b.1.total_cmp(&a.1));
         FactIndex {
-            signature,
+            version,
             built: Instant::now(),
             facts,
             postings,
@@ -119,16 +119,16 @@ impl FactCache {
         store: &Store,
         owner: &str,
     ) -> Result<Arc<FactIndex>, StoreError> {
-        let signature = store.memory.signature(owner).await?;
+        let version = store.memory.version(owner).await?;
         let cached = self.lock().get(owner).cloned();
         if let Some(index) = cached
-            && index.signature == signature
+            && index.version == version
             && index.built.elapsed() < MAX_AGE
         {
             return Ok(index);
         }
         let facts = store.memory.active(owner).await?;
-        let index = Arc::new(FactIndex::build(signature, facts));
+        let index = Arc::new(FactIndex::build(version, facts));
         let mut map = self.lock();
         if map.len() >= MAX_PEOPLE && !map.contains_key(owner) {
             map.clear();
@@ -171,7 +171,7 @@ mod tests {
     #[test]
     fn rare_words_rank_first_and_invisible_facts_are_left_out() {
         let index = FactIndex::build(
-            (3, None),
+            3,
             vec![
                 fact("a", "Likes tea and bread", None),
                 fact("b", "Bakes sourdough bread every Sunday", None),

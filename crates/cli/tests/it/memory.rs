@@ -167,6 +167,45 @@ async fn runs_remember(vars: &[(&str, &str)]) {
             .any(|f| !f["last_used_at"].is_null())
     );
 
+    // Forgotten and corrected facts are what the next run is given (the ranking index of
+    // the person's facts follows every change).
+    let (status, _) = server
+        .delete(&format!(
+            "/api/memory/facts/{}",
+            baker["fact_id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(status, 204);
+    let added = add(&server, "Works as a potter in Lyon", "context").await;
+    server
+        .run_wait("m", "agent", "What should a baker or a potter make?")
+        .await;
+    let requests = model_requests(&model).await;
+    let system = requests.as_array().unwrap().last().unwrap()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!system.contains("Works as a baker"), "{system}");
+    assert!(system.contains("Works as a potter in Lyon"), "{system}");
+    let (status, _) = server
+        .patch_json(
+            &format!("/api/memory/facts/{}", added["fact_id"].as_str().unwrap()),
+            json!({"content": "Works as a glassblower in Lyon"}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    server.run_wait("m", "agent", "And a glassblower?").await;
+    let requests = model_requests(&model).await;
+    let system = requests.as_array().unwrap().last().unwrap()["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        system.contains("Works as a glassblower in Lyon"),
+        "{system}"
+    );
+    assert!(!system.contains("Works as a potter"), "{system}");
+
     // Off: nothing is given.
     let (status, _) = server
         .put_json("/api/memory/settings", json!({"enabled": false}))

@@ -181,15 +181,14 @@ impl MemoryRepo for SqlMemory {
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
-    async fn signature(&self, owner: &str) -> Result<(u64, Option<String>), StoreError> {
-        let (n, newest): (i64, Option<String>) = on!(&self.0, p => sqlx::query_as(
-            "SELECT COUNT(*), CAST(MAX(updated_at) AS TEXT) FROM memory_facts \
-             WHERE owner = $1 AND active",
+    async fn version(&self, owner: &str) -> Result<u64, StoreError> {
+        let version: Option<i64> = on!(&self.0, p => sqlx::query_scalar(
+            "SELECT version FROM memory_versions WHERE owner = $1",
         )
         .bind(owner)
-        .fetch_one(p)
+        .fetch_optional(p)
         .await?);
-        Ok((u64::try_from(n).unwrap_or(0), newest))
+        Ok(version.and_then(|v| u64::try_from(v).ok()).unwrap_or(0))
     }
 
     async fn active(&self, owner: &str) -> Result<Vec<FactRecord>, StoreError> {
@@ -298,15 +297,19 @@ impl MemoryRepo for SqlMemory {
     }
 
     async fn touch(&self, owner: &str, fact_ids: &[String]) -> Result<(), StoreError> {
+        let now = Utc::now();
         on!(&self.0, p => {
+            // One transaction: a run uses many facts at once.
+            let mut tx = p.begin_write().await?;
             for id in fact_ids {
                 sqlx::query("UPDATE memory_facts SET last_used_at = $3 WHERE owner = $1 AND fact_id = $2")
                     .bind(owner)
                     .bind(id)
-                    .bind(p.time(Utc::now()))
-                    .execute(p)
+                    .bind(p.time(now))
+                    .execute(&mut *tx)
                     .await?;
             }
+            tx.commit().await?;
         });
         Ok(())
     }

@@ -1,0 +1,6 @@
+//! Rebuilds the crate when a migration is added or changed: `sqlx::migrate!` embeds the
+//! migration files at compile time, and cargo does not know they are inputs.
+
+fn main() {
+    println!("cargo:rerun-if-changed=../../migrations");
+}
