@@ -4,7 +4,7 @@
 //! - `concurrent`: many streaming runs at once, checking every event id arrives once;
 //! - `subtask_floor` / `subtask_through` (with `subtasks`): three answers of many chunks
 //!   streamed by the model at once directly vs by three subagents of one run, through the
-//!   parent's stream as `task_event`s.
+//!   parent's stream as `task_event`s; `paced_*` the same at a chunk a millisecond.
 //!
 //! Usage: `runs_bench <antler base> <model base /v1> <concurrent runs> [concurrent-only|subtasks]`.
 
@@ -115,9 +115,28 @@ async fn main() -> anyhow::Result<()> {
 /// Three subagents streaming at once through their parent's stream vs the same three answers
 /// streamed by the model directly; prints the chunks each path delivered and its time.
 async fn subtasks(http: &reqwest::Client, base: &str, model: &str) -> anyhow::Result<()> {
+    // As fast as the mock streams (the overhead per chunk), and paced at a millisecond a
+    // chunk (still faster than real models: the overhead as a person would see it).
+    for (kind, answer, ask) in [
+        ("subtask", "long answer please", "three subtasks"),
+        ("paced", "paced answer please", "three paced subtasks"),
+    ] {
+        subtask_rounds(http, base, model, kind, answer, ask).await?;
+    }
+    Ok(())
+}
+
+async fn subtask_rounds(
+    http: &reqwest::Client,
+    base: &str,
+    model: &str,
+    kind: &str,
+    answer: &str,
+    ask: &str,
+) -> anyhow::Result<()> {
     let direct_body = json!({"model": "mock", "stream": true, "messages": [
         {"role": "system", "content": "<subagent>"},
-        {"role": "user", "content": "long answer please"},
+        {"role": "user", "content": answer},
     ]});
     for round in 0..3 {
         let started = Instant::now();
@@ -138,7 +157,7 @@ async fn subtasks(http: &reqwest::Client, base: &str, model: &str) -> anyhow::Re
         let id = thread(http, base).await?;
         let body = json!({
             "assistant_id": "lead_agent",
-            "input": {"messages": [{"role": "user", "content": "three subtasks"}]},
+            "input": {"messages": [{"role": "user", "content": ask}]},
             "stream_mode": ["messages-tuple", "custom"],
         });
         let started = Instant::now();
@@ -164,10 +183,10 @@ async fn subtasks(http: &reqwest::Client, base: &str, model: &str) -> anyhow::Re
         // The first round warms both paths up.
         if round > 0 {
             println!(
-                "{{\"name\":\"subtask_floor\",\"chunks\":{floor_chunks},\"ms\":{floor_ms:.2}}}"
+                "{{\"name\":\"{kind}_floor\",\"chunks\":{floor_chunks},\"ms\":{floor_ms:.2}}}"
             );
             println!(
-                "{{\"name\":\"subtask_through\",\"chunks\":{chunks},\"completed\":{completed},\"ms\":{through_ms:.2}}}"
+                "{{\"name\":\"{kind}_through\",\"chunks\":{chunks},\"completed\":{completed},\"ms\":{through_ms:.2}}}"
             );
         }
     }
