@@ -9,6 +9,7 @@ mod model_call;
 mod slash;
 mod state;
 mod summarize;
+mod task_pool;
 mod tasks;
 mod tools;
 

@@ -14,16 +14,23 @@ static SECRET: LazyLock<Option<Regex>> = LazyLock::new(|| {
         r"|\bxox[abprs]-[a-z0-9-]{10,}",
         r"|\bAIza[0-9a-z_-]{30,}",
         r"|\bantler_pat_[a-z0-9]{16,}",
+        r"|\b(sk|rk|pk)_(live|test)_[a-z0-9]{16,}",
+        r"|\bglpat-[a-z0-9_-]{20,}",
+        r"|\bhf_[a-z0-9]{30,}",
+        r"|\bnpm_[a-z0-9]{36}\b",
         r"|-----BEGIN [A-Z ]*PRIVATE KEY-----",
         r"|\beyJ[a-z0-9_-]{10,}\.[a-z0-9_-]{10,}\.",
-        r"|\b(password|passwd|pwd|passphrase|secret|api[_ -]?key|token)\b\s*(is|:|=)\s*\S{4,}",
+        r"|\b(password|passwd|pwd|passphrase|secret|api[_ -]?key|token|pin)\b\s*(is|:|=)\s*\S{4,}",
+        // "the password for the bank is …", "password of my laptop: …"
+        r"|\b(password|passwd|passphrase|api[_ -]?key|pin)\s+(for|of|to)\s+[^.,;:\n]{1,40}?(\s+(is|was)|\s*[:=])\s*\S{4,}",
         r")"
     ))
     .ok()
 });
 
-/// Whether `text` holds something that looks like a secret (OpenAI, GitHub, AWS, Slack,
-/// Google and Antler keys, private keys, JWTs, "password is …").
+/// Whether `text` holds something that looks like a secret (OpenAI, GitHub, GitLab, AWS,
+/// Slack, Google, Stripe, Hugging Face, npm and Antler keys, private keys, JWTs, "password
+/// is …", "the password for … is …").
 pub(crate) fn looks_secret(text: &str) -> bool {
     SECRET.as_ref().is_none_or(|re| re.is_match(text))
 }
@@ -45,6 +52,10 @@ mod tests {
             "My password is hunter22",
             "api key: 1234abcd",
             "uses antler_pat_0123456789abcdef0123",
+            "the password for the bank is Tr0ub4dor",
+            "Password of my laptop: correcthorse",
+            "stripe sk_live_51HabcdefghijklmnopQRST",
+            "gitlab glpat-abcdefghijklmnopqrst12",
         ] {
             assert!(looks_secret(secret), "{secret}");
         }
@@ -52,6 +63,7 @@ mod tests {
             "Prefers Python for data analysis",
             "Their team uses tokens of appreciation",
             "Works on password managers as a product manager",
+            "Resets the password for their parents sometimes",
             "Lives in Lyon",
         ] {
             assert!(!looks_secret(fact), "{fact}");

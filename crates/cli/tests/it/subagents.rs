@@ -31,6 +31,11 @@ fn parallel_script() -> String {
     turns:
       - tool_calls: [{name: bash, arguments: {command: "sleep 47.25"}}]
       - content: "slept"
+  - system: "<subagent"
+    match: "Doze in the container"
+    turns:
+      - tool_calls: [{name: bash, arguments: {command: "sleep 48.75"}}]
+      - content: "dozed"
 "#,
     );
     for i in 1..=4 {
@@ -62,6 +67,11 @@ fn parallel_script() -> String {
       - tool_calls:
           - {name: task, arguments: {description: "Critique", prompt: "Critique the draft", subagent_type: critic}}
       - content: "The critic says: too long."
+  - match: "drowsy"
+    turns:
+      - tool_calls:
+          - {name: task, arguments: {description: "Dozer", prompt: "Doze in the container", subagent_type: bash}}
+      - content: "never"
   - match: "sleepy"
     turns:
       - tool_calls:
@@ -456,4 +466,32 @@ async fn an_assistant_defines_its_own_subagent_types() {
         })
         .unwrap_or_default();
     assert_eq!(tools, ["read_file"], "the critic has only its tools");
+}
+
+#[tokio::test]
+async fn cancelling_the_lead_leaves_no_subagent_command_running_in_the_container() {
+    let env = Env::new();
+    let model = mock_llm(&parallel_script()).await;
+    let vars = crate::sandbox::docker_env(&env, &format!("it-sub-{}", crate::sandbox::uuid_like()));
+    let mut extra: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    extra.push(("ANTLER_AGENT_GENERATE_TITLES", "false"));
+    let server = env.start_agent(&model, &extra);
+    server.create_thread("d").await;
+    let mut run = body("be drowsy");
+    run.as_object_mut().unwrap().remove("if_not_exists");
+    let (status, started) = server.post_json("/api/threads/d/runs", run).await;
+    assert_eq!(status, 200, "{started}");
+    let run_id = started["run_id"].as_str().unwrap().to_string();
+    let in_container = || crate::sandbox::sandbox_exec(&env, &vars, "d", "ps -eo args").1;
+    wait_for("the subagent's command in the container", async || {
+        in_container().contains("sleep 48.75")
+    })
+    .await;
+    let (status, cancelled) = server
+        .post(&format!("/api/threads/d/runs/{run_id}/cancel?wait=true"))
+        .await;
+    assert_eq!(status, 200, "{cancelled}");
+    assert_eq!(cancelled["status"], "interrupted");
+    let ps = in_container();
+    assert!(!ps.contains("sleep 48.75"), "left running: {ps}");
 }
