@@ -322,6 +322,24 @@ pub(crate) async fn model_requests(model_url: &str) -> serde_json::Value {
         .unwrap()
 }
 
+/// The last request the scripted model received whose last message is the person's `text`.
+pub(crate) async fn model_request_for(model_url: &str, text: &str) -> serde_json::Value {
+    let requests = model_requests(model_url).await;
+    requests
+        .as_array()
+        .into_iter()
+        .flatten()
+        .rev()
+        .find(|r| {
+            r["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .is_some_and(|m| m["content"] == text)
+        })
+        .cloned()
+        .unwrap_or_else(|| panic!("the model received no request ending with {text:?}"))
+}
+
 /// Host processes whose command line contains `needle` (as `pgrep -f`, without procps).
 pub(crate) fn processes_matching(needle: &str) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {

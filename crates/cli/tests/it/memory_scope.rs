@@ -27,25 +27,11 @@ async fn facts(server: &Server) -> Vec<Value> {
 
 /// The system prompt of the last agent request whose person said `text`.
 async fn system_prompt_for(model: &str, text: &str) -> String {
-    let requests = model_requests(model).await;
-    requests
-        .as_array()
-        .unwrap()
-        .iter()
-        .rev()
-        .find(|r| {
-            r["messages"]
-                .as_array()
-                .and_then(|m| m.last())
-                .is_some_and(|m| m["content"].to_string().contains(text))
-        })
-        .map(|r| {
-            r["messages"][0]["content"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string()
-        })
-        .unwrap_or_else(|| panic!("no request for '{text}'"))
+    let request = crate::common::model_request_for(model, text).await;
+    request["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[tokio::test]

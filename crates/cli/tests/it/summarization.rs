@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{Env, Server, mock_llm, model_requests};
+use crate::common::{Env, Server, mock_llm};
 
 const SCRIPT: &str = r#"scenarios:
   - system: "You compress the earlier part"
@@ -25,17 +25,9 @@ async fn say(server: &Server, thread: &str, text: &str) -> Value {
     server.run_wait(thread, "agent", text).await
 }
 
-/// The agent requests (not the summarizer's) whose last message is the person's `text`.
+/// The agent request (not the summarizer's) whose last message is the person's `text`.
 async fn agent_request(model: &str, text: &str) -> Value {
-    let requests = model_requests(model).await;
-    requests
-        .as_array()
-        .unwrap()
-        .iter()
-        .rev()
-        .find(|r| r["messages"].as_array().unwrap().last().unwrap()["content"] == text)
-        .cloned()
-        .unwrap_or_else(|| panic!("no request for {text}"))
+    crate::common::model_request_for(model, text).await
 }
 
 /// Every tool message of a request follows an assistant message that made its call.
