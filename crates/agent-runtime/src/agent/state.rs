@@ -40,4 +40,6 @@ pub struct AgentState {
     pub call_signatures: HashMap<String, u32>,
     /// The signature of the latest model answer's tool calls.
     pub last_signature: Option<String>,
+    /// Tokens of each message (by id and length), counted once per run.
+    pub token_counts: HashMap<String, usize>,
 }

@@ -120,9 +120,24 @@ impl AgentRun<'_> {
         let by_count = cfg.trigger_messages > 0 && visible.len() > cfg.trigger_messages;
         // Exact counting only near the threshold: far below it the estimate is enough.
         let counter = TokenCounter::new(&cfg.encoding, &model.config().model);
-        let by_tokens = cfg.trigger_tokens > 0
-            && estimate(&system, visible) * 2 >= cfg.trigger_tokens
-            && counter.count_input(&system, visible) > cfg.trigger_tokens;
+        let near = cfg.trigger_tokens > 0 && estimate(&system, visible) * 2 >= cfg.trigger_tokens;
+        // Each message is encoded once per run: later steps count only the new ones.
+        let sizes: Vec<usize> = if near {
+            let counts = &mut state.token_counts;
+            visible
+                .iter()
+                .map(|m| {
+                    let text = message_text(m);
+                    *counts
+                        .entry(format!("{}:{}", m.id(), text.len()))
+                        .or_insert_with(|| 4 + counter.count(&text))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let by_tokens =
+            near && counter.count(&system) + sizes.iter().sum::<usize>() > cfg.trigger_tokens;
         if !(by_count || by_tokens) {
             return;
         }
@@ -130,10 +145,6 @@ impl AgentRun<'_> {
         if by_tokens {
             // The kept messages alone may pass the threshold (long tool output): fold more,
             // down to half of it, so the next step does not summarize again at once.
-            let sizes: Vec<usize> = visible
-                .iter()
-                .map(|m| 4 + counter.count(&message_text(m)))
-                .collect();
             let mut kept: usize = sizes[at..].iter().sum();
             while kept > cfg.trigger_tokens / 2 && at + 1 < visible.len() {
                 kept -= sizes[at];
