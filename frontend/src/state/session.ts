@@ -157,8 +157,10 @@ export class ThreadSession {
       return;
     }
     try {
-      const running = (await api.runs(this.threadId, "running"))[0]
-        ?? (await api.runs(this.threadId, "pending"))[0];
+      // A subagent's run (`metadata.parent_run_id`) is followed through its lead's stream.
+      const lead = <R extends { metadata?: Record<string, unknown> | null }>(runs: R[]) =>
+        runs.find((r) => !r.metadata?.["parent_run_id"]);
+      const running = lead(await api.runs(this.threadId, "running")) ?? lead(await api.runs(this.threadId, "pending"));
       if (running && !this.store.get().streaming) this.join(running.run_id);
     } catch {
       // No run information: the state above is still right.
