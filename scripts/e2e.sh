@@ -25,7 +25,7 @@ fi
 # The sandbox image (starts Docker when needed), the binaries and the UI build.
 scripts/sandbox-image.sh
 cargo build --quiet -p antler-cli --bin antler -p antler-mock-llm --bin antler-mock-llm
-scripts/frontend.sh
+ANTLER_REQUIRE_WEB=1 scripts/frontend.sh
 (cd tests/e2e && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; })
 
 # The MCP test servers (npm, PyPI; pinned, cached outside the clone) for tools.test.mjs, which

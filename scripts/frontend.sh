@@ -5,12 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../frontend"
 if ! command -v npm >/dev/null; then
   echo "frontend: npm not found: the server runs without the web UI (install Node.js 20.19+ to build it)" >&2
-  exit 0
+  exit "${ANTLER_REQUIRE_WEB:-0}"
 fi
 # Vite 7 needs Node.js 20.19+ (or 22.12+).
 if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 12) || (a === 20 && b >= 19) ? 0 : 1)'; then
   echo "frontend: Node.js $(node -v) cannot build the web UI (20.19+ or 22.12+ is needed); the server runs without it" >&2
-  exit 0
+  exit "${ANTLER_REQUIRE_WEB:-0}"
 fi
 if [ "${FORCE:-0}" != 1 ] && [ -f dist/index.html ] &&
   [ -z "$(find src index.html package.json package-lock.json vite.config.ts tsconfig.json -newer dist/index.html -print -quit)" ]; then

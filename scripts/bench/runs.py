@@ -1,6 +1,7 @@
 """Runs: a 2,000-chunk answer streamed by the model directly (the floor) vs through
-POST /runs/stream, and 500 concurrent streaming runs (completion time, peak RSS, lost
-events)."""
+POST /runs/stream; three subagents streaming 2,000 chunks each through their parent's stream
+vs three direct streams (at full speed and at a chunk a millisecond); and 500 concurrent
+streaming runs (completion time, peak RSS, lost events)."""
 
 import json
 import os

@@ -71,6 +71,7 @@ describe("deeper agent end to end", { concurrency: false }, () => {
         await page.getByTestId("subtask-card").evaluateAll((list) => list.map((c) => c.getAttribute("data-task-status"))),
         ["completed", "completed"],
       );
+      s.assertNoErrors();
     } finally {
       await s.close();
     }
@@ -111,6 +112,7 @@ describe("deeper agent end to end", { concurrency: false }, () => {
       const request = await stack.modelRequestFor("x-three: the real question");
       assert.match(systemOf(request), /X-SUMMARY/);
       assert.ok(!JSON.stringify(request.messages).includes("x-one: first warm-up"));
+      s.assertNoErrors();
     } finally {
       await s.close();
     }

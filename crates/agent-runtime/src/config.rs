@@ -202,10 +202,7 @@ impl AgentConfig {
             );
         }
         if self.summarization.keep_messages == 0 {
-            return bad(
-                "agent.summarization.keep_messages",
-                "must be at least 1 (the person's message is always kept)",
-            );
+            return bad("agent.summarization.keep_messages", "must be at least 1");
         }
         if sub.max_model_calls == 0 {
             return bad("agent.subagents.max_model_calls", "must be at least 1");

@@ -38,16 +38,24 @@ pub trait MemorySource: Send + Sync {
         content: &str,
         category: &str,
     ) -> Result<RememberedFact, String>;
-    /// Tool mode: corrects a fact `assistant_id` can see (its new version).
+    /// Tool mode: corrects a fact `assistant_id` can see (its new version); an agent with
+    /// memory of its own (`private`) changes only its own facts.
     async fn update(
         &self,
         owner: &str,
         assistant_id: &str,
+        private: bool,
         id: &str,
         content: &str,
     ) -> Result<RememberedFact, String>;
-    /// Tool mode: forgets a fact `assistant_id` can see.
-    async fn delete(&self, owner: &str, assistant_id: &str, id: &str) -> Result<(), String>;
+    /// Tool mode: forgets a fact `assistant_id` can see (`private`: one of its own).
+    async fn delete(
+        &self,
+        owner: &str,
+        assistant_id: &str,
+        private: bool,
+        id: &str,
+    ) -> Result<(), String>;
 }
 
 fn push_escaped(out: &mut String, text: &str) {

@@ -50,16 +50,6 @@ impl TokenCounter {
             None => text.chars().count().div_ceil(4),
         }
     }
-
-    /// Tokens of a model input: the system prompt and the messages, with the few tokens
-    /// each message costs around its content.
-    pub fn count_input(&self, system: &str, messages: &[Message]) -> usize {
-        self.count(system)
-            + messages
-                .iter()
-                .map(|m| 4 + self.count(&message_text(m)))
-                .sum::<usize>()
-    }
 }
 
 /// What of a message the model reads as text: its content, and a call's name and arguments.

@@ -166,6 +166,8 @@ fn keep_hidden(
             get("command", Value::Null),
             get("args", Value::Array(Vec::new())),
             get("url", Value::Null),
+            // Into a sandbox, a secret is readable by the agent's commands there.
+            get("sandboxed", Value::Bool(false)),
         )
     };
     // A kept secret goes only where it went before: not to a new program or host.

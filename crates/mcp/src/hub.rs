@@ -371,6 +371,9 @@ impl McpHub {
             )));
         }
         let slot = s.slot(launcher)?;
+        if let Some(l) = launcher.filter(|_| s.config.sandboxed) {
+            l.hold().await;
+        }
         let conn = self.connected(&s, &slot, launcher).await?;
         s.calls.fetch_add(1, Ordering::Relaxed);
         let limit = Duration::from_secs(s.config.call_timeout_secs);
@@ -483,11 +486,10 @@ fn status_of(s: &Server) -> (ServerState, Option<String>, Vec<ToolInfo>, usize) 
     if running > 0 {
         return (ServerState::Connected, None, Vec::new(), running);
     }
-    match views
-        .into_iter()
-        .find(|(state, _)| *state == ServerState::Failed)
-    {
-        Some((state, error)) => (state, error, Vec::new(), 0),
-        None => (ServerState::Idle, None, Vec::new(), 0),
+    // A thread's error may come from that person's sandbox: it is not shown to everyone.
+    if views.iter().any(|(state, _)| *state == ServerState::Failed) {
+        let why = "it failed in a conversation's sandbox (the server log says why)";
+        return (ServerState::Failed, Some(why.into()), Vec::new(), 0);
     }
+    (ServerState::Idle, None, Vec::new(), 0)
 }

@@ -30,6 +30,8 @@ pub trait Launcher: Send + Sync {
     /// Whose the scope is: what one person's sandbox made of a server's tools is offered
     /// to that person's runs only.
     fn owner(&self) -> &str;
+    /// Keeps the scope's sandbox from being reaped while a call works in it.
+    async fn hold(&self) {}
     /// Starts `argv` with `env`; the error says why it could not.
     async fn launch(&self, argv: &[String], env: &[(String, String)]) -> Result<Launched, String>;
 }

@@ -143,6 +143,8 @@ pub struct QueuedTurn {
     pub assistant_id: Option<String>,
     /// When it was claimed (a newer turn after this keeps it queued).
     pub claimed_at: DateTime<Utc>,
+    /// The instance that claimed it: only it finishes or retries it.
+    pub claimed_by: String,
     /// Claims so far (this one included).
     pub attempts: i64,
 }

@@ -179,12 +179,22 @@ async fn queued_turns_are_debounced_claimed_once_and_kept_when_newer() {
             .unwrap();
         assert!(q.claim("a", stale).await.unwrap().is_none());
         q.enqueue("cat", "t3", None, now).await.unwrap();
-        q.claim("dead", stale).await.unwrap().unwrap();
+        let stalled = q.claim("dead", stale).await.unwrap().unwrap();
         let later = Utc::now() + chrono::Duration::seconds(1);
-        assert_eq!(
-            q.claim("alive", later).await.unwrap().unwrap().owner,
-            "cat",
-            "{engine}"
+        let taken = q.claim("alive", later).await.unwrap().unwrap();
+        assert_eq!(taken.owner, "cat", "{engine}");
+        // The stalled claimant, back, neither renews, finishes nor retries what was taken over.
+        assert!(!q.renew(&stalled, "dead").await.unwrap(), "{engine}");
+        q.finish(&stalled).await.unwrap();
+        q.retry(&stalled, Utc::now()).await.unwrap();
+        // bob's retried turn, and cat's, still the new claimant's.
+        assert_eq!(q.queued().await.unwrap(), 2, "{engine}");
+        assert!(
+            q.claim("third", stale).await.unwrap().is_none(),
+            "{engine}: claimed once"
         );
+        assert!(q.renew(&taken, "alive").await.unwrap());
+        q.finish(&taken).await.unwrap();
+        assert_eq!(q.queued().await.unwrap(), 1, "{engine}");
     }
 }

@@ -1,6 +1,6 @@
 // A `task` call as a subtask card: what the subagent was asked, where it stands, how long it
 // took; opened, what it did (its text and tool calls, as they stream).
-import { useId, useState } from "react";
+import { memo, useId, useState } from "react";
 import { Icon } from "../components/Icon";
 import { Markdown } from "../components/Markdown";
 import { formatDuration } from "../lib/format";
@@ -18,7 +18,7 @@ import {
 import { progressText } from "../lib/toolProgress";
 
 /** One of the subagent's tool calls: its title, what it works on, and the start of its result. */
-function ChildTool({ entry }: { entry: ToolEntry }) {
+const ChildTool = memo(function ChildTool({ entry }: { entry: ToolEntry }) {
   const { title, summary } = toolLine(entry);
   const done = entry.result !== undefined;
   const status = !done ? "running" : entry.failed ? "error" : "success";
@@ -36,7 +36,7 @@ function ChildTool({ entry }: { entry: ToolEntry }) {
       {done && entry.result && <div className="subtask-tool-result">{shortResult(entry.result)}</div>}
     </div>
   );
-}
+});
 
 /** What the card says when there is no transcript to show. */
 function noTranscript(view: SubtaskView): string {
@@ -88,7 +88,7 @@ function Transcript({ view, task, id }: { view: SubtaskView; task: Subtask | und
  * A `task` call: `task` from the run's task events (absent after a reload), `result` once the
  * call has answered. Folded until opened; each card follows its own task.
  */
-export function SubtaskCard({
+export const SubtaskCard = memo(function SubtaskCard({
   call,
   result,
   task,
@@ -139,4 +139,4 @@ export function SubtaskCard({
       {open && <Transcript view={view} task={task} id={bodyId} />}
     </div>
   );
-}
+});

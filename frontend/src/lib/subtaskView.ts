@@ -5,7 +5,7 @@ import { pluralize } from "./format";
 import type { ToolCall, ToolMessage } from "./messages";
 import { textOf, tryParseArgs } from "./messages";
 import type { Subtask, SubtaskStatus, ToolEntry } from "./subtasks";
-import { toolHeading, toolSummary } from "./toolFormat";
+import { str, toolHeading, toolSummary } from "./toolFormat";
 
 /** The tool that hands a task to a subagent. */
 export const TASK_TOOL = "task";
@@ -37,7 +37,6 @@ export interface SubtaskView {
   answer?: string;
 }
 
-const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v : undefined);
 
 const ENDINGS: readonly SubtaskStatus[] = ["completed", "failed", "cancelled", "timed_out"];
 

@@ -53,10 +53,17 @@ export function toolHeading(name: string, result?: Pick<ToolMessage, "artifact">
 export function resultImages(result: Pick<ToolMessage, "artifact"> | undefined): string[] {
   const images = result?.artifact?.["images"];
   if (!Array.isArray(images)) return [];
-  return imagesOf(images.map((i: unknown) => ({ type: "image", ...(i && typeof i === "object" ? i : {}) })));
+  // Only inline base64 images: a URL in a tool's artifact would make the browser fetch it.
+  return imagesOf(
+    images.map((i: unknown) => {
+      const { mimeType, data } = (i && typeof i === "object" ? i : {}) as { mimeType?: unknown; data?: unknown };
+      return { type: "image", mimeType, data };
+    }),
+  );
 }
 
-function str(value: unknown): string | undefined {
+/** A string with something in it, or undefined. */
+export function str(value: unknown): string | undefined {
   return typeof value === "string" && value.trim() ? value : undefined;
 }
 

@@ -55,7 +55,7 @@ export function FactRow({
                 </span>
               ))}
               {fact.source_thread && (
-                <Link to={`/threads/${fact.source_thread}`} title="The conversation it was learned in">
+                <Link to={`/threads/${encodeURIComponent(fact.source_thread)}`} title="The conversation it was learned in">
                   source conversation
                 </Link>
               )}

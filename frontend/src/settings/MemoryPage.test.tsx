@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { MemoryRouter } from "react-router-dom";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { Fact, MemoryExport } from "../api/types";
 import { ToastProvider } from "../components/Toasts";
 import { json } from "../test/agents";
@@ -336,13 +336,17 @@ describe("Settings → Memory", () => {
     const calls = serve([tea, rust]);
     const saved: Blob[] = [];
     const downloads: string[] = [];
-    vi.stubGlobal("URL", Object.assign(URL, {
-      createObjectURL: vi.fn((blob: Blob) => {
-        saved.push(blob);
-        return "blob:memory";
-      }),
-      revokeObjectURL: vi.fn(),
-    }));
+    // jsdom has no object URLs: added for this test, removed after it.
+    const restore = { create: URL.createObjectURL, revoke: URL.revokeObjectURL };
+    URL.createObjectURL = vi.fn((blob: Blob) => {
+      saved.push(blob);
+      return "blob:memory";
+    });
+    URL.revokeObjectURL = vi.fn();
+    onTestFinished(() => {
+      URL.createObjectURL = restore.create;
+      URL.revokeObjectURL = restore.revoke;
+    });
     vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(function (this: HTMLAnchorElement) {
       downloads.push(this.download);
     });

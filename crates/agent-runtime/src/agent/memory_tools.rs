@@ -109,6 +109,7 @@ impl AgentRun<'_> {
                     .update(
                         owner,
                         assistant,
+                        self.profile.private_memory,
                         &text(args, "id")?,
                         &text(args, "content")?,
                     )
@@ -118,7 +119,12 @@ impl AgentRun<'_> {
             }
             "memory_delete" => {
                 memory
-                    .delete(owner, assistant, &text(args, "id")?)
+                    .delete(
+                        owner,
+                        assistant,
+                        self.profile.private_memory,
+                        &text(args, "id")?,
+                    )
                     .await
                     .map_err(ToolError::Model)?;
                 "Forgotten.".to_string()

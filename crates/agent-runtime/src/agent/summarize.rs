@@ -36,10 +36,11 @@ pub(super) fn unsummarized(state: &AgentState) -> usize {
     {
         return s.summarized;
     }
+    // Never starting at a tool result, which must follow its call.
     messages
         .iter()
         .position(|m| m.id() == s.up_to)
-        .map_or(0, |i| i + 1)
+        .map_or(0, |i| back_to_call(messages, i + 1))
 }
 
 /// The system prompt with the summary, when there is one.
@@ -119,7 +120,9 @@ impl AgentRun<'_> {
         let system = with_summary(system, state);
         let by_count = cfg.trigger_messages > 0 && visible.len() > cfg.trigger_messages;
         // Exact counting only near the threshold: far below it the estimate is enough.
-        let counter = TokenCounter::new(&cfg.encoding, &model.config().model);
+        // The input measured is the run's model's, whatever model summarizes.
+        let counted = self.model.unwrap_or(model);
+        let counter = TokenCounter::new(&cfg.encoding, &counted.config().model);
         let near = cfg.trigger_tokens > 0 && estimate(&system, visible) * 2 >= cfg.trigger_tokens;
         // Each message is encoded once per run: later steps count only the new ones.
         let sizes: Vec<usize> = if near {

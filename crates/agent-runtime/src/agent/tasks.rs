@@ -105,6 +105,9 @@ impl AgentRun<'_> {
             created_at: now,
             updated_at: now,
         };
+        // Cancellable by its id from the moment its record can be seen.
+        let cancel = self.cancel.child_token();
+        let _registered = tasks.children.insert(&child_id, cancel.clone());
         if let Err(e) = self.store.runs.create(&record).await {
             let why = format!("the subagent could not start: {e}");
             self.never_started(call_id, CustomEvent::TaskFailed, Some(why.clone()));
@@ -139,8 +142,6 @@ impl AgentRun<'_> {
             max_model_calls: tasks.cfg.max_model_calls,
             ..self.cfg.clone()
         };
-        let cancel = self.cancel.child_token();
-        let _registered = tasks.children.insert(&child_id, cancel.clone());
         let child = AgentRun {
             run_id: &child_id,
             log: &log,

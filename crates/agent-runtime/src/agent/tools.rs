@@ -31,7 +31,11 @@ impl AgentRun<'_> {
         // Searches first: they change which MCP tools the next model call gets.
         let mut searched: HashMap<&str, ToolOutput> = HashMap::new();
         for call in &ai.tool_calls {
-            if call.name == TOOL_SEARCH && state.mcp.deferred && self.may_call(&call.name) {
+            if call.name == TOOL_SEARCH
+                && state.mcp.deferred
+                && self.may_call(&call.name)
+                && activation.is_none_or(|a| a.allows(&call.name))
+            {
                 let query = call
                     .args
                     .get("query")

@@ -276,6 +276,7 @@ impl RunManager {
             run.log
                 .emit(&StreamEvent::Error(&RunFailure::new(kind, message)));
         }
+        let total = state.total_usage();
         let update = RunUpdate {
             status,
             stop_reason: Some(stop_reason),
@@ -287,9 +288,9 @@ impl RunManager {
                     .clone()
                     .or_else(|| Some(stop_reason.as_str().to_string()))
             },
-            input_tokens: state.total_usage().input_tokens,
-            output_tokens: state.total_usage().output_tokens,
-            model_calls: state.total_usage().model_calls,
+            input_tokens: total.input_tokens,
+            output_tokens: total.output_tokens,
+            model_calls: total.model_calls,
         };
         if let Err(e) = store.runs.update(&run.run_id, &update).await {
             tracing::error!(run.id = %run.run_id, error = %e, "run status could not be saved");
@@ -299,7 +300,7 @@ impl RunManager {
         {
             memory.turn_ended(&run.owner, &run.thread_id, start.profile.memory_scope());
         }
-        tracing::info!(run.id = %run.run_id, thread.id = %run.thread_id, %status, %stop_reason, model_calls = state.usage.model_calls, "run finished");
+        tracing::info!(run.id = %run.run_id, thread.id = %run.thread_id, %status, %stop_reason, model_calls = total.model_calls, "run finished");
     }
 }
 

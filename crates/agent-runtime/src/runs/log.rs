@@ -163,7 +163,9 @@ impl EventLog {
             return None;
         }
         let recorded = self.record(event.name(), mode, event.data())?;
-        if let (Some(forward), Some(_)) = (self.forward.get(), mode) {
+        if let (Some(forward), Some(_)) = (self.forward.get(), mode)
+            && forward.parent.wants(StreamMode::Custom)
+        {
             // Built as text: the child's data is JSON already, and chunks are many.
             forward.parent.record(
                 "custom",

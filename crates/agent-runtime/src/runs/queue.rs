@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use antler_protocol::runs::RunStatus;
 use antler_store::RunRecord;
 
 use super::active::{ActiveRun, RunError};
@@ -46,10 +47,20 @@ impl RunManager {
             .deps
             .store
             .runs
-            .list(thread_id, None, 50, 0)
+            .list(thread_id, Some(RunStatus::Running), 1000, 0)
             .await?
             .into_iter()
-            .filter(|r| r.status.is_active() && r.instance != self.deps.instance)
+            .chain(
+                self.deps
+                    .store
+                    .runs
+                    .list(thread_id, Some(RunStatus::Pending), 1000, 0)
+                    .await?,
+            )
+            // Subagents' runs belong to their lead, which is what waits or is waited for.
+            .filter(|r| {
+                r.instance != self.deps.instance && !r.metadata.contains_key("parent_run_id")
+            })
             .collect())
     }
 

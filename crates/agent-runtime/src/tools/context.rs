@@ -67,6 +67,11 @@ impl antler_mcp::Launcher for SandboxLauncher<'_> {
         self.0.owner.as_deref().unwrap_or_default()
     }
 
+    async fn hold(&self) {
+        // Acquired for the run (released when it ends): the idle reaper leaves it alone.
+        let _ = self.0.get().await;
+    }
+
     async fn launch(
         &self,
         argv: &[String],

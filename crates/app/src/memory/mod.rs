@@ -326,15 +326,12 @@ impl MemoryService {
     /// Everything about the caller, to keep or to move.
     pub async fn export(&self, caller: &Caller) -> Result<MemoryExport, MemoryError> {
         let owner = caller.owner();
-        let query = FactQuery {
-            limit: 1000,
-            ..FactQuery::default()
-        };
-        let facts = self.store.memory.list(owner, &query).await?;
+        // Every active fact, however many: an export is the whole memory.
+        let facts = self.store.memory.active(owner).await?;
         Ok(MemoryExport {
             facts: facts
                 .into_iter()
-                .map(|(f, _)| FactCreate {
+                .map(|f| FactCreate {
                     content: f.content,
                     category: Some(f.category),
                     confidence: Some(f.confidence),

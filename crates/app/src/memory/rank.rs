@@ -1,7 +1,7 @@
 //! Which facts matter most: usefulness (confidence, confirmations, recent use) and the
 //! eviction it decides.
 
-use antler_store::{FactQuery, FactRecord, Store, StoreError};
+use antler_store::{FactRecord, Store, StoreError};
 use chrono::Utc;
 
 /// Keeps at most `max` active facts of `owner`: the least useful go.
@@ -10,17 +10,7 @@ pub(crate) async fn evict(store: &Store, owner: &str, max: usize) -> Result<(), 
     if count <= max {
         return Ok(());
     }
-    let query = FactQuery {
-        limit: 1000,
-        ..FactQuery::default()
-    };
-    let mut facts: Vec<FactRecord> = store
-        .memory
-        .list(owner, &query)
-        .await?
-        .into_iter()
-        .map(|(f, _)| f)
-        .collect();
+    let mut facts: Vec<FactRecord> = store.memory.active(owner).await?;
     // Scores computed once: a comparator reading the clock could contradict itself.
     let now = Utc::now();
     let mut scored: Vec<(f64, FactRecord)> = facts

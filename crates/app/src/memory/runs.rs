@@ -87,11 +87,12 @@ impl MemorySource for MemoryService {
         &self,
         owner: &str,
         assistant_id: &str,
+        private: bool,
         id: &str,
         content: &str,
     ) -> Result<RememberedFact, String> {
         self.usable(owner).await?;
-        self.visible(owner, assistant_id, id).await?;
+        self.changeable(owner, assistant_id, private, id).await?;
         let patch = FactPatch {
             content: Some(content.to_string()),
             ..FactPatch::default()
@@ -106,9 +107,15 @@ impl MemorySource for MemoryService {
         })
     }
 
-    async fn delete(&self, owner: &str, assistant_id: &str, id: &str) -> Result<(), String> {
+    async fn delete(
+        &self,
+        owner: &str,
+        assistant_id: &str,
+        private: bool,
+        id: &str,
+    ) -> Result<(), String> {
         self.usable(owner).await?;
-        self.visible(owner, assistant_id, id).await?;
+        self.changeable(owner, assistant_id, private, id).await?;
         MemoryService::delete(self, &Caller::owner_only(owner), id)
             .await
             .map_err(|e| e.to_string())
@@ -143,9 +150,15 @@ impl MemorySource for MemoryService {
 }
 
 impl MemoryService {
-    /// A fact the assistant's tools may change: shared, or its own (another agent's private
-    /// facts are as if they did not exist).
-    async fn visible(&self, owner: &str, assistant_id: &str, id: &str) -> Result<(), String> {
+    /// A fact the assistant's tools may change: its own, or a shared one unless it has
+    /// memory of its own (another agent's private facts are as if they did not exist).
+    async fn changeable(
+        &self,
+        owner: &str,
+        assistant_id: &str,
+        private: bool,
+        id: &str,
+    ) -> Result<(), String> {
         let fact = self
             .store
             .memory
@@ -153,6 +166,11 @@ impl MemoryService {
             .await
             .map_err(|e| e.to_string())?;
         match fact {
+            // An agent with memory of its own leaves the shared facts as they are.
+            Some(f) if private && f.assistant_id.is_none() => Err(format!(
+                "the fact '{}' is shared with the person's other agents; add a fact of your own instead",
+                id.chars().take(80).collect::<String>()
+            )),
             Some(f) if f.assistant_id.as_deref().is_none_or(|a| a == assistant_id) => Ok(()),
             _ => Err(format!(
                 "no remembered fact '{}'",

@@ -429,12 +429,9 @@ async fn an_assistant_defines_its_own_subagent_types() {
     assert_eq!(status, 200, "{values}");
     let results = tool_messages(&values);
     assert_eq!(results[0]["content"], "Too long by half.", "{results:?}");
+    let lead = crate::common::model_request_for(&model, "critique please").await;
     let requests = model_requests(&model).await;
     let requests = requests.as_array().unwrap();
-    let lead = requests
-        .iter()
-        .find(|r| r["messages"].as_array().unwrap().last().unwrap()["content"] == "critique please")
-        .unwrap();
     let task = lead["tools"]
         .as_array()
         .unwrap()

@@ -66,8 +66,9 @@ pub(crate) async fn spawn(
     let wrapper = wrapper();
     let mut cmd = vec!["bash", "-c", wrapper.as_str(), "antler-stdio"];
     cmd.extend(argv.iter().map(String::as_str));
-    let mut vars = vec![format!("ANTLER_EXEC_ID={exec_id}")];
-    vars.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+    // Last, so a configured variable of the same name cannot hide it from the kill.
+    let mut vars: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    vars.push(format!("ANTLER_EXEC_ID={exec_id}"));
     let created = docker
         .create_exec(
             container,

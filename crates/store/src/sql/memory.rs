@@ -114,60 +114,50 @@ impl MemoryRepo for SqlMemory {
         let words = q.search.as_deref().map(search_words).unwrap_or_default();
         let limit = i64::from(q.limit.clamp(1, 1000));
         let offset = i64::from(q.offset);
-        let rows: Vec<Row> = match (&self.0, words.is_empty()) {
-            (_, true) => {
-                let sql = format!(
-                    "SELECT {COLUMNS} FROM memory_facts f WHERE {filters} \
+        // The words searched for ($7) in each engine's syntax; unused (null) without words.
+        let (sql, term) = match (&self.0, words.is_empty()) {
+            (_, true) => (
+                format!(
+                    "SELECT {COLUMNS} FROM memory_facts f WHERE CAST($7 AS TEXT) IS NULL AND {filters} \
                      ORDER BY f.updated_at DESC, f.fact_id LIMIT $5 OFFSET $6"
-                );
-                on!(&self.0, p => sqlx::query_as(&sql)
-                    .bind(owner)
-                    .bind(&q.assistant_id)
-                    .bind(&q.category)
-                    .bind(q.include_inactive)
-                    .bind(limit)
-                    .bind(offset)
-                    .fetch_all(p)
-                    .await?)
-            }
-            (Db::Sqlite(p), false) => {
-                // Quoted words: FTS5 syntax in a person's text means nothing.
-                let matched: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
-                let sql = format!(
+                ),
+                None,
+            ),
+            (Db::Sqlite(_), false) => (
+                format!(
                     "SELECT {COLUMNS}, -bm25(memory_fts) AS rank FROM memory_fts \
                      JOIN memory_facts f ON f.rowid = memory_fts.rowid \
                      WHERE memory_fts MATCH $7 AND {filters} \
                      ORDER BY rank DESC, f.fact_id LIMIT $5 OFFSET $6"
-                );
-                sqlx::query_as(&sql)
-                    .bind(owner)
-                    .bind(&q.assistant_id)
-                    .bind(&q.category)
-                    .bind(q.include_inactive)
-                    .bind(limit)
-                    .bind(offset)
-                    .bind(matched.join(" OR "))
-                    .fetch_all(p)
-                    .await?
-            }
-            (Db::Postgres(p), false) => {
-                let sql = format!(
+                ),
+                // Quoted words: FTS5 syntax in a person's text means nothing.
+                Some(
+                    words
+                        .iter()
+                        .map(|w| format!("\"{w}\""))
+                        .collect::<Vec<_>>()
+                        .join(" OR "),
+                ),
+            ),
+            (Db::Postgres(_), false) => (
+                format!(
                     "SELECT {COLUMNS}, CAST(ts_rank(f.tsv, to_tsquery('simple', $7)) AS DOUBLE PRECISION) AS rank \
                      FROM memory_facts f WHERE f.tsv @@ to_tsquery('simple', $7) AND {filters} \
                      ORDER BY rank DESC, f.fact_id LIMIT $5 OFFSET $6"
-                );
-                sqlx::query_as(&sql)
-                    .bind(owner)
-                    .bind(&q.assistant_id)
-                    .bind(&q.category)
-                    .bind(q.include_inactive)
-                    .bind(limit)
-                    .bind(offset)
-                    .bind(words.join(" | "))
-                    .fetch_all(p)
-                    .await?
-            }
+                ),
+                Some(words.join(" | ")),
+            ),
         };
+        let rows: Vec<Row> = on!(&self.0, p => sqlx::query_as(&sql)
+            .bind(owner)
+            .bind(&q.assistant_id)
+            .bind(&q.category)
+            .bind(q.include_inactive)
+            .bind(limit)
+            .bind(offset)
+            .bind(term)
+            .fetch_all(p)
+            .await?);
         Ok(rows.into_iter().map(Into::into).collect())
     }
 
@@ -413,6 +403,7 @@ impl MemoryQueueRepo for SqlMemoryQueue {
                 thread_id,
                 assistant_id,
                 claimed_at: now,
+                claimed_by: instance.to_string(),
                 attempts: attempts + 1,
             }))
         })
@@ -421,12 +412,15 @@ impl MemoryQueueRepo for SqlMemoryQueue {
     async fn finish(&self, item: &QueuedTurn) -> Result<(), StoreError> {
         on!(&self.0, p => {
             let mut tx = p.begin_write().await?;
+            // Only while the claim is still ours: a replica that took it over finishes it.
             let removed = sqlx::query(
-                "DELETE FROM memory_queue WHERE owner = $1 AND thread_id = $2 AND due_at <= $3",
+                "DELETE FROM memory_queue WHERE owner = $1 AND thread_id = $2 AND due_at <= $3 \
+                 AND claimed_by = $4",
             )
             .bind(&item.owner)
             .bind(&item.thread_id)
             .bind(p.time(item.claimed_at))
+            .bind(&item.claimed_by)
             .execute(&mut *tx)
             .await?
             .rows_affected();
@@ -434,10 +428,11 @@ impl MemoryQueueRepo for SqlMemoryQueue {
                 // A newer turn arrived meanwhile: it is read when due.
                 sqlx::query(
                     "UPDATE memory_queue SET claimed_by = NULL, claimed_at = NULL, attempts = 0 \
-                     WHERE owner = $1 AND thread_id = $2",
+                     WHERE owner = $1 AND thread_id = $2 AND claimed_by = $3",
                 )
                 .bind(&item.owner)
                 .bind(&item.thread_id)
+                .bind(&item.claimed_by)
                 .execute(&mut *tx)
                 .await?;
             }
@@ -466,11 +461,12 @@ impl MemoryQueueRepo for SqlMemoryQueue {
         on!(&self.0, p => {
             sqlx::query(
                 "UPDATE memory_queue SET claimed_by = NULL, claimed_at = NULL, due_at = $3 \
-                 WHERE owner = $1 AND thread_id = $2",
+                 WHERE owner = $1 AND thread_id = $2 AND claimed_by = $4",
             )
             .bind(&item.owner)
             .bind(&item.thread_id)
             .bind(p.time(retry_at))
+            .bind(&item.claimed_by)
             .execute(p)
             .await?;
         });
