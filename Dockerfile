@@ -15,11 +15,15 @@ ARG PREBUILT_SERVER=""
 ARG PREBUILT_MOCK=""
 WORKDIR /src
 # Manifests first, with stub sources, so dependencies build in a layer that only changes
-# when Cargo.toml or Cargo.lock do.
+# when Cargo.toml or Cargo.lock do. Every crate of the workspace must be listed: `cargo
+# metadata` fails the build on a missing one (the stub build itself may fail, as stubs do not
+# compile against each other; tests/repo checks the list too).
 COPY Cargo.toml Cargo.lock ./
 COPY crates/agent-runtime/Cargo.toml crates/agent-runtime/Cargo.toml
+COPY crates/app/Cargo.toml crates/app/Cargo.toml
 COPY crates/cli/Cargo.toml crates/cli/Cargo.toml
 COPY crates/gateway/Cargo.toml crates/gateway/Cargo.toml
+COPY crates/mcp/Cargo.toml crates/mcp/Cargo.toml
 COPY crates/mock-llm/Cargo.toml crates/mock-llm/Cargo.toml
 COPY crates/protocol/Cargo.toml crates/protocol/Cargo.toml
 COPY crates/sandbox/Cargo.toml crates/sandbox/Cargo.toml
@@ -27,7 +31,8 @@ COPY crates/skills/Cargo.toml crates/skills/Cargo.toml
 COPY crates/store/Cargo.toml crates/store/Cargo.toml
 RUN if [ -z "$PREBUILT_SERVER" ]; then \
       for c in crates/*/; do mkdir -p "$c/src" && echo "" > "$c/src/lib.rs" && echo "fn main() {}" > "$c/src/main.rs"; done \
-      && cargo build --release --locked -p antler-cli -p antler-mock-llm 2>/dev/null || true; \
+      && cargo metadata --locked --offline --no-deps --format-version 1 >/dev/null \
+      && { cargo build --release --locked -p antler-cli -p antler-mock-llm 2>/dev/null || true; }; \
     fi
 COPY . .
 RUN mkdir -p /out \

@@ -5,7 +5,8 @@
 # lists the few documented exceptions).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target="${CARGO_TARGET_DIR:-target}"
+# Absolute: the path is used from other working directories too.
+target="$(realpath -m "${CARGO_TARGET_DIR:-target}")"
 venv="${ANTLER_FUZZ_VENV:-$target/api-fuzz-venv}"
 source scripts/venv.sh
 ensure_venv "$venv"

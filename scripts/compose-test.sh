@@ -23,7 +23,8 @@ else
 fi
 
 # Inputs built on the host: the server binaries and the web UI.
-target="${CARGO_TARGET_DIR:-target}"
+# Absolute: the path is used from other working directories too.
+target="$(realpath -m "${CARGO_TARGET_DIR:-target}")"
 cargo build --release -p antler-cli --bin antler -p antler-mock-llm --bin antler-mock-llm
 rm -rf docker/prebuilt && mkdir -p docker/prebuilt/web
 cp "$target/release/antler" "$target/release/antler-mock-llm" docker/prebuilt/

@@ -4,7 +4,8 @@
 # ./data-demo (DEMO_DATA_DIR), on http://127.0.0.1:8000 (DEMO_BIND). Ctrl-C stops both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target="${CARGO_TARGET_DIR:-target}"
+# Absolute: the path is used from other working directories too.
+target="$(realpath -m "${CARGO_TARGET_DIR:-target}")"
 bind="${DEMO_BIND:-127.0.0.1:8000}"
 data="${DEMO_DATA_DIR:-$PWD/data-demo}"
 

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-60}"
-target="${CARGO_TARGET_DIR:-$PWD/target}"
+target="$(realpath -m "${CARGO_TARGET_DIR:-target}")"
 export RUSTC_BOOTSTRAP=1
 if ! cargo fuzz --version >/dev/null 2>&1; then
   echo "fuzz: installing cargo-fuzz ..."

@@ -3,7 +3,8 @@
 # the debug binaries, and tests/sdk.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target="${CARGO_TARGET_DIR:-target}"
+# Absolute: the path is used from other working directories too.
+target="$(realpath -m "${CARGO_TARGET_DIR:-target}")"
 venv="${ANTLER_SDK_VENV:-$target/sdk-venv}"
 source scripts/venv.sh
 ensure_venv "$venv"

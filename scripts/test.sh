@@ -41,8 +41,10 @@ else
   cargo test --workspace --no-fail-fast
 fi
 
-# The built-in skills' scripts (Python 3 standard library only).
+# The built-in skills' scripts (Python 3 standard library only), then checks of the
+# repository's own build files.
 python3 -m unittest discover -s tests/skills -v
+python3 -m unittest discover -s tests/repo -v
 
 # The official LangGraph Python SDK against the server, unmodified.
 scripts/sdk-test.sh

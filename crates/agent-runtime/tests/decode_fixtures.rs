@@ -9,7 +9,7 @@ use eventsource_stream::Eventsource;
 use futures::StreamExt;
 
 fn decode(name: &str) -> (Vec<Turn>, Vec<Delta>, Option<Usage>) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+    let path = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap())
         .join("tests/fixtures/openai-chat-stream")
         .join(name);
     let bytes = std::fs::read(path).unwrap();

@@ -79,7 +79,7 @@ fn shape(lines: &[String]) -> Vec<String> {
 fn fixture(name: &str) -> Vec<String> {
     let path = format!(
         "{}/../agent-runtime/tests/fixtures/openai-chat-stream/{name}.sse",
-        env!("CARGO_MANIFEST_DIR")
+        std::env::var("CARGO_MANIFEST_DIR").unwrap()
     );
     data_lines(&std::fs::read_to_string(path).unwrap())
 }

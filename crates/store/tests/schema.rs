@@ -16,7 +16,7 @@ use antler_store::{Location, NewCheckpoint, Store};
 use serde_json::{Map, json};
 
 fn versions(engine: &str) -> BTreeSet<u32> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+    let dir = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap())
         .join("../../migrations")
         .join(engine);
     std::fs::read_dir(dir)

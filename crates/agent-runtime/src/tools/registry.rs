@@ -170,8 +170,8 @@ mod tests {
         let actual = serde_json::to_string_pretty(&ToolRegistry::builtin().definitions())
             .expect("definitions serialise")
             + "\n";
-        let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tool-definitions.json");
+        let path = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap())
+            .join("tests/fixtures/tool-definitions.json");
         if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
             std::fs::write(&path, &actual).expect("snapshot written");
             return;

@@ -34,7 +34,10 @@ const SCRIPT: &str = r#"scenarios:
 fn script_copy(env: &Env, tag: &str) -> String {
     let path = env.data_dir().join(format!("many_tools_{tag}.py"));
     std::fs::create_dir_all(env.data_dir()).unwrap();
-    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/mcp/many_tools.py");
+    let source = format!(
+        "{}/../../tests/mcp/many_tools.py",
+        std::env::var("CARGO_MANIFEST_DIR").unwrap()
+    );
     std::fs::copy(source, &path).unwrap();
     path.display().to_string()
 }
