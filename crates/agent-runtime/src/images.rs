@@ -48,7 +48,7 @@ pub fn split_content(content: &Value) -> Result<(String, Vec<Image>), String> {
     }
     if images.len() > MAX_IMAGES {
         return Err(format!(
-            "{} images in one message; at most {MAX_IMAGES}",
+            "content: {} images in one message; at most {MAX_IMAGES}",
             images.len()
         ));
     }

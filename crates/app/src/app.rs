@@ -310,7 +310,12 @@ impl App {
                 manager.clone(),
                 sandbox.clone(),
             ),
-            runs: RunsService::new(store.clone(), manager, assistants.clone()),
+            runs: RunsService::new(
+                store.clone(),
+                manager,
+                assistants.clone(),
+                config.threads.clone(),
+            ),
             mcp,
             memory,
             assistants,

@@ -55,7 +55,12 @@ impl RunsService {
         let states = self
             .store
             .state
-            .history(thread_id, limit.clamp(1, MAX_PAGE), before)
+            .history(
+                thread_id,
+                limit.clamp(1, MAX_PAGE),
+                before,
+                usize::try_from(self.limits.history_max_bytes).unwrap_or(usize::MAX),
+            )
             .await?;
         states.into_iter().map(checkpoint_state).collect()
     }
@@ -70,6 +75,7 @@ impl RunsService {
         update: ThreadStateUpdate,
     ) -> Result<StateUpdated, RunOpError> {
         let thread = self.thread(caller, thread_id).await?;
+        self.check_quota(caller).await?;
         // A queued or starting run would save over the update from its own branch head.
         let mut active = false;
         for status in [RunStatus::Pending, RunStatus::Running] {

@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 
 use crate::Caller;
 use crate::assistants::{AssistantError, AssistantsService};
+use crate::config::ThreadsConfig;
 use crate::threads::{ThreadError, check_id, parse_values};
 
 /// Largest page of runs or checkpoints.
@@ -46,6 +47,16 @@ pub enum RunOpError {
     /// The run is still pending or running (cancel it first).
     #[error("run '{0}' is still active; cancel it before deleting it")]
     Active(String),
+    /// The caller's conversations keep more than their storage quota allows.
+    #[error(
+        "your conversations keep {used} bytes, over your storage quota of {limit} bytes; delete conversations you no longer need"
+    )]
+    Quota {
+        /// Bytes kept.
+        used: u64,
+        /// The quota.
+        limit: u64,
+    },
     /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -65,6 +76,7 @@ pub struct RunsService {
     pub(crate) store: Store,
     manager: Arc<RunManager>,
     assistants: Arc<AssistantsService>,
+    pub(crate) limits: ThreadsConfig,
 }
 
 impl std::fmt::Debug for RunsService {
@@ -78,12 +90,28 @@ impl RunsService {
         store: Store,
         manager: Arc<RunManager>,
         assistants: Arc<AssistantsService>,
+        limits: ThreadsConfig,
     ) -> Self {
         RunsService {
             store,
             manager,
             assistants,
+            limits,
         }
+    }
+
+    /// Refuses to store more for a caller whose conversations are over their quota.
+    pub(crate) async fn check_quota(&self, caller: &Caller) -> Result<(), RunOpError> {
+        let limit = self.limits.max_stored_bytes_per_user;
+        if limit == 0 {
+            return Ok(());
+        }
+        let used = self.store.threads.stored_bytes(caller.owner()).await?;
+        if used >= limit {
+            tracing::info!(used, limit, "storage quota reached");
+            return Err(RunOpError::Quota { used, limit });
+        }
+        Ok(())
     }
 
     /// The run manager (for background duties and benchmarks).
@@ -99,6 +127,7 @@ impl RunsService {
         req: RunCreate,
     ) -> Result<Started, RunOpError> {
         check_id(thread_id)?;
+        self.check_quota(caller).await?;
         let profile = self.assistants.profile(caller, &req.assistant_id).await?;
         let graph_id = profile.graph_id();
         let (run, record) = self

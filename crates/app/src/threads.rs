@@ -90,7 +90,9 @@ impl ThreadsService {
             .store
             .threads
             .create(caller.owner(), &id, req.metadata.unwrap_or_default())
-            .await?;
+            .await?
+            // Another person's id answers as any taken id does.
+            .ok_or_else(|| ThreadError::Exists(id.clone()))?;
         if !created.created && req.if_exists == Some(IfExists::Raise) {
             return Err(ThreadError::Exists(id));
         }

@@ -227,6 +227,12 @@ impl From<RunOpError> for AppError {
             e @ RunOpError::Active(_) => {
                 AppError::new(StatusCode::CONFLICT, "run_active", e.to_string())
             }
+            RunOpError::Quota { used, limit } => AppError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "storage_quota_exceeded",
+                RunOpError::Quota { used, limit }.to_string(),
+            )
+            .with_details(json!({ "used_bytes": used, "limit_bytes": limit })),
             RunOpError::Store(e) => e.into(),
         }
     }

@@ -178,11 +178,13 @@ pub trait StateRepo: Send + Sync + 'static {
         thread_id: &str,
         checkpoint_id: &str,
     ) -> Result<Option<CheckpointRecord>, StoreError>;
-    /// Checkpoints newest first, optionally before a checkpoint id.
+    /// Checkpoints newest first, optionally before a checkpoint id: at most `limit`, and
+    /// no more than about `max_bytes` of states (but always one when there is one).
     async fn history(
         &self,
         thread_id: &str,
         limit: u32,
         before: Option<&str>,
+        max_bytes: usize,
     ) -> Result<Vec<CheckpointRecord>, StoreError>;
 }

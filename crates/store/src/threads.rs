@@ -55,13 +55,25 @@ pub struct Created {
 /// Reads and writes threads.
 #[async_trait]
 pub trait ThreadRepo: Send + Sync + 'static {
-    /// Creates the thread, or returns the existing one with that id and owner.
+    /// Creates the thread, or returns the existing one with that id and owner; `None` when
+    /// the id is another owner's.
     async fn create(
         &self,
         owner: &str,
         thread_id: &str,
         metadata: Map<String, Value>,
-    ) -> Result<Created, StoreError>;
+    ) -> Result<Option<Created>, StoreError>;
+    /// Bytes the owner's threads keep (checkpoints, their messages, run events).
+    async fn stored_bytes(&self, owner: &str) -> Result<u64, StoreError>;
+    /// Marks a thread as temporary (a stateless run's: deleted when its run has ended,
+    /// also after a crash) or as kept.
+    async fn set_temporary(&self, thread_id: &str, temporary: bool) -> Result<(), StoreError>;
+    /// Temporary threads older than `older_than` with no pending or running run, as
+    /// (owner, thread id).
+    async fn finished_temporary(
+        &self,
+        older_than: DateTime<Utc>,
+    ) -> Result<Vec<(String, String)>, StoreError>;
     /// One thread of an owner.
     async fn get(&self, owner: &str, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError>;
     /// Shallow-merges `patch` into the metadata (a `null` value removes the key).

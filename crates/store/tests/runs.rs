@@ -304,12 +304,16 @@ async fn state_saves_are_checkpoints_with_history() {
         let thread = store.threads.get("local", "t").await.unwrap().unwrap();
         assert_eq!(thread.values, json!({"messages": [1, 2]}));
         assert_eq!(thread.status, ThreadStatus::Idle);
-        let history = store.state.history("t", 10, None).await.unwrap();
+        let history = store
+            .state
+            .history("t", 10, None, usize::MAX)
+            .await
+            .unwrap();
         assert_eq!(history.len(), 3);
         assert_eq!(history[0].checkpoint_id, second.checkpoint_id);
         let before = store
             .state
-            .history("t", 10, Some(&second.checkpoint_id))
+            .history("t", 10, Some(&second.checkpoint_id), usize::MAX)
             .await
             .unwrap();
         assert_eq!(before.len(), 2);

@@ -70,7 +70,11 @@ async fn concurrent_saves_of_one_thread_get_distinct_steps() {
             steps.insert(save.await.unwrap().unwrap().step);
         }
         assert_eq!(steps, (0..20).collect(), "{engine}");
-        let history = store.state.history("t", 100, None).await.unwrap();
+        let history = store
+            .state
+            .history("t", 100, None, usize::MAX)
+            .await
+            .unwrap();
         for pair in history.windows(2) {
             assert!(
                 pair[0].checkpoint_id > pair[1].checkpoint_id,
@@ -127,7 +131,7 @@ async fn check_upgraded(engine: &str, store: &Store) {
     );
     let steps: Vec<i64> = store
         .state
-        .history("kept", 10, None)
+        .history("kept", 10, None, usize::MAX)
         .await
         .unwrap()
         .iter()

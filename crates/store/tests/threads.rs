@@ -30,6 +30,7 @@ async fn create_is_idempotent_and_owner_scoped() {
             .threads
             .create("local", "t1", map(json!({"title": "a"})))
             .await
+            .unwrap()
             .unwrap();
         assert!(first.created);
         assert_eq!(first.thread.status, ThreadStatus::Idle);
@@ -37,6 +38,7 @@ async fn create_is_idempotent_and_owner_scoped() {
             .threads
             .create("local", "t1", map(json!({"title": "b"})))
             .await
+            .unwrap()
             .unwrap();
         assert!(!again.created);
         assert_eq!(
@@ -48,7 +50,9 @@ async fn create_is_idempotent_and_owner_scoped() {
                 .threads
                 .create("someone", "t1", Map::new())
                 .await
-                .is_err()
+                .unwrap()
+                .is_none(),
+            "another owner's id is taken, and whose it is is not said"
         );
         assert!(store.threads.get("someone", "t1").await.unwrap().is_none());
     }

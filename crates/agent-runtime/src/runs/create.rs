@@ -36,7 +36,17 @@ impl RunManager {
         let thread = store.threads.get(owner, thread_id).await?;
         if thread.is_none() {
             if req.if_not_exists == Some(IfNotExists::Create) {
-                store.threads.create(owner, thread_id, Map::new()).await?;
+                // Taken by someone else: the same answer as creating a thread with that id.
+                if store
+                    .threads
+                    .create(owner, thread_id, Map::new())
+                    .await?
+                    .is_none()
+                {
+                    return Err(RunError::Conflict(format!(
+                        "thread '{thread_id}' already exists"
+                    )));
+                }
             } else {
                 return Err(RunError::NotFound(format!("no thread '{thread_id}'")));
             }

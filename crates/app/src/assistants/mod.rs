@@ -149,6 +149,8 @@ impl AssistantsService {
 
     /// One assistant (the built-in one by its id or graph id).
     pub async fn get(&self, caller: &Caller, id: &str) -> Result<Assistant, AssistantError> {
+        // Any spelling of a UUID (upper case, braces, no hyphens) names the same one.
+        let id = &canonical(id);
         if Self::is_built_in(id) {
             return Ok(self.built_in());
         }
@@ -222,6 +224,8 @@ impl AssistantsService {
         id: &str,
         patch: AssistantPatch,
     ) -> Result<Assistant, AssistantError> {
+        // Any spelling of a UUID (upper case, braces, no hyphens) names the same one.
+        let id = &canonical(id);
         if Self::is_built_in(id) {
             return Err(built_in_fixed());
         }
@@ -269,6 +273,8 @@ impl AssistantsService {
 
     /// Deletes an assistant with its versions (its threads and runs stay).
     pub async fn delete(&self, caller: &Caller, id: &str) -> Result<(), AssistantError> {
+        // Any spelling of a UUID (upper case, braces, no hyphens) names the same one.
+        let id = &canonical(id);
         if Self::is_built_in(id) {
             return Err(built_in_fixed());
         }
@@ -287,6 +293,8 @@ impl AssistantsService {
         id: &str,
         query: &AssistantVersionsQuery,
     ) -> Result<Vec<Assistant>, AssistantError> {
+        // Any spelling of a UUID (upper case, braces, no hyphens) names the same one.
+        let id = &canonical(id);
         if Self::is_built_in(id) {
             return Ok(vec![self.built_in()]);
         }
@@ -310,6 +318,8 @@ impl AssistantsService {
         id: &str,
         version: i64,
     ) -> Result<Assistant, AssistantError> {
+        // Any spelling of a UUID (upper case, braces, no hyphens) names the same one.
+        let id = &canonical(id);
         if Self::is_built_in(id) {
             return Err(built_in_fixed());
         }
@@ -329,12 +339,16 @@ impl AssistantsService {
         caller: &Caller,
         id: &str,
     ) -> Result<AssistantSchemas, AssistantError> {
+        // Any spelling of a UUID (upper case, braces, no hyphens) names the same one.
+        let id = &canonical(id);
         self.get(caller, id).await?;
         Ok(graph::schemas(&self.known))
     }
 
     /// An assistant's graph.
     pub async fn graph(&self, caller: &Caller, id: &str) -> Result<AssistantGraph, AssistantError> {
+        // Any spelling of a UUID (upper case, braces, no hyphens) names the same one.
+        let id = &canonical(id);
         self.get(caller, id).await?;
         Ok(graph::graph())
     }
@@ -345,6 +359,8 @@ impl AssistantsService {
         caller: &Caller,
         assistant_id: &str,
     ) -> Result<AgentProfile, AssistantError> {
+        // Any spelling of a UUID (upper case, braces, no hyphens) names the same one.
+        let assistant_id = &canonical(assistant_id);
         if Self::is_built_in(assistant_id) {
             return Ok(AgentProfile::built_in(&built_in_id()));
         }
@@ -386,6 +402,11 @@ fn check_graph(graph_id: &str) -> Result<(), AssistantError> {
     Err(AssistantError::Invalid(format!(
         "no graph '{shown}': the only graph is '{GRAPH_ID}'"
     )))
+}
+
+/// A UUID in its one stored spelling (lower-case, hyphenated); anything else as given.
+fn canonical(id: &str) -> String {
+    uuid::Uuid::parse_str(id).map_or_else(|_| id.to_string(), |u| u.to_string())
 }
 
 fn uuid_of(id: &str) -> Result<String, AssistantError> {

@@ -186,6 +186,7 @@ impl Config {
         let at_least_one = [
             ("uploads.max_file_bytes", self.uploads.max_file_bytes),
             ("uploads.max_request_bytes", self.uploads.max_request_bytes),
+            ("threads.history_max_bytes", self.threads.history_max_bytes),
             (
                 "skills.install.max_entries",
                 self.skills.install.max_entries as u64,

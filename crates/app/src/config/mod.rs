@@ -33,6 +33,8 @@ pub struct Config {
     pub skills: SkillsConfig,
     /// Limits on files uploaded into threads.
     pub uploads: UploadsConfig,
+    /// Limits on what conversations store.
+    pub threads: ThreadsConfig,
     /// Where the agent's commands run.
     pub sandbox: antler_sandbox::config::SandboxConfig,
     /// OpenAI-compatible model endpoints (the first is the default).
@@ -60,6 +62,7 @@ impl Default for Config {
             auth: AuthConfig::default(),
             skills: SkillsConfig::default(),
             uploads: UploadsConfig::default(),
+            threads: ThreadsConfig::default(),
             sandbox: antler_sandbox::config::SandboxConfig::default(),
             models: Vec::new(),
             agent: antler_agent_runtime::config::AgentConfig::default(),
@@ -302,6 +305,27 @@ impl Default for UploadsConfig {
             max_files: 10,
             max_file_bytes: 50 * 1024 * 1024,
             max_request_bytes: 100 * 1024 * 1024,
+        }
+    }
+}
+
+/// `threads.*`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThreadsConfig {
+    /// Bytes one person's conversations may keep in the database (states, checkpoints and
+    /// their messages, run events); a run or state update past it is refused. 0: no limit.
+    pub max_stored_bytes_per_user: u64,
+    /// Most bytes of states one history request answers (at least one state is always
+    /// answered; clients page on with `before`).
+    pub history_max_bytes: u64,
+}
+
+impl Default for ThreadsConfig {
+    fn default() -> Self {
+        ThreadsConfig {
+            max_stored_bytes_per_user: 1024 * 1024 * 1024,
+            history_max_bytes: 8 * 1024 * 1024,
         }
     }
 }

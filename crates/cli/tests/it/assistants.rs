@@ -285,3 +285,49 @@ async fn a_run_follows_its_assistant() {
         .await;
     assert_eq!(status, 404, "{answer}");
 }
+
+#[tokio::test]
+async fn any_spelling_of_an_assistant_uuid_finds_it() {
+    let env = Env::new();
+    let server = env.start();
+    let upper = "A1B2C3D4-E5F6-4711-8899-AABBCCDDEEFF";
+    let (status, created) = server
+        .post_json(
+            "/api/assistants",
+            json!({"graph_id": "agent", "assistant_id": upper, "name": "Upper"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let id = created["assistant_id"].as_str().unwrap();
+    assert_eq!(id, upper.to_lowercase(), "stored in its canonical spelling");
+    for spelling in [
+        upper.to_string(),
+        id.to_string(),
+        id.replace('-', ""),
+        format!("{{{id}}}"),
+    ] {
+        let (status, got) = server
+            .get_json(&format!("/api/assistants/{spelling}"))
+            .await;
+        assert_eq!(
+            (status, got["name"].as_str()),
+            (200, Some("Upper")),
+            "{spelling}"
+        );
+    }
+    let (status, _) = server
+        .patch_json(
+            &format!("/api/assistants/{upper}"),
+            json!({"name": "Renamed"}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        server.delete(&format!("/api/assistants/{upper}")).await.0,
+        204
+    );
+    assert_eq!(
+        server.get_json(&format!("/api/assistants/{id}")).await.0,
+        404
+    );
+}

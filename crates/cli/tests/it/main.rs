@@ -30,6 +30,7 @@ mod memory_replicas;
 mod memory_scope;
 mod message_files;
 mod origin;
+mod ownership;
 mod personal_skills;
 mod replicas;
 mod runs;

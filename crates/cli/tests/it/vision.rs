@@ -106,6 +106,22 @@ async fn images_reach_vision_models_as_image_parts_and_others_as_a_note() {
             .contains("images must be"),
         "{error}"
     );
+    // Too many images: the message names where, as every other input error does.
+    let many: Vec<Value> = (0..11)
+        .map(|_| json!({"type": "image", "mimeType": "image/png", "data": PNG}))
+        .collect();
+    let (status, error) = server
+        .post_json(
+            "/api/threads/t/runs/wait",
+            json!({"assistant_id": "lead_agent",
+                   "input": {"messages": [{"role": "user", "content": many}]}}),
+        )
+        .await;
+    assert_eq!(status, 422, "{error}");
+    assert_eq!(
+        error["error"]["message"],
+        "input.messages[0].content: 11 images in one message; at most 10"
+    );
     let (_, state) = server.get_json("/api/threads/t/state").await;
     assert_eq!(state["values"]["messages"].as_array().unwrap().len(), 4);
 }

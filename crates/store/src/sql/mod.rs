@@ -8,6 +8,7 @@
 
 mod accounts;
 mod assistants;
+mod blobs;
 mod instances;
 mod mcp_config;
 mod memory;

@@ -118,7 +118,7 @@ impl From<EventRow> for StoredEvent {
 
 /// The columns of [`CheckpointRow`], in insert order.
 pub(crate) const CHECKPOINT_COLUMNS: &str =
-    "checkpoint_id, thread_id, run_id, parent_id, step, state, created_at, metadata";
+    "checkpoint_id, thread_id, run_id, parent_id, step, state, created_at, metadata, message_refs";
 
 /// A `thread_checkpoints` row.
 #[derive(sqlx::FromRow)]
@@ -131,9 +131,12 @@ pub(crate) struct CheckpointRow {
     state: Json<Value>,
     created_at: DateTime<Utc>,
     metadata: Option<Json<Map<String, Value>>>,
+    /// The hashes of its messages (see `blobs`); `None`: `state` is whole.
+    pub(crate) message_refs: Option<Json<Vec<String>>>,
 }
 
 impl From<CheckpointRow> for CheckpointRecord {
+    /// The record with the state as stored (without its messages when they are blobs).
     fn from(r: CheckpointRow) -> Self {
         CheckpointRecord {
             checkpoint_id: r.checkpoint_id,

@@ -80,16 +80,37 @@ impl RunRepo for SqlRuns {
     }
 
     async fn delete(&self, thread_id: &str, run_id: &str) -> Result<bool, StoreError> {
-        let deleted = on!(&self.0, p => sqlx::query(
-            "DELETE FROM runs WHERE thread_id = $1 AND run_id = $2 AND status <> $3 AND status <> $4",
-        )
-        .bind(thread_id)
-        .bind(run_id)
-        .bind(RunStatus::Pending)
-        .bind(RunStatus::Running)
-        .execute(p)
-        .await?
-        .rows_affected());
+        let deleted = on!(&self.0, p => {
+            let mut tx = p.begin_write().await?;
+            // The events go with the run: the thread keeps that many bytes fewer.
+            let bytes: Option<i64> = sqlx::query_scalar(
+                "SELECT CAST(SUM(OCTET_LENGTH(data)) AS BIGINT) FROM run_events WHERE run_id = $1",
+            )
+            .bind(run_id)
+            .fetch_one(&mut *tx)
+            .await?;
+            let deleted = sqlx::query(
+                "DELETE FROM runs WHERE thread_id = $1 AND run_id = $2 AND status <> $3 AND status <> $4",
+            )
+            .bind(thread_id)
+            .bind(run_id)
+            .bind(RunStatus::Pending)
+            .bind(RunStatus::Running)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if deleted > 0 {
+                sqlx::query(
+                    "UPDATE threads SET stored_bytes = CASE WHEN stored_bytes > $1 THEN stored_bytes - $1 ELSE 0 END WHERE thread_id = $2",
+                )
+                .bind(bytes.unwrap_or(0))
+                .bind(thread_id)
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await?;
+            deleted
+        });
         Ok(deleted > 0)
     }
 
@@ -152,6 +173,7 @@ impl RunRepo for SqlRuns {
         let Some(last) = events.iter().map(|e| e.seq).max() else {
             return Ok(());
         };
+        let bytes: usize = events.iter().map(|e| e.data.len()).sum();
         on!(&self.0, p => {
             let mut tx = p.begin_write().await?;
             // Multi-row inserts keep a long stream to a few statements; a sequence number
@@ -168,6 +190,15 @@ impl RunRepo for SqlRuns {
                 q.push(" ON CONFLICT DO NOTHING");
                 q.build().execute(&mut *tx).await?;
             }
+            // Counted against the owner's storage quota.
+            sqlx::query(
+                "UPDATE threads SET stored_bytes = stored_bytes + $1 \
+                 WHERE thread_id = (SELECT thread_id FROM runs WHERE run_id = $2)",
+            )
+            .bind(i64::try_from(bytes).unwrap_or(i64::MAX))
+            .bind(run_id)
+            .execute(&mut *tx)
+            .await?;
             if let Db::Postgres(_) = &self.0 {
                 // Delivered on commit: readers on other replicas wake up and read the rows.
                 sqlx::query("SELECT pg_notify($1, $2)")

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use sqlx::types::Json;
 
+use super::blobs;
 use super::rows::{CHECKPOINT_COLUMNS, CheckpointRow};
 use super::{Db, Engine, on};
 use crate::StoreError;
@@ -16,6 +17,9 @@ pub(crate) struct SqlState(pub(crate) Db);
 #[async_trait]
 impl StateRepo for SqlState {
     async fn save(&self, cp: NewCheckpoint<'_>) -> Result<SavedCheckpoint, StoreError> {
+        let split = blobs::split(cp.values)?;
+        let refs = split.rest.as_ref().map(|_| Json(&split.refs));
+        let state = split.rest.as_ref().unwrap_or(cp.values);
         on!(&self.0, p => {
             let now = Utc::now();
             let mut tx = p.begin_write().await?;
@@ -35,6 +39,38 @@ impl StateRepo for SqlState {
             .bind(cp.thread_id)
             .fetch_one(&mut *tx)
             .await?;
+            // Only messages the thread does not hold yet are written (and counted).
+            let hashes: Vec<&String> = split.blobs.keys().collect();
+            let mut known = std::collections::HashSet::new();
+            for chunk in hashes.chunks(blobs::IN_CHUNK) {
+                let mut q = sqlx::QueryBuilder::new(
+                    "SELECT hash FROM checkpoint_blobs WHERE thread_id = ",
+                );
+                q.push_bind(cp.thread_id).push(" AND hash IN (");
+                let mut list = q.separated(", ");
+                for h in chunk {
+                    list.push_bind(h.as_str());
+                }
+                q.push(")");
+                let found: Vec<String> = q.build_query_scalar().fetch_all(&mut *tx).await?;
+                known.extend(found);
+            }
+            let fresh: Vec<(&String, &String)> = split
+                .blobs
+                .iter()
+                .filter(|(h, _)| !known.contains(*h))
+                .collect();
+            let mut added = 0usize;
+            for chunk in fresh.chunks(blobs::IN_CHUNK / 3) {
+                let mut q =
+                    sqlx::QueryBuilder::new("INSERT INTO checkpoint_blobs (thread_id, hash, data) ");
+                q.push_values(chunk, |mut b, (h, text)| {
+                    added += text.len();
+                    b.push_bind(cp.thread_id).push_bind(h.as_str()).push_bind(text.as_str());
+                });
+                q.push(" ON CONFLICT DO NOTHING");
+                q.build().execute(&mut *tx).await?;
+            }
             let saved = SavedCheckpoint {
                 // Time-ordered like LangGraph's (clients order branches by id), and made
                 // under the lock so that id order is position order.
@@ -42,26 +78,34 @@ impl StateRepo for SqlState {
                 step: last.map_or(0, |step| step + 1),
                 parent_id: cp.parent_id.map(str::to_string),
             };
+            let state_text = serde_json::to_string(state)
+                .map_err(|e| StoreError::Unstorable(format!("a state cannot be stored: {e}")))?;
+            let meta_text = serde_json::to_string(cp.metadata)
+                .map_err(|e| StoreError::Unstorable(format!("metadata cannot be stored: {e}")))?;
+            added += state_text.len() + meta_text.len() + split.refs.len() * 35;
             sqlx::query(&format!(
                 "INSERT INTO thread_checkpoints ({CHECKPOINT_COLUMNS}) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
             ))
             .bind(&saved.checkpoint_id)
             .bind(cp.thread_id)
             .bind(cp.run_id)
             .bind(&saved.parent_id)
             .bind(saved.step)
-            .bind(Json(cp.values))
+            .bind(Json(state))
             .bind(p.time(now))
             .bind(Json(cp.metadata))
+            .bind(refs)
             .execute(&mut *tx)
             .await?;
             sqlx::query(
-                "UPDATE threads SET state = $1, status = $2, updated_at = $3 WHERE thread_id = $4",
+                "UPDATE threads SET state = $1, status = $2, updated_at = $3, \
+                 stored_bytes = stored_bytes + $4 WHERE thread_id = $5",
             )
             .bind(Json(cp.values))
             .bind(cp.status)
             .bind(p.time(now))
+            .bind(i64::try_from(added).unwrap_or(i64::MAX))
             .bind(cp.thread_id)
             .execute(&mut *tx)
             .await?;
@@ -83,7 +127,11 @@ impl StateRepo for SqlState {
     }
 
     async fn latest(&self, thread_id: &str) -> Result<Option<CheckpointRecord>, StoreError> {
-        Ok(self.history(thread_id, 1, None).await?.into_iter().next())
+        Ok(self
+            .history(thread_id, 1, None, usize::MAX)
+            .await?
+            .into_iter()
+            .next())
     }
 
     async fn head(&self, thread_id: &str) -> Result<Option<CheckpointRecord>, StoreError> {
@@ -130,7 +178,11 @@ impl StateRepo for SqlState {
             .bind(checkpoint_id)
             .fetch_optional(p)
             .await?);
-        Ok(row.map(Into::into))
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let mut loaded = blobs::Loaded::default();
+        Ok(Some(self.whole(thread_id, row, &mut loaded).await?.record))
     }
 
     async fn history(
@@ -138,6 +190,7 @@ impl StateRepo for SqlState {
         thread_id: &str,
         limit: u32,
         before: Option<&str>,
+        max_bytes: usize,
     ) -> Result<Vec<CheckpointRecord>, StoreError> {
         let sql = format!(
             "SELECT {CHECKPOINT_COLUMNS} FROM thread_checkpoints WHERE thread_id = $1 AND \
@@ -151,6 +204,64 @@ impl StateRepo for SqlState {
             .bind(i64::from(limit))
             .fetch_all(p)
             .await?);
-        Ok(rows.into_iter().map(Into::into).collect())
+        // Messages shared by many checkpoints are read and parsed once; the answer stops
+        // at `max_bytes` of states (at least one), so one request cannot take the server's
+        // memory however long the history.
+        let mut loaded = blobs::Loaded::default();
+        let mut out = Vec::new();
+        let mut bytes = 0usize;
+        for row in rows {
+            let record = self.whole(thread_id, row, &mut loaded).await?;
+            bytes += record.size;
+            if bytes > max_bytes && !out.is_empty() {
+                break;
+            }
+            out.push(record.record);
+        }
+        Ok(out)
+    }
+}
+
+/// A checkpoint with its state whole, and about how many bytes the state takes.
+struct Whole {
+    record: CheckpointRecord,
+    size: usize,
+}
+
+impl SqlState {
+    /// `row` with its messages read back (into `loaded`, which keeps them for the next).
+    async fn whole(
+        &self,
+        thread_id: &str,
+        mut row: CheckpointRow,
+        loaded: &mut blobs::Loaded,
+    ) -> Result<Whole, StoreError> {
+        let refs = row.message_refs.take().map(|r| r.0);
+        let mut record = CheckpointRecord::from(row);
+        let Some(refs) = refs else {
+            let size = serde_json::to_string(&record.state).map_or(0, |s| s.len());
+            return Ok(Whole { record, size });
+        };
+        for chunk in loaded.missing(&refs).chunks(blobs::IN_CHUNK) {
+            let found: Vec<(String, String)> = on!(&self.0, p => {
+                let mut q = sqlx::QueryBuilder::new(
+                    "SELECT hash, data FROM checkpoint_blobs WHERE thread_id = ",
+                );
+                q.push_bind(thread_id).push(" AND hash IN (");
+                let mut list = q.separated(", ");
+                for h in chunk {
+                    list.push_bind(*h);
+                }
+                q.push(")");
+                q.build_query_as().fetch_all(p).await?
+            });
+            for (hash, data) in found {
+                loaded.add(hash, &data)?;
+            }
+        }
+        let rest = std::mem::take(&mut record.state);
+        let size = serde_json::to_string(&rest).map_or(0, |s| s.len()) + loaded.size_of(&refs);
+        record.state = loaded.join(rest, &refs)?;
+        Ok(Whole { record, size })
     }
 }

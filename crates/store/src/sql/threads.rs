@@ -1,7 +1,8 @@
 //! Threads.
 
+use antler_protocol::runs::RunStatus;
 use async_trait::async_trait;
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use sqlx::types::Json;
 
@@ -19,7 +20,7 @@ impl ThreadRepo for SqlThreads {
         owner: &str,
         thread_id: &str,
         metadata: Map<String, Value>,
-    ) -> Result<Created, StoreError> {
+    ) -> Result<Option<Created>, StoreError> {
         let now = Utc::now();
         let inserted = on!(&self.0, p => sqlx::query(
             "INSERT INTO threads (thread_id, owner, created_at, updated_at, metadata) \
@@ -32,13 +33,12 @@ impl ThreadRepo for SqlThreads {
         .execute(p)
         .await?
         .rows_affected());
-        let thread = self.get(owner, thread_id).await?.ok_or_else(|| {
-            StoreError::Conflict(format!("thread '{thread_id}' belongs to another owner"))
-        })?;
-        Ok(Created {
+        // Another owner's thread is not this owner's to see: callers answer as for any
+        // taken id, without saying whose.
+        Ok(self.get(owner, thread_id).await?.map(|thread| Created {
             thread,
             created: inserted == 1,
-        })
+        }))
     }
 
     async fn get(&self, owner: &str, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError> {
@@ -95,6 +95,46 @@ impl ThreadRepo for SqlThreads {
             .await?
             .rows_affected());
         Ok(deleted > 0)
+    }
+
+    async fn stored_bytes(&self, owner: &str) -> Result<u64, StoreError> {
+        let bytes: Option<i64> = on!(&self.0, p => sqlx::query_scalar(
+            "SELECT CAST(SUM(stored_bytes) AS BIGINT) FROM threads WHERE owner = $1",
+        )
+        .bind(owner)
+        .fetch_one(p)
+        .await?);
+        Ok(super::rows::count(bytes.unwrap_or(0)))
+    }
+
+    async fn set_temporary(&self, thread_id: &str, temporary: bool) -> Result<(), StoreError> {
+        on!(&self.0, p => {
+            sqlx::query("UPDATE threads SET temporary = $1 WHERE thread_id = $2")
+                .bind(temporary)
+                .bind(thread_id)
+                .execute(p)
+                .await?;
+        });
+        Ok(())
+    }
+
+    async fn finished_temporary(
+        &self,
+        older_than: DateTime<Utc>,
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        let rows: Vec<(String, String)> = on!(&self.0, p => sqlx::query_as(
+            "SELECT owner, thread_id FROM threads t WHERE temporary = $1 AND created_at < $2 \
+             AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.thread_id \
+                             AND r.status IN ($3, $4)) \
+             ORDER BY created_at LIMIT 1000",
+        )
+        .bind(true)
+        .bind(p.time(older_than))
+        .bind(RunStatus::Pending)
+        .bind(RunStatus::Running)
+        .fetch_all(p)
+        .await?);
+        Ok(rows)
     }
 
     async fn search(
