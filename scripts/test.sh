@@ -15,8 +15,10 @@ if ! command -v git >/dev/null; then
   fi
 fi
 
-# The sandbox tests need a Docker engine and the sandbox image (built offline if need be).
+# The sandbox tests need a Docker engine and the sandbox image (built offline if need be);
+# outside `make test` they skip without them.
 scripts/sandbox-image.sh
+export ANTLER_REQUIRE_DOCKER=1
 
 # Repository and replica tests run against PostgreSQL too: ANTLER_TEST_POSTGRES_URL, or a
 # private instance started here (its own directory and port) and stopped at the end.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An MCP server over stdio with many tools, for Antler's MCP client tests.
 
-    many_tools.py [N] [--changing] [--page-size K]
+    many_tools.py [N] [--changing] [--page-size K] [--duplicate NAME]
 
 Serves N tools (default 200) with realistic names, descriptions and typed parameters, built
 from hand-written ones (weather_forecast, stock_quote, translate_text, currency_convert, ...)
@@ -17,6 +17,9 @@ missing required argument is an isError result. Three more tools are always ther
                    followed by notifications/tools/list_changed.
 
 --page-size K pages tools/list K tools at a time (nextCursor), to test pagination.
+
+--duplicate NAME lists the tool NAME a second time (another description, no arguments), as
+a careless server might, to test that a client offers each name once.
 
 Built on the low-level Server of the official `mcp` SDK (2.x), installed by
 scripts/mcp-servers.sh into its virtualenv: run it with that venv's python.
@@ -228,7 +231,8 @@ def make_tool(name: str, description: str, params: list) -> types.Tool:
     return types.Tool(name=name, description=description, input_schema=schema(params))
 
 
-def build_server(n: int, changing: bool, page_size: int) -> tuple[Server, dict]:
+def build_server(n: int, changing: bool, page_size: int,
+                 duplicate: str | None = None) -> tuple[Server, dict]:
     tools = [make_tool(*t) for t in catalogue(n)]
     tools.append(types.Tool(
         name="crash",
@@ -243,6 +247,13 @@ def build_server(n: int, changing: bool, page_size: int) -> tuple[Server, dict]:
                       "required": ["seconds"]},
     ))
     required = {t.name: (t.input_schema or {}).get("required", []) for t in tools}
+    if duplicate is not None:
+        # Listed after the first; calls by that name still reach the first one's handler.
+        tools.append(types.Tool(
+            name=duplicate,
+            description=f"A second listing of {duplicate} (a careless server).",
+            input_schema={"type": "object", "properties": {}},
+        ))
     # Scheduled background work (the --changing timer) lives in this task group, set by main.
     state: dict = {"tg": None, "scheduled": False}
 
@@ -324,8 +335,9 @@ async def main() -> None:
     parser.add_argument("--changing", action="store_true",
                         help="add flight_status 2 s after initialization and send tools/list_changed")
     parser.add_argument("--page-size", type=int, default=0, help="tools per tools/list page (0: one page)")
+    parser.add_argument("--duplicate", metavar="NAME", help="list the tool NAME twice")
     args = parser.parse_args()
-    server, state = build_server(max(args.n, 0), args.changing, args.page_size)
+    server, state = build_server(max(args.n, 0), args.changing, args.page_size, args.duplicate)
     options = server.create_initialization_options(NotificationOptions(tools_changed=args.changing))
     async with anyio.create_task_group() as tg:
         state["tg"] = tg

@@ -269,6 +269,8 @@ impl McpHub {
         });
         match started {
             Ok((conn, tools)) => {
+                let (tools, warnings) = crate::names::unique_tools(tools);
+                crate::slot::warn_of(&server.name, &warnings);
                 tracing::info!(mcp.server = %server.name, tools = tools.len(), "MCP server connected");
                 if let Some(l) = launcher.filter(|_| server.config.sandboxed) {
                     lock(&server.last_tools).insert(l.owner().to_string(), tools.clone());
@@ -276,6 +278,7 @@ impl McpHub {
                 *lock(&slot.state) = State::Connected {
                     conn: conn.clone(),
                     tools,
+                    warnings,
                 };
                 Ok(conn)
             }
@@ -424,6 +427,12 @@ impl McpHub {
             .iter()
             .map(|s| {
                 let (state, last_error, tools, threads) = status_of(s);
+                // A sandboxed server's lists are each person's: only the shared one's shown.
+                let warnings = if s.config.enabled && !s.config.sandboxed {
+                    s.shared.warnings()
+                } else {
+                    Vec::new()
+                };
                 let names: Vec<&str> = tools.iter().map(|t: &ToolInfo| t.name.as_str()).collect();
                 let model = model_names(&s.name, &names, &taken);
                 taken.extend(model.iter().cloned());
@@ -445,6 +454,7 @@ impl McpHub {
                             input_schema: t.input_schema.clone(),
                         })
                         .collect(),
+                    warnings,
                     calls: s.calls.load(Ordering::Relaxed),
                     failed_calls: s.failed_calls.load(Ordering::Relaxed),
                 }

@@ -18,6 +18,33 @@ fn clean(s: &str) -> String {
         .collect()
 }
 
+/// `tools` with each MCP name once (the first listed wins), and a warning for each name a
+/// server listed more than once: providers refuse a request naming two functions alike.
+pub fn unique_tools(tools: Vec<crate::ToolInfo>) -> (Vec<crate::ToolInfo>, Vec<String>) {
+    let mut seen = std::collections::HashMap::<String, usize>::new();
+    let mut kept = Vec::with_capacity(tools.len());
+    let mut order = Vec::new();
+    for tool in tools {
+        let n = seen.entry(tool.name.clone()).or_insert(0);
+        *n += 1;
+        if *n == 1 {
+            order.push(tool.name.clone());
+            kept.push(tool);
+        }
+    }
+    let warnings = order
+        .iter()
+        .filter(|name| seen[*name] > 1)
+        .map(|name| {
+            format!(
+                "the server lists the tool '{name}' {} times; only the first is offered",
+                seen[name]
+            )
+        })
+        .collect();
+    (kept, warnings)
+}
+
 /// A short, stable hash of `s` (FNV-1a), to tell apart names cut to the same prefix.
 fn tag(s: &str) -> String {
     let mut h: u32 = 0x811c_9dc5;
@@ -59,6 +86,31 @@ pub fn model_names(server: &str, tools: &[&str], taken: &HashSet<String>) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_listed_twice_is_kept_once_with_a_warning() {
+        let tool = |name: &str, description: &str| crate::ToolInfo {
+            name: name.into(),
+            description: description.into(),
+            input_schema: serde_json::json!({"type": "object"}),
+        };
+        let (kept, warnings) = unique_tools(vec![
+            tool("a", "first"),
+            tool("b", "only"),
+            tool("a", "second"),
+            tool("a", "third"),
+        ]);
+        let names: Vec<(&str, &str)> = kept
+            .iter()
+            .map(|t| (t.name.as_str(), t.description.as_str()))
+            .collect();
+        assert_eq!(names, [("a", "first"), ("b", "only")]);
+        assert_eq!(
+            warnings,
+            ["the server lists the tool 'a' 3 times; only the first is offered"]
+        );
+        assert!(unique_tools(vec![tool("x", "")]).1.is_empty());
+    }
 
     #[test]
     fn names_are_prefixed_cleaned_cut_and_unique() {

@@ -13,6 +13,8 @@ pub(crate) enum State {
     Connected {
         conn: Arc<dyn Connection>,
         tools: Vec<ToolInfo>,
+        /// What is wrong with the tool list (shown with the server's status).
+        warnings: Vec<String>,
     },
     Failed {
         error: String,
@@ -50,7 +52,7 @@ impl Slot {
     /// Its tools while connected.
     pub(crate) fn tools(&self) -> Option<Vec<ToolInfo>> {
         match &*lock(&self.state) {
-            State::Connected { conn, tools } if !conn.is_closed() => Some(tools.clone()),
+            State::Connected { conn, tools, .. } if !conn.is_closed() => Some(tools.clone()),
             _ => None,
         }
     }
@@ -78,6 +80,14 @@ impl Slot {
                 (ServerState::Failed, Some("the server stopped".to_string()))
             }
             State::Failed { error, .. } => (ServerState::Failed, Some(error.clone())),
+        }
+    }
+
+    /// What is wrong with its tool list while connected.
+    pub(crate) fn warnings(&self) -> Vec<String> {
+        match &*lock(&self.state) {
+            State::Connected { warnings, .. } => warnings.clone(),
+            _ => Vec::new(),
         }
     }
 
@@ -110,14 +120,27 @@ impl Slot {
         };
         match conn.list_tools().await {
             Ok(tools) => {
+                let (tools, found) = crate::names::unique_tools(tools);
                 tracing::info!(mcp.server = %server, tools = tools.len(), "MCP server's tools changed");
-                if let State::Connected { tools: t, .. } = &mut *lock(&self.state) {
+                warn_of(server, &found);
+                if let State::Connected {
+                    tools: t, warnings, ..
+                } = &mut *lock(&self.state)
+                {
                     *t = tools;
+                    *warnings = found;
                 }
             }
             Err(e) => {
                 tracing::warn!(mcp.server = %server, error = %e, "MCP tools could not be listed again")
             }
         }
+    }
+}
+
+/// Logs what is wrong with a server's tool list.
+pub(crate) fn warn_of(server: &str, warnings: &[String]) {
+    for w in warnings {
+        tracing::warn!(mcp.server = %server, "{w}");
     }
 }

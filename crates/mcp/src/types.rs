@@ -128,6 +128,10 @@ pub struct ServerStatus {
     pub running_in_threads: usize,
     /// Its tools (those offered: after the allow and deny lists).
     pub tools: Vec<ToolView>,
+    /// What is wrong with its tool list (a tool name listed twice: only the first is
+    /// offered).
+    #[serde(default)]
+    pub warnings: Vec<String>,
     /// Calls made since the server started.
     pub calls: u64,
     /// Calls that failed.

@@ -1,136 +1,180 @@
 //! Memory tools (tool mode): the model searches, adds, corrects and deletes what it
-//! remembers about the person itself, through the application's memory.
+//! remembers about the person itself, through the application's memory (the run's
+//! [`MemoryAccess`]).
 
-use serde_json::{Value, json};
+use std::sync::Arc;
 
-use super::AgentRun;
-use crate::tools::{ToolError, ToolOutput};
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-/// The memory tools' names.
-pub(crate) const NAMES: [&str; 4] = [
-    "memory_search",
-    "memory_add",
-    "memory_update",
-    "memory_delete",
-];
+use crate::tools::{MemoryAccess, Tool, ToolContext, ToolError, ToolOutput, TypedTool};
 
-/// Their definitions.
-pub(crate) fn definitions() -> Vec<Value> {
-    let def = |name: &str, description: &str, properties: Value, required: &[&str]| {
-        json!({"type": "function", "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": required},
-        }})
-    };
-    let category = json!({"type": "string", "enum": ["preference", "knowledge", "context", "behavior", "goal"]});
-    vec![
-        def(
-            "memory_search",
-            "Search what you remember about the person (facts from earlier conversations).",
-            json!({"query": {"type": "string", "description": "Words to look for"}}),
-            &["query"],
-        ),
-        def(
-            "memory_add",
-            "Remember a lasting fact about the person (a preference, their background, a goal), one short sentence. Never secrets.",
-            json!({"content": {"type": "string"}, "category": category}),
-            &["content"],
-        ),
-        def(
-            "memory_update",
-            "Correct a remembered fact (by the id memory_search gave).",
-            json!({"id": {"type": "string"}, "content": {"type": "string"}}),
-            &["id", "content"],
-        ),
-        def(
-            "memory_delete",
-            "Forget a remembered fact the person says is wrong or wants forgotten.",
-            json!({"id": {"type": "string"}}),
-            &["id"],
-        ),
+/// The memory tools, in the order the model is shown them.
+pub(crate) fn tools() -> [Arc<dyn Tool>; 4] {
+    [
+        Arc::new(MemorySearch),
+        Arc::new(MemoryAdd),
+        Arc::new(MemoryUpdate),
+        Arc::new(MemoryDelete),
     ]
 }
 
-fn text(args: &Value, key: &str) -> Result<String, ToolError> {
-    args.get(key)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .filter(|s| !s.trim().is_empty())
-        .ok_or_else(|| ToolError::Model(format!("'{key}' is required")))
+fn access<'a>(ctx: &ToolContext<'a>) -> Result<MemoryAccess<'a>, ToolError> {
+    ctx.memory
+        .ok_or_else(|| ToolError::Model("memory is not available".into()))
 }
 
-impl AgentRun<'_> {
-    /// Runs one memory tool call for the run's person.
-    pub(super) async fn call_memory(
-        &self,
-        name: &str,
-        args: &Value,
-    ) -> Result<ToolOutput, ToolError> {
-        let Some(memory) = self.memory_source else {
-            return Err(ToolError::Model("memory is not available".into()));
-        };
-        let owner = self.owner;
-        let assistant = self.profile.assistant_id.as_str();
-        let done = match name {
-            "memory_search" => {
-                let found = memory
-                    .search(owner, assistant, &text(args, "query")?)
-                    .await
-                    .map_err(ToolError::Model)?;
-                if found.is_empty() {
-                    "Nothing remembered matches.".to_string()
-                } else {
-                    found
-                        .iter()
-                        .map(|f| format!("- {} [{}] {}", f.id, f.category, f.content))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                }
-            }
-            "memory_add" => {
-                let category = args
-                    .get("category")
-                    .and_then(Value::as_str)
-                    .unwrap_or("context");
-                let f = memory
-                    .add(
-                        owner,
-                        self.profile.memory_scope(),
-                        &text(args, "content")?,
-                        category,
-                    )
-                    .await
-                    .map_err(ToolError::Model)?;
-                format!("Remembered ({}).", f.id)
-            }
-            "memory_update" => {
-                let f = memory
-                    .update(
-                        owner,
-                        assistant,
-                        self.profile.private_memory,
-                        &text(args, "id")?,
-                        &text(args, "content")?,
-                    )
-                    .await
-                    .map_err(ToolError::Model)?;
-                format!("Corrected; the fact is now {}.", f.id)
-            }
-            "memory_delete" => {
-                memory
-                    .delete(
-                        owner,
-                        assistant,
-                        self.profile.private_memory,
-                        &text(args, "id")?,
-                    )
-                    .await
-                    .map_err(ToolError::Model)?;
-                "Forgotten.".to_string()
-            }
-            other => return Err(ToolError::Model(format!("unknown tool '{other}'"))),
-        };
-        Ok(ToolOutput::text(done))
+/// `text` unless it is blank.
+fn required(text: String, key: &str) -> Result<String, ToolError> {
+    if text.trim().is_empty() {
+        return Err(ToolError::Model(format!("'{key}' is required")));
+    }
+    Ok(text)
+}
+
+/// `memory_search`.
+pub(crate) struct MemorySearch;
+
+/// The arguments of `memory_search`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct SearchArgs {
+    /// Words to look for
+    query: String,
+}
+
+#[async_trait]
+impl TypedTool for MemorySearch {
+    type Args = SearchArgs;
+    const NAME: &'static str = "memory_search";
+    const DESCRIPTION: &'static str =
+        "Search what you remember about the person (facts from earlier conversations).";
+
+    async fn run(&self, args: SearchArgs, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let m = access(ctx)?;
+        let found = m
+            .source
+            .search(
+                m.owner,
+                &m.profile.assistant_id,
+                &required(args.query, "query")?,
+            )
+            .await
+            .map_err(ToolError::Model)?;
+        if found.is_empty() {
+            return Ok(ToolOutput::text("Nothing remembered matches."));
+        }
+        let lines: Vec<String> = found
+            .iter()
+            .map(|f| format!("- {} [{}] {}", f.id, f.category, f.content))
+            .collect();
+        Ok(ToolOutput::text(lines.join("\n")))
+    }
+}
+
+/// `memory_add`.
+pub(crate) struct MemoryAdd;
+
+/// The arguments of `memory_add`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct AddArgs {
+    /// The fact, one short sentence
+    content: String,
+    // Read leniently, as before it had a schema: absent or empty is `context`.
+    #[serde(default, deserialize_with = "crate::tools::args::opt_text")]
+    #[schemars(extend("enum" = ["preference", "knowledge", "context", "behavior", "goal"]))]
+    category: Option<String>,
+}
+
+#[async_trait]
+impl TypedTool for MemoryAdd {
+    type Args = AddArgs;
+    const NAME: &'static str = "memory_add";
+    const DESCRIPTION: &'static str = "Remember a lasting fact about the person (a preference, their background, a goal), one short sentence. Never secrets.";
+
+    async fn run(&self, args: AddArgs, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let m = access(ctx)?;
+        let category = args.category.as_deref().unwrap_or("context");
+        let f = m
+            .source
+            .add(
+                m.owner,
+                m.profile.memory_scope(),
+                &required(args.content, "content")?,
+                category,
+            )
+            .await
+            .map_err(ToolError::Model)?;
+        Ok(ToolOutput::text(format!("Remembered ({}).", f.id)))
+    }
+}
+
+/// `memory_update`.
+pub(crate) struct MemoryUpdate;
+
+/// The arguments of `memory_update`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct UpdateArgs {
+    /// The fact's id, as memory_search gave it
+    id: String,
+    /// What the fact says now
+    content: String,
+}
+
+#[async_trait]
+impl TypedTool for MemoryUpdate {
+    type Args = UpdateArgs;
+    const NAME: &'static str = "memory_update";
+    const DESCRIPTION: &'static str = "Correct a remembered fact (by the id memory_search gave).";
+
+    async fn run(&self, args: UpdateArgs, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let m = access(ctx)?;
+        let f = m
+            .source
+            .update(
+                m.owner,
+                &m.profile.assistant_id,
+                m.profile.private_memory,
+                &required(args.id, "id")?,
+                &required(args.content, "content")?,
+            )
+            .await
+            .map_err(ToolError::Model)?;
+        Ok(ToolOutput::text(format!(
+            "Corrected; the fact is now {}.",
+            f.id
+        )))
+    }
+}
+
+/// `memory_delete`.
+pub(crate) struct MemoryDelete;
+
+/// The arguments of `memory_delete`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct DeleteArgs {
+    /// The fact's id, as memory_search gave it
+    id: String,
+}
+
+#[async_trait]
+impl TypedTool for MemoryDelete {
+    type Args = DeleteArgs;
+    const NAME: &'static str = "memory_delete";
+    const DESCRIPTION: &'static str =
+        "Forget a remembered fact the person says is wrong or wants forgotten.";
+
+    async fn run(&self, args: DeleteArgs, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let m = access(ctx)?;
+        m.source
+            .delete(
+                m.owner,
+                &m.profile.assistant_id,
+                m.profile.private_memory,
+                &required(args.id, "id")?,
+            )
+            .await
+            .map_err(ToolError::Model)?;
+        Ok(ToolOutput::text("Forgotten."))
     }
 }

@@ -15,7 +15,10 @@ mod tools;
 
 pub use mcp::McpTools;
 pub use state::AgentState;
+pub use task_pool::{Delegate, Request};
 pub use tasks::{ChildRuns, Tasks};
+#[cfg(test)]
+pub(crate) use tools::every_kind_of_tool;
 
 use antler_protocol::messages::Message;
 use antler_protocol::runs::{RunStatus, StopReason};
@@ -59,7 +62,7 @@ pub struct AgentRun<'a> {
     pub owner: &'a str,
     /// The skills people used lately (read or activated skills are recorded here).
     pub recent: &'a RecentSkills,
-    /// The tools the model may call.
+    /// The built-in tools; the run adds its own (memory, `task`, MCP) to a copy.
     pub tools: &'a ToolRegistry,
     /// Limits.
     pub cfg: &'a AgentConfig,
@@ -73,6 +76,8 @@ pub struct AgentRun<'a> {
     pub profile: &'a AgentProfile,
     /// The MCP servers, when any are configured.
     pub mcp: Option<&'a std::sync::Arc<antler_mcp::McpHub>>,
+    /// The run's MCP tools (empty without servers) and what its searches promoted.
+    pub mcp_tools: &'a std::sync::Arc<McpTools>,
     /// How many MCP tools a search promotes.
     pub promote_top_k: usize,
     /// Plan mode: the agent keeps a checklist with `write_todos`.
@@ -90,7 +95,7 @@ pub struct AgentRun<'a> {
     /// The subagent type, when this run is a subagent's.
     pub subagent: Option<&'a crate::config::SubagentType>,
     /// The `task` tool's subagents (a lead agent's run only).
-    pub tasks: Option<&'a Tasks>,
+    pub tasks: Option<&'a std::sync::Arc<Tasks>>,
 }
 
 /// How a run ended.
@@ -153,6 +158,23 @@ impl AgentRun<'_> {
             && (name != tasks::TASK || self.tasks.is_some())
             && (name != "write_todos" || self.plan_mode)
             && (name != "view_image" || self.model.is_some_and(|m| m.config().supports_vision))
+    }
+
+    /// Why the tool `name` may not be called now, or `None` when it may: the one check for
+    /// every tool, both for what the model is shown and for each call it makes.
+    fn refusal(&self, name: &str, activation: Option<&Activation>) -> Option<String> {
+        if !self.may_call(name) {
+            return Some(format!(
+                "'{name}' is not one of the tools offered to you in this conversation."
+            ));
+        }
+        // The skill the person activated limits the tools (`allowed-tools`).
+        let a = activation.filter(|a| !a.allows(name))?;
+        Some(format!(
+            "'{name}' is not allowed while following the skill '{}' (its allowed-tools: {}).",
+            a.name,
+            a.allowed.as_deref().unwrap_or_default().join(", ")
+        ))
     }
 
     fn metadata(&self, node: Node, step: u64) -> MessageMetadata {
@@ -248,7 +270,8 @@ impl AgentRun<'_> {
         } else {
             state.values.interrupts.clear();
         }
-        let outcome = self.steps(state, activation.as_ref()).await;
+        let tools = self.registry();
+        let outcome = self.steps(state, activation.as_ref(), &tools).await;
         let svc = self.services();
         if outcome.status == RunStatus::Success {
             for hook in self.hooks() {
@@ -263,7 +286,12 @@ impl AgentRun<'_> {
         outcome
     }
 
-    async fn steps(&self, state: &mut AgentState, activation: Option<&Activation>) -> Outcome {
+    async fn steps(
+        &self,
+        state: &mut AgentState,
+        activation: Option<&Activation>,
+        tools: &ToolRegistry,
+    ) -> Outcome {
         let Some(model) = self.model else {
             return Outcome::failed("No model is configured. Set ANTLER_MODEL_BASE_URL and ANTLER_MODEL (and OPENAI_API_KEY), or add `models` to the configuration.".into());
         };
@@ -292,20 +320,9 @@ impl AgentRun<'_> {
             system.push_str(&section);
         }
         // `search_skills` is offered only when the prompt cannot list every skill.
-        let mut tool_defs = if complete {
-            self.tools.definitions_without("search_skills")
-        } else {
-            self.tools.definitions()
+        let offered = |name: &str| {
+            !(complete && name == "search_skills") && self.refusal(name, activation).is_none()
         };
-        let offered = |name: &str| self.may_call(name) && activation.is_none_or(|a| a.allows(name));
-        let by_name = |d: &serde_json::Value| d["function"]["name"].as_str().is_some_and(offered);
-        if self.memory_tools && self.memory_source.is_some() {
-            tool_defs.extend(memory_tools::definitions());
-        }
-        if let Some(tasks) = self.tasks {
-            tool_defs.push(tasks.definition());
-        }
-        tool_defs.retain(by_name);
         let svc = self.services();
         loop {
             if self.cancel.is_cancelled() {
@@ -332,9 +349,8 @@ impl AgentRun<'_> {
                 &state.values.messages[summarize::unsummarized(state)..],
                 model.config().supports_vision,
             );
-            // MCP tools change when a search promotes some.
-            let mut defs = tool_defs.clone();
-            defs.extend(state.mcp.definitions().into_iter().filter(by_name));
+            // Listed again for every call: a search may have promoted MCP tools.
+            let defs = tools.listed_definitions(offered);
             let ai = match self.call_model(model, request, defs, state).await {
                 Ok(ai) => ai,
                 Err(ModelError::Cancelled) => return Outcome::interrupted(),
@@ -373,7 +389,7 @@ impl AgentRun<'_> {
             }
             state.step += 1;
             let before = state.values.messages.len();
-            let ran = self.run_tools(&ai, state, activation).await;
+            let ran = self.run_tools(&ai, state, activation, tools).await;
             let added = state.values.messages.len() - before;
             let effects = match ran {
                 Ok(effects) => effects,

@@ -27,8 +27,6 @@ pub struct AgentState {
     pub head: Head,
     /// The values as last saved (the run's end saves only what changed after).
     pub saved: Option<serde_json::Value>,
-    /// The run's MCP tools.
-    pub mcp: super::McpTools,
     /// Counters of the agent loop's own model calls (what the call limit counts).
     pub usage: RunUsage,
     /// Model use on the run's behalf outside its loop: subagents, summaries. Reported with

@@ -1,18 +1,24 @@
-//! The `task` tool's side of a run: the subagent types, the slots and counters of one run's
-//! subagents, the registry through which a subagent run is cancelled by id, and reading a
-//! call's arguments.
+//! The `task` tool: the subagent types, the slots and counters of one run's subagents
+//! (at most `max_concurrent` at once, later calls queued; at most `max_total`), the registry
+//! through which a subagent run is cancelled by id, and the tool itself, which hands a
+//! call that got its slot to the run ([`Delegate`]) to run the subagent.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use antler_protocol::runs::RunUsage;
+use antler_protocol::stream::{CustomEvent, StreamEvent, TaskEnd};
+use async_trait::async_trait;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{SubagentConfig, SubagentType};
-use crate::tools::ToolError;
+use crate::runs::log::EventLog;
+use crate::tools::{Tool, ToolContext, ToolError, ToolOutput, parse_args, schema_of};
 
 /// The tool's name.
 pub(crate) const TASK: &str = "task";
@@ -130,32 +136,6 @@ impl Tasks {
         }
     }
 
-    /// The `task` tool's definition.
-    pub(crate) fn definition(&self) -> Value {
-        let kinds: Vec<String> = self
-            .types
-            .iter()
-            .map(|t| format!("- {}: {}", t.name, t.description))
-            .collect();
-        json!({"type": "function", "function": {
-            "name": TASK,
-            "description": format!(
-                "Delegate a self-contained piece of work to a subagent, which works on it alone \
-                 (in the same sandbox and files) and answers with its result. Call it several \
-                 times in one answer to work in parallel (up to {} at once). Give the subagent \
-                 everything it needs in the prompt: it does not see this conversation.\n\
-                 Subagent types:\n{}",
-                self.cfg.max_concurrent,
-                kinds.join("\n")
-            ),
-            "parameters": {"type": "object", "properties": {
-                "description": {"type": "string", "description": "A few words saying what the task is (shown to the person)"},
-                "prompt": {"type": "string", "description": "The whole task: what to do, with every detail needed"},
-                "subagent_type": {"type": "string", "enum": self.types.iter().map(|t| t.name.as_str()).collect::<Vec<_>>()},
-            }, "required": ["description", "prompt"]},
-        }})
-    }
-
     /// What the subagents used so far (taken: counted once).
     pub(crate) fn take_usage(&self) -> RunUsage {
         std::mem::take(&mut *self.usage.lock().unwrap_or_else(|e| e.into_inner()))
@@ -169,28 +149,57 @@ pub(crate) fn add_usage(usage: &mut RunUsage, more: &RunUsage) {
     usage.model_calls += more.model_calls;
 }
 
-/// What the model asked for.
-pub(super) struct Request {
-    pub(super) description: String,
-    pub(super) prompt: String,
-    pub(super) kind: SubagentType,
+/// Runs a subagent for a `task` call that got its slot: the parent run does (the child is
+/// a run of its own, built from the parent's).
+#[async_trait]
+pub trait Delegate: Send + Sync {
+    /// Runs `task` as the subagent of the call `call_id` to its end; answers the call's
+    /// result.
+    async fn run_subagent(
+        &self,
+        call_id: &str,
+        task: &Request,
+        pool: &Tasks,
+    ) -> Result<ToolOutput, ToolError>;
 }
 
-pub(super) fn request(args: &Value, tasks: &Tasks) -> Result<Request, ToolError> {
-    let text = |key: &str| {
-        args.get(key)
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .ok_or_else(|| ToolError::Model(format!("'{key}' is required")))
+/// A subagent's work, as the model asked for it.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// A few words saying what it is (shown to the person).
+    pub description: String,
+    /// The whole task.
+    pub prompt: String,
+    /// The subagent type.
+    pub kind: SubagentType,
+}
+
+/// The arguments of `task`.
+#[derive(Deserialize, JsonSchema)]
+struct TaskArgs {
+    /// A few words saying what the task is (shown to the person)
+    description: String,
+    /// The whole task: what to do, with every detail needed
+    prompt: String,
+    // Checked against the run's types (listed in the schema as an enum).
+    #[serde(default, deserialize_with = "crate::tools::args::opt_text")]
+    subagent_type: Option<String>,
+}
+
+fn request(args: TaskArgs, tasks: &Tasks) -> Result<Request, ToolError> {
+    let text = |value: String, key: &str| {
+        let value = value.trim();
+        if value.is_empty() {
+            return Err(ToolError::Model(format!("'{key}' is required")));
+        }
+        Ok(value.to_string())
     };
-    let description: String = text("description")?.chars().take(200).collect();
-    let prompt = text("prompt")?;
-    let name = args
-        .get("subagent_type")
-        .and_then(Value::as_str)
-        .unwrap_or("general-purpose");
+    let description: String = text(args.description, "description")?
+        .chars()
+        .take(200)
+        .collect();
+    let prompt = text(args.prompt, "prompt")?;
+    let name = args.subagent_type.as_deref().unwrap_or("general-purpose");
     let kind = tasks
         .types
         .iter()
@@ -209,4 +218,110 @@ pub(super) fn request(args: &Value, tasks: &Tasks) -> Result<Request, ToolError>
         prompt,
         kind,
     })
+}
+
+/// The `task` tool of one run, over its pool.
+pub(crate) struct TaskTool {
+    pool: Arc<Tasks>,
+    description: String,
+}
+
+impl TaskTool {
+    /// The tool for `pool`'s subagents.
+    pub(crate) fn new(pool: Arc<Tasks>) -> Self {
+        let kinds: Vec<String> = pool
+            .types
+            .iter()
+            .map(|t| format!("- {}: {}", t.name, t.description))
+            .collect();
+        let description = format!(
+            "Delegate a self-contained piece of work to a subagent, which works on it alone \
+             (in the same sandbox and files) and answers with its result. Call it several \
+             times in one answer to work in parallel (up to {} at once). Give the subagent \
+             everything it needs in the prompt: it does not see this conversation.\n\
+             Subagent types:\n{}",
+            pool.cfg.max_concurrent,
+            kinds.join("\n")
+        );
+        TaskTool { pool, description }
+    }
+}
+
+#[async_trait]
+impl Tool for TaskTool {
+    fn name(&self) -> &str {
+        TASK
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> Value {
+        let mut schema = schema_of::<TaskArgs>();
+        let names: Vec<&str> = self.pool.types.iter().map(|t| t.name.as_str()).collect();
+        schema["properties"]["subagent_type"] = json!({"type": "string", "enum": names});
+        schema
+    }
+
+    /// Waits for a slot (saying the task is queued when there is none), then has the run
+    /// start the subagent.
+    async fn call(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
+        let Some(delegate) = ctx.delegate else {
+            return Err(ToolError::Model("subagents are not available here".into()));
+        };
+        let tasks = &self.pool;
+        let req = request(parse_args::<TaskArgs>(TASK, args)?, tasks)?;
+        if tasks.started.fetch_add(1, Ordering::SeqCst) >= tasks.cfg.max_total {
+            return Err(ToolError::Model(format!(
+                "this run has started its limit of {} subagents (agent.subagents.max_total); do the rest yourself",
+                tasks.cfg.max_total
+            )));
+        }
+        let emit = |event: &CustomEvent| {
+            if let Some(log) = ctx.events {
+                log.emit(&StreamEvent::Custom(event));
+            }
+        };
+        let permit = match tasks.slots.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                emit(&CustomEvent::TaskQueued {
+                    task_id: ctx.call_id.to_string(),
+                    description: req.description.clone(),
+                    subagent_type: req.kind.name.clone(),
+                });
+                tokio::select! {
+                    p = tasks.slots.clone().acquire_owned() => p.map_err(|_| ToolError::Model("subagents are shutting down".into()))?,
+                    () = ctx.cancel.cancelled() => {
+                        // The card that said "queued" learns it never started.
+                        if let Some(log) = ctx.events {
+                            never_started(log, ctx.call_id, CustomEvent::TaskCancelled, None);
+                        }
+                        return Err(ToolError::Model("the run was stopped".into()));
+                    }
+                }
+            }
+        };
+        let result = delegate.run_subagent(ctx.call_id, &req, tasks).await;
+        drop(permit);
+        result
+    }
+}
+
+/// Says how a task that never started a run ended (`end` builds the event).
+pub(super) fn never_started(
+    log: &EventLog,
+    call_id: &str,
+    end: fn(TaskEnd) -> CustomEvent,
+    error: Option<String>,
+) {
+    log.emit(&StreamEvent::Custom(&end(TaskEnd {
+        task_id: call_id.to_string(),
+        run_id: String::new(),
+        result: None,
+        error,
+        usage: RunUsage::default(),
+        duration_ms: 0,
+    })));
 }

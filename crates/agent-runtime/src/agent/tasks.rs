@@ -6,19 +6,22 @@
 //! `task_started` and the event saying how it ended; what it used counts for the parent too.
 
 use std::collections::HashSet;
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use antler_protocol::messages::{HumanMessage, Message};
-use antler_protocol::runs::{MultitaskStrategy, RunStatus, RunUsage, StopReason};
+use antler_protocol::runs::{MultitaskStrategy, RunStatus, StopReason};
 use antler_protocol::stream::{CustomEvent, StreamEvent, StreamMode, TaskEnd};
 use antler_store::{RunRecord, RunUpdate};
-use serde_json::{Value, json};
+use async_trait::async_trait;
+use serde_json::json;
 
 pub use super::task_pool::{ChildRuns, Tasks};
-use super::task_pool::{NOT_FOR_SUBAGENTS, Request, request};
-pub(crate) use super::task_pool::{TASK, add_usage};
+use super::task_pool::{Delegate, NOT_FOR_SUBAGENTS, Request, never_started};
+pub(crate) use super::task_pool::{TASK, TaskTool, add_usage};
 use super::{AgentRun, AgentState, McpTools};
+use crate::config::AgentConfig;
+use crate::profile::AgentProfile;
 use crate::runs::log::EventLog;
 use crate::tools::{ToolError, ToolOutput};
 
@@ -30,54 +33,79 @@ enum Ending {
     TimedOut(u64),
 }
 
-impl AgentRun<'_> {
-    /// Runs one `task` call: a subagent's whole run, its events streamed into this run's.
-    pub(super) async fn call_task(
+/// What a subagent's run has of its own; the rest it takes from its parent's, field by field
+/// in [`AgentRun::child`].
+struct ChildParts<'c> {
+    run_id: &'c str,
+    log: &'c Arc<EventLog>,
+    cancel: &'c tokio_util::sync::CancellationToken,
+    cfg: &'c AgentConfig,
+    profile: &'c AgentProfile,
+    kind: &'c crate::config::SubagentType,
+    mcp_tools: &'c Arc<McpTools>,
+}
+
+impl<'a> AgentRun<'a> {
+    /// The run of one of this run's subagents. Every field is chosen here, none copied
+    /// wholesale: a field added to runs must be decided for subagents too.
+    fn child<'c>(&'c self, parts: ChildParts<'c>) -> AgentRun<'c>
+    where
+        'a: 'c,
+    {
+        AgentRun {
+            run_id: parts.run_id,
+            log: parts.log,
+            cancel: parts.cancel,
+            cfg: parts.cfg,
+            profile: parts.profile,
+            subagent: Some(parts.kind),
+            mcp_tools: parts.mcp_tools,
+            // The same thread, person, sandbox, skills, model and hooks.
+            thread_id: self.thread_id,
+            store: self.store,
+            model: self.model,
+            sandbox: self.sandbox,
+            skills: self.skills,
+            owner: self.owner,
+            recent: self.recent,
+            tools: self.tools,
+            prompt_budget: self.prompt_budget,
+            hooks: self.hooks,
+            context: self.context,
+            mcp: self.mcp,
+            promote_top_k: self.promote_top_k,
+            memory: self.memory,
+            summary_model: self.summary_model,
+            // Its history is its own, it keeps no plan, does not manage memory and cannot
+            // delegate further.
+            persist: false,
+            plan_mode: false,
+            memory_source: None,
+            memory_tools: false,
+            tasks: None,
+        }
+    }
+}
+
+#[async_trait]
+impl Delegate for AgentRun<'_> {
+    async fn run_subagent(
         &self,
         call_id: &str,
-        args: &Value,
-        mcp: &McpTools,
+        task: &Request,
+        pool: &Tasks,
     ) -> Result<ToolOutput, ToolError> {
-        let Some(tasks) = self.tasks else {
-            return Err(ToolError::Model("subagents are not available here".into()));
-        };
-        let req = request(args, tasks)?;
-        if tasks.started.fetch_add(1, Ordering::SeqCst) >= tasks.cfg.max_total {
-            return Err(ToolError::Model(format!(
-                "this run has started its limit of {} subagents (agent.subagents.max_total); do the rest yourself",
-                tasks.cfg.max_total
-            )));
-        }
-        let permit = match tasks.slots.clone().try_acquire_owned() {
-            Ok(p) => p,
-            Err(_) => {
-                self.log
-                    .emit(&StreamEvent::Custom(&CustomEvent::TaskQueued {
-                        task_id: call_id.to_string(),
-                        description: req.description.clone(),
-                        subagent_type: req.kind.name.clone(),
-                    }));
-                tokio::select! {
-                    p = tasks.slots.clone().acquire_owned() => p.map_err(|_| ToolError::Model("subagents are shutting down".into()))?,
-                    () = self.cancel.cancelled() => {
-                        // The card that said "queued" learns it never started.
-                        self.never_started(call_id, CustomEvent::TaskCancelled, None);
-                        return Err(ToolError::Model("the run was stopped".into()));
-                    }
-                }
-            }
-        };
-        let result = self.run_subagent(call_id, &req, tasks, mcp).await;
-        drop(permit);
-        result
+        self.subagent_run(call_id, task, pool).await
     }
+}
 
-    async fn run_subagent(
+impl AgentRun<'_> {
+    /// A subagent's whole run, its events streamed into this run's.
+    async fn subagent_run(
         &self,
         call_id: &str,
         req: &Request,
         tasks: &Tasks,
-        mcp: &McpTools,
     ) -> Result<ToolOutput, ToolError> {
         let child_id = uuid::Uuid::new_v4().to_string();
         let started = Instant::now();
@@ -110,7 +138,12 @@ impl AgentRun<'_> {
         let _registered = tasks.children.insert(&child_id, cancel.clone());
         if let Err(e) = self.store.runs.create(&record).await {
             let why = format!("the subagent could not start: {e}");
-            self.never_started(call_id, CustomEvent::TaskFailed, Some(why.clone()));
+            never_started(
+                self.log,
+                call_id,
+                CustomEvent::TaskFailed,
+                Some(why.clone()),
+            );
             return Err(ToolError::Model(why));
         }
         let modes: HashSet<StreamMode> = [StreamMode::Messages, StreamMode::Custom].into();
@@ -142,33 +175,17 @@ impl AgentRun<'_> {
             max_model_calls: tasks.cfg.max_model_calls,
             ..self.cfg.clone()
         };
-        let child = AgentRun {
+        let mcp_tools = Arc::new(self.mcp_tools.subset(|name| profile.allows_tool(name)));
+        let child = self.child(ChildParts {
             run_id: &child_id,
             log: &log,
             cancel: &cancel,
             cfg: &cfg,
             profile: &profile,
-            plan_mode: false,
-            memory_source: None,
-            memory_tools: false,
-            persist: false,
-            subagent: Some(&req.kind),
-            tasks: None,
-            ..*self
-        };
-        let mut state = AgentState {
-            mcp: McpTools {
-                offered: mcp
-                    .offered
-                    .iter()
-                    .filter(|t| profile.allows_tool(&t.model_name))
-                    .cloned()
-                    .collect(),
-                deferred: mcp.deferred,
-                promoted: mcp.promoted.clone(),
-            },
-            ..AgentState::default()
-        };
+            kind: &req.kind,
+            mcp_tools: &mcp_tools,
+        });
+        let mut state = AgentState::default();
         let input = vec![Message::Human(HumanMessage {
             id: uuid::Uuid::new_v4().to_string(),
             content: req.prompt.clone(),
@@ -278,18 +295,6 @@ impl AgentRun<'_> {
             artifact: Some(artifact),
             ..ToolOutput::text(text)
         })
-    }
-
-    /// Says how a task that never started a run ended (`end` builds the event).
-    fn never_started(&self, call_id: &str, end: fn(TaskEnd) -> CustomEvent, error: Option<String>) {
-        self.log.emit(&StreamEvent::Custom(&end(TaskEnd {
-            task_id: call_id.to_string(),
-            run_id: String::new(),
-            result: None,
-            error,
-            usage: RunUsage::default(),
-            duration_ms: 0,
-        })));
     }
 
     /// Whether a subagent may call `name`.

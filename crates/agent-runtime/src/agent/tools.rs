@@ -1,89 +1,112 @@
-//! Running the tool calls of one model answer.
+//! The tools of one run and running the calls of one model answer: every call goes through
+//! the run's registry, after the one permission check ([`AgentRun::refusal`]).
 
-use antler_protocol::messages::{AiMessage, Message};
+use std::sync::Arc;
+
+use antler_protocol::messages::{AiMessage, Message, ToolCall};
 use antler_protocol::stream::{MessagePart, Node, StreamEvent};
 
-use std::collections::HashMap;
-
-use super::mcp::TOOL_SEARCH;
-use super::memory_tools;
 use super::slash::Activation;
-use super::{AgentRun, AgentState};
+use super::{AgentRun, AgentState, memory_tools, tasks};
 use crate::langchain::tool_message;
-use crate::tools::{Effect, ToolContext, ToolError, ToolOutput, cap};
+use crate::tools::{
+    Effect, MemoryAccess, Phase, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, cap,
+};
 
 impl AgentRun<'_> {
-    /// Runs every call of `ai` concurrently and appends the results in call order. Answers
-    /// the calls' effects, or the message of a fatal tool error (every call still has its
-    /// result in the history).
-    pub(super) async fn run_tools(
+    /// The run's registry: the built-in tools, then (when the run has them) the memory
+    /// tools, `task`, and the MCP tools with `tool_search`.
+    pub(super) fn registry(&self) -> ToolRegistry {
+        let mut registry = self.tools.clone();
+        let mut own: Vec<Arc<dyn Tool>> = Vec::new();
+        if self.memory_tools && self.memory_source.is_some() {
+            own.extend(memory_tools::tools());
+        }
+        if let Some(pool) = self.tasks {
+            own.push(Arc::new(tasks::TaskTool::new(pool.clone())));
+        }
+        if let Some(hub) = self.mcp {
+            own.extend(self.mcp_tools.tools(hub, self.promote_top_k));
+        }
+        for tool in own {
+            if let Err(e) = registry.register(tool) {
+                tracing::warn!(run.id = self.run_id, error = %e, "a tool was left out of the run");
+            }
+        }
+        registry
+    }
+
+    /// Runs one call through `tools`, unless the run may not call it; output over the limit
+    /// is fitted.
+    async fn call_tool(
         &self,
-        ai: &AiMessage,
-        state: &mut AgentState,
+        tools: &ToolRegistry,
+        call: &ToolCall,
         activation: Option<&Activation>,
-    ) -> Result<Vec<Effect>, String> {
+    ) -> Result<ToolOutput, ToolError> {
+        if let Some(why) = self.refusal(&call.name, activation) {
+            return Err(ToolError::Model(why));
+        }
+        let memory = self
+            .memory_source
+            .filter(|_| self.memory_tools)
+            .map(|source| MemoryAccess {
+                source: source.as_ref(),
+                owner: self.owner,
+                profile: self.profile,
+            });
         let ctx = ToolContext {
             sandbox: self.sandbox,
             skills: self.skills,
             cfg: self.cfg,
             cancel: self.cancel,
+            call_id: &call.id,
+            events: Some(self.log),
+            memory,
+            delegate: self.tasks.map(|_| self as &dyn super::Delegate),
         };
-        // Searches first: they change which MCP tools the next model call gets.
-        let mut searched: HashMap<&str, ToolOutput> = HashMap::new();
-        for call in &ai.tool_calls {
-            if call.name == TOOL_SEARCH
-                && state.mcp.deferred
-                && self.may_call(&call.name)
-                && activation.is_none_or(|a| a.allows(&call.name))
-            {
-                let query = call
-                    .args
-                    .get("query")
-                    .and_then(|q| q.as_str())
-                    .unwrap_or("");
-                let found = state.mcp.search(query, self.promote_top_k);
-                searched.insert(call.id.as_str(), found);
-            }
+        let out = tools.call(&call.name, call.args.clone(), &ctx).await?;
+        Ok(self.fit(out, &call.id).await)
+    }
+
+    /// Runs every call of `ai` and appends the results in call order: calls of tools of the
+    /// first [`Phase`] one after another, then the others concurrently. Answers the calls'
+    /// effects, or the message of a fatal tool error (every call still has its result in the
+    /// history).
+    pub(super) async fn run_tools(
+        &self,
+        ai: &AiMessage,
+        state: &mut AgentState,
+        activation: Option<&Activation>,
+        tools: &ToolRegistry,
+    ) -> Result<Vec<Effect>, String> {
+        let first = |call: &ToolCall| tools.phase(&call.name) == Phase::First;
+        let mut done: Vec<Option<Result<ToolOutput, ToolError>>> =
+            ai.tool_calls.iter().map(|_| None).collect();
+        for (i, call) in ai.tool_calls.iter().enumerate().filter(|(_, c)| first(c)) {
+            done[i] = Some(self.call_tool(tools, call, activation).await);
         }
-        let mcp = &state.mcp;
-        let searched = &searched;
-        let valid = ai.tool_calls.iter().map(|call| {
-            let ctx = &ctx;
-            async move {
-                if let Some(found) = searched.get(call.id.as_str()) {
-                    return (call.id.clone(), call.name.clone(), Ok(found.clone()));
-                }
-                let result = match activation {
-                    _ if !self.may_call(&call.name) => Err(ToolError::Model(format!(
-                        "'{}' is not one of the tools offered to you in this conversation.",
-                        call.name
-                    ))),
-                    // The skill the person activated limits the tools (`allowed-tools`).
-                    Some(a) if !a.allows(&call.name) => Err(ToolError::Model(format!(
-                        "'{}' is not allowed while following the skill '{}' (its allowed-tools: {}).",
-                        call.name,
-                        a.name,
-                        a.allowed.as_deref().unwrap_or_default().join(", ")
-                    ))),
-                    _ if self.memory_tools && memory_tools::NAMES.contains(&call.name.as_str()) => {
-                        self.call_memory(&call.name, &call.args).await
-                    }
-                    _ if call.name == super::tasks::TASK => {
-                        self.call_task(&call.id, &call.args, mcp).await
-                    }
-                    _ => match mcp.find(&call.name) {
-                        Some(tool) => self.call_mcp(tool, &call.id, &call.args).await,
-                        None => self.tools.call(&call.name, call.args.clone(), ctx).await,
-                    },
-                };
-                let result = match result {
-                    Ok(out) => Ok(self.fit(out, &call.id).await),
-                    e => e,
-                };
+        let rest = futures::future::join_all(
+            ai.tool_calls
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| !first(c))
+                .map(|(i, call)| async move { (i, self.call_tool(tools, call, activation).await) }),
+        )
+        .await;
+        for (i, result) in rest {
+            done[i] = Some(result);
+        }
+        let mut results: Vec<(String, String, Result<ToolOutput, ToolError>)> = ai
+            .tool_calls
+            .iter()
+            .zip(done)
+            .map(|(call, result)| {
+                // Every call ran in one of the two phases.
+                let result = result.unwrap_or_else(|| Err(ToolError::Model("not run".into())));
                 (call.id.clone(), call.name.clone(), result)
-            }
-        });
-        let mut results = futures::future::join_all(valid).await;
+            })
+            .collect();
         // What subagents used is the run's too.
         if let Some(tasks) = self.tasks {
             super::tasks::add_usage(&mut state.extra, &tasks.take_usage());
@@ -190,4 +213,43 @@ impl AgentRun<'_> {
             }
         }
     }
+}
+
+/// Every kind of tool a run can have, as the model is shown them (the tool-definitions
+/// snapshot): the built-in ones, memory, `task` with the default subagent types, one MCP
+/// tool, and `tool_search` (the MCP tools deferred).
+#[cfg(test)]
+pub(crate) fn every_kind_of_tool() -> ToolRegistry {
+    let mut registry = ToolRegistry::builtin();
+    let pool = super::Tasks::new(
+        &crate::config::SubagentConfig::default(),
+        "snapshot",
+        &[],
+        Arc::default(),
+    );
+    let offered = antler_mcp::OfferedTool {
+        model_name: "mcp__weather__get_forecast".into(),
+        server: "weather".into(),
+        tool: antler_mcp::ToolInfo {
+            name: "get_forecast".into(),
+            description: "Get the weather forecast for a city.".into(),
+            input_schema: serde_json::json!({"type": "object", "properties": {
+                "city": {"type": "string"}}, "required": ["city"]}),
+        },
+    };
+    let deferred = antler_mcp::ToolSearchConfig {
+        max_tools: 0,
+        ..Default::default()
+    };
+    let catalog = Arc::new(super::McpTools::new(vec![offered], &deferred));
+    let hub = antler_mcp::McpHub::new(Arc::new(antler_mcp::client::RmcpConnector::new(
+        std::env::temp_dir(),
+    )));
+    let mut own: Vec<Arc<dyn Tool>> = memory_tools::tools().into();
+    own.push(Arc::new(tasks::TaskTool::new(Arc::new(pool))));
+    own.extend(catalog.tools(&hub, 5));
+    for tool in own {
+        registry.register(tool).expect("every name once");
+    }
+    registry
 }

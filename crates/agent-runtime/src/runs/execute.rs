@@ -147,23 +147,25 @@ impl RunManager {
         let sandbox =
             SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id).with_owner(&run.owner);
         // MCP servers start on the first run that needs their tools.
+        let mut mcp_tools = McpTools::default();
         if let Some(hub) = &self.deps.mcp {
             let launcher = crate::tools::SandboxLauncher(&sandbox);
             let mut offered = hub.tools(Some(&launcher)).await;
             offered.retain(|t| start.profile.allows_tool(&t.model_name));
-            state.mcp = McpTools::new(offered, &self.deps.mcp_search);
+            mcp_tools = McpTools::new(offered, &self.deps.mcp_search);
         }
+        let mcp_tools = Arc::new(mcp_tools);
         let mut snapshot = self.deps.skills.snapshot_for(&run.owner).await;
         if let Some(names) = &start.profile.skills {
             snapshot = Arc::new(snapshot.only(names));
         }
         let tasks = self.deps.cfg.subagents.enabled.then(|| {
-            crate::agent::Tasks::new(
+            Arc::new(crate::agent::Tasks::new(
                 &self.deps.cfg.subagents,
                 &self.deps.instance,
                 &start.profile.subagent_types,
                 self.children.clone(),
-            )
+            ))
         });
         let agent = AgentRun {
             run_id: &run.run_id,
@@ -183,6 +185,7 @@ impl RunManager {
             context: &start.context,
             profile: &start.profile,
             mcp: self.deps.mcp.as_ref(),
+            mcp_tools: &mcp_tools,
             promote_top_k: self.deps.mcp_search.auto_promote_top_k,
             plan_mode: start.plan_mode,
             memory: &start.memory,

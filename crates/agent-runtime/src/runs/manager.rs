@@ -83,10 +83,15 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl RunManager {
     /// A manager over `deps` with the built-in tools.
     pub fn new(deps: RunDeps) -> Arc<Self> {
+        Self::with_tools(deps, ToolRegistry::builtin())
+    }
+
+    /// A manager whose runs have `tools` (besides each run's own: memory, `task`, MCP).
+    pub fn with_tools(deps: RunDeps, tools: ToolRegistry) -> Arc<Self> {
         Arc::new(RunManager {
             deps,
             hooks: pipeline(),
-            tools: ToolRegistry::builtin(),
+            tools,
             recent: super::recent::RecentSkills::default(),
             active: Mutex::new(HashMap::new()),
             threads: Mutex::new(HashMap::new()),

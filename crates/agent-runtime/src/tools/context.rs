@@ -1,5 +1,6 @@
 //! What a tool call may use: the thread's sandbox (acquired on first use), the catalog at
-//! run start, the limits, and the run's cancellation.
+//! run start, the limits, the run's cancellation, and — for the tools that need them — the
+//! run's event log, the person's memory and the run itself (to start subagents).
 
 use std::sync::Arc;
 
@@ -10,7 +11,11 @@ use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
 use super::ToolError;
+use crate::agent::Delegate;
 use crate::config::AgentConfig;
+use crate::memory::MemorySource;
+use crate::profile::AgentProfile;
+use crate::runs::log::EventLog;
 
 /// The thread's sandbox, acquired on the first tool call that needs it.
 pub struct SandboxHandle {
@@ -91,7 +96,8 @@ impl antler_mcp::Launcher for SandboxLauncher<'_> {
     }
 }
 
-/// What tools get from the run.
+/// What tools get from the run. The last four are capabilities only some tools use; a tool
+/// finds `None` where the run has no such thing.
 pub struct ToolContext<'a> {
     /// The thread's sandbox.
     pub sandbox: &'a SandboxHandle,
@@ -101,6 +107,25 @@ pub struct ToolContext<'a> {
     pub cfg: &'a AgentConfig,
     /// Cancels running commands.
     pub cancel: &'a CancellationToken,
+    /// The id of this call (progress events and subagents name it).
+    pub call_id: &'a str,
+    /// The run's event log, for what a call reports while it works.
+    pub events: Option<&'a Arc<EventLog>>,
+    /// The person's memory, for the memory tools.
+    pub memory: Option<MemoryAccess<'a>>,
+    /// The run, for the `task` tool to start a subagent's run from.
+    pub delegate: Option<&'a dyn Delegate>,
+}
+
+/// The person's memory as one run sees it: whose it is, and which agent asks.
+#[derive(Clone, Copy)]
+pub struct MemoryAccess<'a> {
+    /// The memory.
+    pub source: &'a dyn MemorySource,
+    /// The person.
+    pub owner: &'a str,
+    /// The agent of the run (its id and whether its memory is its own).
+    pub profile: &'a AgentProfile,
 }
 
 impl ToolContext<'_> {

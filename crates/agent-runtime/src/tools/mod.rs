@@ -1,10 +1,11 @@
 //! The agent's tools: one [`Tool`] trait, a [`ToolRegistry`] the agent loop lists and calls
 //! through, and one file per tool family. A built-in tool is a [`TypedTool`]: its arguments
 //! are a `Deserialize + JsonSchema` type beside its handler, so the schema the model sees is
-//! generated from the type the handler reads. MCP tools and subagents register through the
-//! same trait.
+//! generated from the type the handler reads. The tools of one run (memory, `task`, MCP
+//! tools and `tool_search`, in `agent`) are the same trait, added to a per-run registry; what
+//! they need from the run comes in the [`ToolContext`] as optional capabilities.
 
-mod args;
+pub(crate) mod args;
 mod bash;
 mod clarify;
 mod context;
@@ -17,9 +18,10 @@ mod todos;
 mod typed;
 mod view_image;
 
-pub use context::{SandboxHandle, SandboxLauncher, ToolContext};
+pub use context::{MemoryAccess, SandboxHandle, SandboxLauncher, ToolContext};
 pub use registry::ToolRegistry;
 pub use typed::TypedTool;
+pub(crate) use typed::{parse_args, schema_of};
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -33,8 +35,32 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &str;
     /// The JSON Schema of its arguments (an object schema).
     fn parameters(&self) -> Value;
+    /// When its calls run among those of one model answer.
+    fn phase(&self) -> Phase {
+        Phase::Concurrent
+    }
+    /// Whether the model is shown it now (a deferred MCP tool is not, until a search
+    /// promotes it; it can still be called by name).
+    fn listed(&self) -> bool {
+        true
+    }
+    /// Whether it hands its arguments on unchanged (an MCP tool to its server): such a tool
+    /// is not given the extra `description` argument every other tool takes.
+    fn forwards_arguments(&self) -> bool {
+        false
+    }
     /// Runs one call with the raw arguments the model sent.
     async fn call(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError>;
+}
+
+/// When a tool's calls run among those of one model answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Before every other call of the answer, one after another (`tool_search`: what it
+    /// promotes must be in place before the calls made beside it are checked).
+    First,
+    /// With the other calls of the answer, concurrently.
+    Concurrent,
 }
 
 /// Why a tool call failed.

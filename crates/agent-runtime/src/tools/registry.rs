@@ -1,4 +1,5 @@
-//! The tools of a run, in the order the model is shown them, called by name.
+//! Tools in the order the model is shown them, called by name: the built-in ones (one
+//! registry for the server), and a run's (a copy of those plus the run's own tools).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -7,11 +8,12 @@ use futures::FutureExt;
 use serde_json::{Value, json};
 
 use super::{
-    Tool, ToolContext, ToolError, ToolOutput, bash, clarify, files, present, search, skills, todos,
-    view_image,
+    Phase, Tool, ToolContext, ToolError, ToolOutput, bash, clarify, files, present, search, skills,
+    todos, view_image,
 };
 
 /// Tools by name, with their definitions for the model request built once.
+#[derive(Clone)]
 pub struct ToolRegistry {
     entries: Vec<(Arc<dyn Tool>, Value)>,
 }
@@ -80,18 +82,24 @@ impl ToolRegistry {
         self.entries.iter().map(|(t, _)| t.name()).collect()
     }
 
-    /// The definitions for the model request (`tools` of Chat Completions), in order.
+    /// Every tool's definition (`tools` of Chat Completions), in order.
     pub fn definitions(&self) -> Vec<Value> {
         self.entries.iter().map(|(_, d)| d.clone()).collect()
     }
 
-    /// The definitions without the tool called `name` (not offered in this run).
-    pub fn definitions_without(&self, name: &str) -> Vec<Value> {
+    /// The definitions for the next model request: tools [listed](Tool::listed) now whose
+    /// names `offered` accepts, in order.
+    pub fn listed_definitions(&self, offered: impl Fn(&str) -> bool) -> Vec<Value> {
         self.entries
             .iter()
-            .filter(|(t, _)| t.name() != name)
+            .filter(|(t, _)| t.listed() && offered(t.name()))
             .map(|(_, d)| d.clone())
             .collect()
+    }
+
+    /// When calls of the tool `name` run (an unknown name: with the others, to fail there).
+    pub fn phase(&self, name: &str) -> Phase {
+        self.get(name).map_or(Phase::Concurrent, |t| t.phase())
     }
 
     /// Runs one call. An unknown tool, bad arguments or a failure the model can act on are
@@ -124,21 +132,25 @@ impl ToolRegistry {
 }
 
 /// A tool with its Chat Completions definition. Every tool also takes a short description
-/// of why it is called (shown in the UI).
+/// of why it is called (shown in the UI), except one that forwards its arguments (they go
+/// to another program as they are), and one whose own `description` argument says it.
 fn definition(tool: Arc<dyn Tool>) -> (Arc<dyn Tool>, Value) {
     let mut parameters = tool.parameters();
+    if !parameters.is_object() {
+        parameters = json!({"type": "object", "properties": {}});
+    }
     if let Some(properties) = parameters
         .as_object_mut()
+        .filter(|_| !tool.forwards_arguments())
         .map(|p| p.entry("properties").or_insert_with(|| json!({})))
         .and_then(Value::as_object_mut)
     {
-        properties.insert(
-            "description".into(),
+        properties.entry("description").or_insert_with(|| {
             json!({
                 "type": "string",
                 "description": "One short sentence saying what this call is for (shown to the person)."
-            }),
-        );
+            })
+        });
     }
     let definition = json!({
         "type": "function",
@@ -164,12 +176,13 @@ mod tests {
     use crate::tools::{SandboxHandle, ToolContext};
 
     /// The definitions the model is given are part of the product: any change must show in
-    /// review (`UPDATE_SNAPSHOTS=1` accepts one).
+    /// review (`UPDATE_SNAPSHOTS=1` accepts one). Every kind of tool is in it.
     #[test]
     fn tool_definitions_match_the_snapshot() {
-        let actual = serde_json::to_string_pretty(&ToolRegistry::builtin().definitions())
-            .expect("definitions serialise")
-            + "\n";
+        let actual =
+            serde_json::to_string_pretty(&crate::agent::every_kind_of_tool().definitions())
+                .expect("definitions serialise")
+                + "\n";
         let path = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap())
             .join("tests/fixtures/tool-definitions.json");
         if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
@@ -186,10 +199,18 @@ mod tests {
 
     #[test]
     fn every_definition_is_a_plain_object_schema_with_the_description_argument() {
-        for d in ToolRegistry::builtin().definitions() {
+        for d in crate::agent::every_kind_of_tool().definitions() {
             let params = &d["function"]["parameters"];
             assert_eq!(params["type"], "object", "{d}");
-            assert!(params["properties"]["description"].is_object(), "{d}");
+            // An MCP tool's arguments go to its server as they are.
+            let forwarded = d["function"]["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("mcp__"));
+            assert_eq!(
+                params["properties"]["description"].is_object(),
+                !forwarded,
+                "{d}"
+            );
             let text = params.to_string();
             for banned in ["$schema", "$defs", "\"null\"", "uint"] {
                 assert!(!text.contains(banned), "{banned} in {d}");
@@ -254,6 +275,10 @@ mod tests {
             skills: &skills,
             cfg: &cfg,
             cancel: &cancel,
+            call_id: "call-1",
+            events: None,
+            memory: None,
+            delegate: None,
         };
         let unknown = registry.call("nope", json!({}), &ctx).await;
         assert!(
@@ -287,6 +312,10 @@ mod tests {
             skills: &skills,
             cfg: &cfg,
             cancel: &cancel,
+            call_id: "call-1",
+            events: None,
+            memory: None,
+            delegate: None,
         };
         // Clarifications need no sandbox: the argument forms alone are checked.
         let out = registry

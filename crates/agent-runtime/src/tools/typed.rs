@@ -37,21 +37,25 @@ impl<T: TypedTool> Tool for T {
     }
 
     async fn call(&self, args: Value, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
-        let args = serde_path_to_error::deserialize::<_, T::Args>(args).map_err(|e| {
-            let at = e.path().to_string();
-            let place = if at == "." {
-                String::new()
-            } else {
-                format!(" (argument '{at}')")
-            };
-            ToolError::Model(format!(
-                "the arguments of {} are not valid: {}{place}",
-                T::NAME,
-                e.inner()
-            ))
-        })?;
+        let args = parse_args::<T::Args>(T::NAME, args)?;
         self.run(args, ctx).await
     }
+}
+
+/// The arguments of a call to `tool` as `A`, or an error naming the argument at fault.
+pub(crate) fn parse_args<A: DeserializeOwned>(tool: &str, args: Value) -> Result<A, ToolError> {
+    serde_path_to_error::deserialize::<_, A>(args).map_err(|e| {
+        let at = e.path().to_string();
+        let place = if at == "." {
+            String::new()
+        } else {
+            format!(" (argument '{at}')")
+        };
+        ToolError::Model(format!(
+            "the arguments of {tool} are not valid: {}{place}",
+            e.inner()
+        ))
+    })
 }
 
 /// The JSON Schema of `A` as chat-completions APIs take it: inline, no `$schema` or titles,

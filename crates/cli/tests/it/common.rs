@@ -648,6 +648,28 @@ pub(crate) fn run_body(text: &str, modes: &[&str]) -> serde_json::Value {
     })
 }
 
+/// Whether the Docker engine answers and has the sandbox image. `make test` sets
+/// `ANTLER_REQUIRE_DOCKER` (after building the image), so there a missing one fails; elsewhere
+/// Docker tests skip, saying why.
+pub(crate) async fn docker() -> bool {
+    let cfg = antler_sandbox::config::SandboxConfig::default();
+    let ready = match antler_sandbox::docker::connect(&cfg) {
+        Ok(docker) => antler_sandbox::docker::check(&docker, &cfg.image).await,
+        Err(e) => Err(e),
+    };
+    match ready {
+        Ok(()) => true,
+        Err(e) => {
+            assert!(
+                std::env::var_os("ANTLER_REQUIRE_DOCKER").is_none(),
+                "ANTLER_REQUIRE_DOCKER is set but Docker is not usable: {e}"
+            );
+            eprintln!("note: skipped, this test needs Docker ({e})");
+            false
+        }
+    }
+}
+
 /// A fresh PostgreSQL database for one test, from `ANTLER_TEST_POSTGRES_URL` (an admin URL).
 /// `make test` sets it; without it (and without `ANTLER_REQUIRE_POSTGRES`) replica tests skip.
 pub(crate) async fn postgres_database() -> Option<String> {

@@ -1,6 +1,6 @@
 //! MCP servers' lifecycle and scale with tests/mcp/many_tools.py (the official Python SDK):
 //! timeouts, progress, cancellation, a crash and its restart, list_changed, no process left
-//! after SIGKILL, and tool search over 200 tools.
+//! after SIGKILL, tool search over 200 tools, and a tool listed twice.
 
 use serde_json::json;
 
@@ -242,4 +242,65 @@ async fn tool_search_finds_one_of_two_hundred_tools() {
         "the 202 tools are deferred: {first:?}"
     );
     assert!(tools(1).contains(&"mcp__many__currency_convert".to_string()));
+}
+
+#[tokio::test]
+async fn a_tool_a_server_lists_twice_is_offered_once_and_its_status_says_so() {
+    let Some(s) = servers() else { return };
+    let env = Env::new();
+    let model = mock_llm(SCRIPT).await;
+    let script = script_copy(&env, "duplicate");
+    let server = start(
+        &env,
+        &model,
+        &config(
+            &s.python,
+            &script,
+            ", \"3\", \"--duplicate\", \"weather_forecast\"",
+            "",
+        ),
+        &[],
+    );
+    run(&server, "d", "hello").await;
+    let requests = model_requests(&model).await;
+    let names: Vec<&str> = requests[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    let weather: Vec<&&str> = names
+        .iter()
+        .filter(|n| n.contains("weather_forecast"))
+        .collect();
+    assert_eq!(weather, [&"mcp__many__weather_forecast"], "{names:?}");
+    let unique: std::collections::HashSet<&&str> = names.iter().collect();
+    assert_eq!(unique.len(), names.len(), "every name once: {names:?}");
+    // The first listing is the one offered.
+    let offered = requests[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "mcp__many__weather_forecast")
+        .unwrap();
+    assert!(
+        offered["function"]["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("Get the weather forecast"),
+        "{offered}"
+    );
+    let status = status(&server, "many").await;
+    assert_eq!(
+        status["warnings"],
+        json!(["the server lists the tool 'weather_forecast' 2 times; only the first is offered"]),
+        "{status}"
+    );
+    let listed = status["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"] == "weather_forecast")
+        .count();
+    assert_eq!(listed, 1, "{status}");
 }

@@ -43,6 +43,9 @@ fn processes(env: &Env, vars: &[(String, String)], thread: &str) -> String {
 
 #[tokio::test]
 async fn a_sandboxed_server_runs_inside_each_threads_sandbox() {
+    if !crate::common::docker().await {
+        return;
+    }
     let Some(s) = servers() else { return };
     let env = Env::new();
     let model = mock_llm(SCRIPT).await;

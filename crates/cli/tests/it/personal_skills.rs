@@ -78,6 +78,9 @@ async fn tool_output(model: &str, index: usize) -> (String, String) {
 
 #[tokio::test]
 async fn personal_skills_are_their_owner_alone_in_the_api_the_prompt_and_the_sandbox() {
+    if !crate::common::docker().await {
+        return;
+    }
     let env = Env::new();
     env.write_skill("public", "notes", "notes", "Shared notes skill.");
     let model = mock_llm(SCRIPT).await;

@@ -45,6 +45,9 @@ fn messages(values: &Value) -> Vec<Value> {
 
 #[tokio::test]
 async fn the_agent_reads_a_skill_runs_its_script_in_docker_and_presents_the_output() {
+    if !crate::common::docker().await {
+        return;
+    }
     let env = Env::new();
     let dir = env.write_skill("public", "demo-skill", "demo-skill", "x");
     std::fs::write(dir.join("SKILL.md"), DEMO_SKILL).unwrap();

@@ -53,6 +53,9 @@ async fn containers(instance: &str) -> Vec<admin::ContainerRow> {
 
 #[tokio::test]
 async fn files_from_the_sandbox_are_artifacts_and_toggles_reach_running_sandboxes() {
+    if !crate::common::docker().await {
+        return;
+    }
     let env = Env::new();
     env.write_skill("public", "demo", "demo", "A demo skill.");
     let instance = format!("it-{}", uuid_like());
@@ -121,6 +124,9 @@ async fn files_from_the_sandbox_are_artifacts_and_toggles_reach_running_sandboxe
 
 #[tokio::test]
 async fn a_server_killed_with_sigkill_leaves_nothing_behind_after_a_restart() {
+    if !crate::common::docker().await {
+        return;
+    }
     let env = Env::new();
     let instance = format!("it-{}", uuid_like());
     let vars = docker_env(&env, &instance);
@@ -191,6 +197,9 @@ pub(crate) fn uuid_like() -> String {
 
 #[tokio::test]
 async fn ls_lists_and_prune_removes_only_what_stopped_servers_left() {
+    if !crate::common::docker().await {
+        return;
+    }
     let env = Env::new();
     let instance = format!("it-{}", uuid_like());
     let vars = docker_env(&env, &instance);
@@ -265,6 +274,9 @@ async fn auto_falls_back_to_the_local_provider_with_a_warning() {
 
 #[tokio::test]
 async fn a_relative_data_dir_works_with_docker() {
+    if !crate::common::docker().await {
+        return;
+    }
     let env = Env::new();
     let instance = format!("it-{}", uuid_like());
     let mut vars = docker_env(&env, &instance);
@@ -292,6 +304,9 @@ async fn a_relative_data_dir_works_with_docker() {
 
 #[tokio::test]
 async fn an_uploaded_file_is_readable_and_writable_work_lands_in_outputs_in_docker() {
+    if !crate::common::docker().await {
+        return;
+    }
     let env = Env::new();
     let instance = format!("it-{}", uuid_like());
     let script = r#"

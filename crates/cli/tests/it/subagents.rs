@@ -467,6 +467,9 @@ async fn an_assistant_defines_its_own_subagent_types() {
 
 #[tokio::test]
 async fn cancelling_the_lead_leaves_no_subagent_command_running_in_the_container() {
+    if !crate::common::docker().await {
+        return;
+    }
     let env = Env::new();
     let model = mock_llm(&parallel_script()).await;
     let vars = crate::sandbox::docker_env(&env, &format!("it-sub-{}", crate::sandbox::uuid_like()));
