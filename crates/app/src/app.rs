@@ -270,6 +270,12 @@ impl App {
             memory: Some(crate::memory::source(&memory)),
             memory_tools: config.memory.tools,
         });
+        let threads = ThreadsService::new(
+            store.clone(),
+            config.data_dir.clone(),
+            manager.clone(),
+            sandbox.clone(),
+        );
         if serving {
             let recovered = manager.recover().await?;
             if recovered > 0 {
@@ -279,6 +285,10 @@ impl App {
                 );
             }
             tasks.extend(manager.start_background().into_iter().map(AbortOnDrop));
+            tasks.push(AbortOnDrop(crate::run_requests::sweep_every(
+                threads.clone(),
+                Duration::from_secs(config.threads.sweep_temporary_after_secs),
+            )));
             tasks.push(AbortOnDrop(skills.follow_other_replicas()));
         }
         let accounts = Arc::new(
@@ -304,12 +314,7 @@ impl App {
         Ok(App {
             accounts,
             files: FilesService::new(scratch, sandbox.file_access()),
-            threads: ThreadsService::new(
-                store.clone(),
-                config.data_dir.clone(),
-                manager.clone(),
-                sandbox.clone(),
-            ),
+            threads,
             runs: RunsService::new(
                 store.clone(),
                 manager,

@@ -17,6 +17,7 @@ mod identity;
 mod leftovers;
 pub mod mcp;
 pub mod memory;
+pub mod run_requests;
 pub mod runs;
 mod sandbox;
 pub mod skills;
@@ -30,6 +31,7 @@ pub use files::{FileError, FilesService};
 pub use identity::Caller;
 pub use mcp::{McpConfigError, McpService};
 pub use memory::{MemoryError, MemoryService};
+pub use run_requests::{Cleanup, StatelessRun};
 pub use runs::{RunOpError, RunsService, Started};
 pub use skills::{
     ImportOptions, ImportSettings, SkillOpError, SkillsService, UpdateOutcome, UpdateReport,

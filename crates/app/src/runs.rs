@@ -30,6 +30,9 @@ pub enum RunOpError {
     /// The run manager refused or failed.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// Files sent in the messages could not be stored.
+    #[error(transparent)]
+    Files(#[from] crate::files::FileError),
     /// The run's assistant does not exist for the caller.
     #[error(transparent)]
     Assistant(#[from] AssistantError),
@@ -119,15 +122,16 @@ impl RunsService {
         &self.manager
     }
 
-    /// Starts a run on the caller's thread (created first when `if_not_exists` says so).
-    pub async fn start(
+    /// Starts a run on the caller's thread (created first when `if_not_exists` says so);
+    /// clients go through [`crate::App::start_run`], which checks the quota and stores
+    /// files sent in the messages first.
+    pub(crate) async fn start(
         &self,
         caller: &Caller,
         thread_id: &str,
         req: RunCreate,
     ) -> Result<Started, RunOpError> {
         check_id(thread_id)?;
-        self.check_quota(caller).await?;
         let profile = self.assistants.profile(caller, &req.assistant_id).await?;
         let graph_id = profile.graph_id();
         let (run, record) = self

@@ -50,7 +50,8 @@ impl From<tokio::task::JoinError> for ThreadError {
     }
 }
 
-/// The threads use-cases.
+/// The threads use-cases (cheap to clone: handles to shared parts).
+#[derive(Clone)]
 pub struct ThreadsService {
     store: Store,
     data_dir: PathBuf,
@@ -101,6 +102,11 @@ impl ThreadsService {
             tracing::info!(thread.id = %id, "thread created");
         }
         wire(created.thread)
+    }
+
+    /// The repositories (for background duties of this crate).
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
     }
 
     /// The caller's thread.

@@ -176,6 +176,12 @@ impl From<FileError> for AppError {
                 AppError::bad_request(e.to_string())
             }
             e @ FileError::NotFound(_) => AppError::not_found(e.to_string()),
+            FileError::Invalid(m) => {
+                AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", m)
+            }
+            FileError::TooLarge(m) => {
+                AppError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", m)
+            }
             FileError::Io(e) => AppError::internal(e),
         }
     }
@@ -217,6 +223,7 @@ impl From<RunOpError> for AppError {
         match e {
             RunOpError::Thread(e) => e.into(),
             RunOpError::Run(e) => e.into(),
+            RunOpError::Files(e) => e.into(),
             RunOpError::Assistant(e) => e.into(),
             e @ RunOpError::InvalidRunId(_) => AppError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,

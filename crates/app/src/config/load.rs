@@ -188,6 +188,10 @@ impl Config {
             ("uploads.max_request_bytes", self.uploads.max_request_bytes),
             ("threads.history_max_bytes", self.threads.history_max_bytes),
             (
+                "threads.sweep_temporary_after_secs",
+                self.threads.sweep_temporary_after_secs,
+            ),
+            (
                 "skills.install.max_entries",
                 self.skills.install.max_entries as u64,
             ),

@@ -319,6 +319,9 @@ pub struct ThreadsConfig {
     /// Most bytes of states one history request answers (at least one state is always
     /// answered; clients page on with `before`).
     pub history_max_bytes: u64,
+    /// A stateless run's thread left behind (a crash, a failed cleanup) is deleted once it
+    /// is this old and its runs are over; the sweep runs this often too.
+    pub sweep_temporary_after_secs: u64,
 }
 
 impl Default for ThreadsConfig {
@@ -326,6 +329,7 @@ impl Default for ThreadsConfig {
         ThreadsConfig {
             max_stored_bytes_per_user: 1024 * 1024 * 1024,
             history_max_bytes: 8 * 1024 * 1024,
+            sweep_temporary_after_secs: 60,
         }
     }
 }

@@ -78,6 +78,43 @@ async fn thread_ids(server: &crate::common::Server) -> Vec<String> {
 }
 
 #[tokio::test]
+async fn a_stateless_runs_thread_left_by_a_crash_is_deleted_after_the_restart() {
+    let env = Env::new();
+    let model = mock_llm(
+        "scenarios:\n  - match: \"\"\n    turns:\n      - content: \"a b c d e f g h i j k l m n o p q r s t\"\n        chunk_size: 1\n        chunk_delay_ms: 500\n",
+    )
+    .await;
+    let vars = [
+        ("ANTLER_AGENT_GENERATE_TITLES", "false"),
+        ("ANTLER_THREADS_SWEEP_TEMPORARY_AFTER_SECS", "1"),
+    ];
+    let server = env.start_agent(&model, &vars);
+    // A kept stateless run's thread is an ordinary one and stays.
+    let mut kept = run_body("keep me", &["values"]);
+    kept["on_completion"] = json!("keep");
+    let (status, run) = server.post_json("/api/runs", kept).await;
+    assert_eq!(status, 200, "{run}");
+    let kept_thread = run["thread_id"].as_str().unwrap().to_string();
+    let (status, run) = server
+        .post_json("/api/runs", run_body("hello", &["values"]))
+        .await;
+    assert_eq!(status, 200, "{run}");
+    let thread = run["thread_id"].as_str().unwrap().to_string();
+    crate::common::wait_for("both runs to work", async || {
+        thread_ids(&server).await.len() == 2
+    })
+    .await;
+    // The process dies while the run streams: no cleanup task survives it.
+    server.crash();
+    let server = env.start_agent(&model, &vars);
+    crate::common::wait_for("the temporary thread to be swept", async || {
+        thread_ids(&server).await == [kept_thread.clone()]
+    })
+    .await;
+    assert!(!env.user_data(&thread).exists(), "its files went too");
+}
+
+#[tokio::test]
 async fn stateless_runs_use_a_temporary_thread_that_is_deleted_unless_kept() {
     let env = Env::new();
     let model =

@@ -39,6 +39,7 @@ mod skill_import;
 mod skill_races;
 mod skill_search;
 mod skill_slash;
+mod storage;
 mod subagents;
 mod summarization;
 mod threads;

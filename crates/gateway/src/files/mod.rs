@@ -3,7 +3,6 @@
 
 pub mod archive;
 pub mod etag;
-pub(crate) mod message_files;
 pub(crate) mod multipart;
 pub mod names;
 pub mod serve;

@@ -24,7 +24,6 @@ use utoipa::IntoParams;
 
 use crate::error::{ApiResult, AppError};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
-use crate::files::message_files::store_message_files;
 use crate::params::ThreadId;
 use crate::state::{AppState, Identity};
 
@@ -33,10 +32,9 @@ pub(crate) async fn start(
     app: &AppState,
     caller: &antler_app::Caller,
     thread_id: &str,
-    mut body: RunCreate,
+    body: RunCreate,
 ) -> ApiResult<antler_app::Started> {
-    store_message_files(app, caller, thread_id, &mut body).await?;
-    Ok(app.runs.start(caller, thread_id, body).await?)
+    Ok(app.start_run(caller, thread_id, body).await?)
 }
 
 /// `{thread_id}` and `{run_id}` of a run's path.
@@ -142,6 +140,7 @@ pub(crate) fn sse(
         (status = 404, description = "No such thread, assistant or checkpoint", body = ErrorEnvelope),
         (status = 409, description = "A run is in progress and multitask_strategy is reject", body = ErrorEnvelope),
         (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
         (status = 422, description = "Invalid input, stream mode, strategy or thread id", body = ErrorEnvelope),
     )
 )]
@@ -176,6 +175,7 @@ pub async fn stream_run(
         (status = 404, description = "No such thread, assistant or checkpoint", body = ErrorEnvelope),
         (status = 409, description = "A run is in progress and multitask_strategy is reject", body = ErrorEnvelope),
         (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
         (status = 422, description = "Invalid input, stream mode, strategy or thread id", body = ErrorEnvelope),
     )
 )]
@@ -202,6 +202,7 @@ pub async fn create_run(
         (status = 404, description = "No such thread, assistant or checkpoint", body = ErrorEnvelope),
         (status = 409, description = "A run is in progress and multitask_strategy is reject", body = ErrorEnvelope),
         (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
         (status = 422, description = "Invalid input, stream mode, strategy or thread id", body = ErrorEnvelope),
     )
 )]

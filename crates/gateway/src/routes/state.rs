@@ -44,7 +44,7 @@ pub async fn get_state(
     params(("thread_id" = String, Path, description = "Thread id")),
     request_body = HistoryRequest,
     responses(
-        (status = 200, description = "States", body = Vec<ThreadState>),
+        (status = 200, description = "States, newest first: at most `limit`, and no more than `threads.history_max_bytes` of them (always at least one); page on with `before`", body = Vec<ThreadState>),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
         (status = 404, description = "No such thread", body = ErrorEnvelope),
         (status = 422, description = "Invalid thread id or body", body = ErrorEnvelope),
@@ -151,6 +151,7 @@ pub async fn post_state_at(
         (status = 404, description = "No such thread or checkpoint", body = ErrorEnvelope),
         (status = 409, description = "A run is in progress", body = ErrorEnvelope),
         (status = 422, description = "Invalid thread id or values", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
     )
 )]
 pub async fn update_state(

@@ -2,12 +2,9 @@
 //! temporary thread of the caller that is deleted when the run has ended (unless
 //! `on_completion` is `keep`), as LangGraph servers do; and deleting a finished run.
 
-use std::sync::Arc;
-
-use antler_agent_runtime::runs::ActiveRun;
 use antler_app::Caller;
 use antler_protocol::error::ErrorEnvelope;
-use antler_protocol::runs::{IfNotExists, OnCompletion, Run, RunCreate};
+use antler_protocol::runs::{Run, RunCreate};
 use antler_protocol::threads::ThreadValues;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -24,48 +21,17 @@ use crate::state::{AppState, Identity};
 async fn start(
     app: &AppState,
     caller: &Caller,
-    mut body: RunCreate,
+    body: RunCreate,
 ) -> ApiResult<(
     String,
     antler_app::Started,
     Option<Box<dyn FnOnce() + Send>>,
 )> {
-    let thread_id = uuid::Uuid::new_v4().to_string();
-    body.if_not_exists = Some(IfNotExists::Create);
-    let keep = body.on_completion == Some(OnCompletion::Keep);
-    let started = match super::runs::start(app, caller, &thread_id, body).await {
-        Ok(started) => started,
-        Err(e) => {
-            // A refused run (invalid input) must not leave its thread behind.
-            if let Err(error) = app.threads.delete(caller, &thread_id).await
-                && !matches!(error, antler_app::ThreadError::NotFound(_))
-            {
-                tracing::warn!(thread.id = %thread_id, %error, "a refused stateless run's thread could not be deleted");
-            }
-            return Err(e);
-        }
-    };
-    let cleanup = (!keep).then(|| cleanup(app, caller, &thread_id, started.run.clone()));
-    Ok((thread_id, started, cleanup))
-}
-
-/// Deletes the temporary thread once its run has ended (in the background: the client
-/// may already be gone).
-fn cleanup(
-    app: &AppState,
-    caller: &Caller,
-    thread_id: &str,
-    run: Arc<ActiveRun>,
-) -> Box<dyn FnOnce() + Send> {
-    let (app, caller, thread_id) = (app.clone(), caller.clone(), thread_id.to_string());
-    Box::new(move || {
-        tokio::spawn(async move {
-            run.finished().await;
-            if let Err(error) = app.threads.delete(&caller, &thread_id).await {
-                tracing::warn!(thread.id = %thread_id, %error, "a stateless run's thread could not be deleted");
-            }
-        });
-    })
+    let run = app.start_stateless(caller, body).await?;
+    let then = run
+        .cleanup
+        .map(|c| Box::new(move || c.after_run()) as Box<dyn FnOnce() + Send>);
+    Ok((run.thread_id, run.started, then))
 }
 
 /// Starts a stateless run and streams its events (`text/event-stream`), as
@@ -82,6 +48,7 @@ fn cleanup(
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
         (status = 404, description = "No such assistant or checkpoint", body = ErrorEnvelope),
         (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
         (status = 422, description = "Invalid input or stream mode", body = ErrorEnvelope),
     )
 )]
@@ -113,6 +80,7 @@ pub async fn stream_stateless(
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
         (status = 404, description = "No such assistant or checkpoint", body = ErrorEnvelope),
         (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
         (status = 422, description = "Invalid input or stream mode", body = ErrorEnvelope),
     )
 )]
@@ -142,6 +110,7 @@ pub async fn wait_stateless(
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
         (status = 404, description = "No such assistant or checkpoint", body = ErrorEnvelope),
         (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
         (status = 422, description = "Invalid input or stream mode", body = ErrorEnvelope),
     )
 )]

@@ -19,9 +19,9 @@ use serde_json::json;
 use crate::error::{ApiResult, AppError};
 use crate::extract::ApiPath;
 use crate::files::multipart::{field_to_temp, multipart_error};
-use crate::files::names::{dedupe, safe_file_name};
 use crate::params::ThreadId;
 use crate::state::{AppState, Identity};
+use antler_app::files::names::{dedupe, safe_file_name};
 
 /// The form of `POST …/uploads` (documentation only: parts are streamed).
 #[derive(utoipa::ToSchema)]

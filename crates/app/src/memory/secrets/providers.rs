@@ -7,9 +7,12 @@
 use super::{Candidate, Rule, checks, rule};
 
 /// Legacy and provider `sk-` keys (OpenAI, DeepSeek, OpenRouter, …) have no fixed body; a
-/// digit keeps hyphenated words like `sk-learn-pipelines-for-teams` out.
+/// digit (or one long unbroken run) keeps hyphenated words like `sk-learn-pipelines-for-teams`
+/// out.
 fn sk_key(c: &Candidate<'_>) -> bool {
-    checks::has_digit(c.secret)
+    // Or one unbroken run too long for a word.
+    let body = c.secret.trim_start_matches("sk-");
+    checks::has_digit(c.secret) || (body.len() >= 20 && !body.contains('-'))
 }
 
 /// Tried first, in this order (more specific shapes first).

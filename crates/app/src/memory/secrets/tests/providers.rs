@@ -44,7 +44,11 @@ pub(super) const KEYS_AND_CODE_HOSTS: &[Case] = &[
     ),
     (
         "sk-api-key",
-        &["sk-{48a}", "OPENROUTER=sk-or-v1-{64h}"],
+        &[
+            "sk-{48a}",
+            "OPENROUTER=sk-or-v1-{64h}",
+            "my api key: sk-abcdefghijklmnopqrstuv",
+        ],
         &["Took a task-management-and-risk-assessment-2024 course"],
     ),
     (

@@ -5,6 +5,9 @@
 //! startup sweep clears the scratch of instances that are gone). Only a whole, accepted
 //! request is renamed into `uploads/` (same filesystem), made readable by the sandbox user.
 
+mod message_files;
+pub mod names;
+
 use std::path::{Path, PathBuf};
 
 use antler_protocol::files::{UploadList, UploadedFile};
@@ -31,6 +34,12 @@ pub enum FileError {
     /// A directory where a file was expected.
     #[error("'{0}' is a directory")]
     Directory(String),
+    /// A file sent in a message is malformed.
+    #[error("{0}")]
+    Invalid(String),
+    /// Files sent in a message are over the upload limits.
+    #[error("{0}")]
+    TooLarge(String),
     /// The disk failed.
     #[error("thread files: {0}")]
     Io(#[from] std::io::Error),

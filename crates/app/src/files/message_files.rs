@@ -7,27 +7,41 @@
 use std::collections::HashSet;
 use std::io::Write as _;
 
-use antler_app::Caller;
-use antler_app::files::Staged;
 use antler_protocol::paths::USER_DATA_ROOT;
 use antler_protocol::runs::{IfNotExists, RunCreate};
 use antler_protocol::threads::CreateThread;
-use axum::http::StatusCode;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use crate::error::AppError;
-use crate::files::names::{dedupe, safe_file_name};
-use crate::state::AppState;
+use super::names::{dedupe, safe_file_name};
+use super::{FileError, FilesService, Staged};
+use crate::Caller;
+use crate::config::UploadsConfig;
+use crate::threads::ThreadsService;
 
-/// Stores the file blocks of `req`'s messages as uploads of the thread and rewrites the
-/// messages to name them; a request without any is left as it is.
-pub(crate) async fn store_message_files(
-    app: &AppState,
+impl FilesService {
+    /// Stores the file blocks of `req`'s messages as uploads of the thread and rewrites the
+    /// messages to name them; a request without any is left as it is.
+    pub(crate) async fn store_message_files(
+        &self,
+        threads: &ThreadsService,
+        limits: &UploadsConfig,
+        caller: &Caller,
+        thread_id: &str,
+        req: &mut RunCreate,
+    ) -> Result<(), FileError> {
+        store(self, threads, limits, caller, thread_id, req).await
+    }
+}
+
+async fn store(
+    files: &FilesService,
+    threads: &ThreadsService,
+    limits: &UploadsConfig,
     caller: &Caller,
     thread_id: &str,
     req: &mut RunCreate,
-) -> Result<(), AppError> {
+) -> Result<(), FileError> {
     let Some(messages) = req.input.as_mut().and_then(messages_mut) else {
         return Ok(());
     };
@@ -39,9 +53,8 @@ pub(crate) async fn store_message_files(
             thread_id: Some(thread_id.to_string()),
             ..CreateThread::default()
         };
-        app.threads.create(caller, create).await?;
+        threads.create(caller, create).await?;
     }
-    let limits = &app.config.uploads;
     let mut staged = Vec::new();
     let mut names = HashSet::new();
     let mut total = 0u64;
@@ -56,10 +69,11 @@ pub(crate) async fn store_message_files(
         let mut paths = Vec::new();
         // In message order, so the first of two files with one name keeps it.
         for &j in &blocks {
-            let (name, bytes) = decode(&content[j])
-                .map_err(|why| invalid(format!("input.messages[{i}].content[{j}]: {why}")))?;
+            let (name, bytes) = decode(&content[j]).map_err(|why| {
+                FileError::Invalid(format!("input.messages[{i}].content[{j}]: {why}"))
+            })?;
             if staged.len() == limits.max_files {
-                return Err(too_large(format!(
+                return Err(FileError::TooLarge(format!(
                     "too many files: at most {} per request",
                     limits.max_files
                 )));
@@ -67,7 +81,7 @@ pub(crate) async fn store_message_files(
             let size = bytes.len() as u64;
             total += size;
             if size > limits.max_file_bytes || total > limits.max_request_bytes {
-                return Err(too_large(format!(
+                return Err(FileError::TooLarge(format!(
                     "file '{name}' is larger than the limit of {} bytes per file ({} per request)",
                     limits.max_file_bytes, limits.max_request_bytes
                 )));
@@ -76,9 +90,8 @@ pub(crate) async fn store_message_files(
             names.insert(name.clone());
             let mut file = tempfile::Builder::new()
                 .prefix("upload-")
-                .tempfile_in(app.files.scratch())
-                .map_err(AppError::internal)?;
-            file.write_all(&bytes).map_err(AppError::internal)?;
+                .tempfile_in(files.scratch())?;
+            file.write_all(&bytes)?;
             paths.push(format!("{USER_DATA_ROOT}/uploads/{name}"));
             staged.push(Staged { file, name, size });
         }
@@ -91,9 +104,8 @@ pub(crate) async fn store_message_files(
             "text": format!("\n<uploaded_files>\n{}\n</uploaded_files>", list.join("\n")),
         }));
     }
-    let stored = app
-        .files
-        .store_uploads(&app.threads, caller, thread_id, staged)
+    let stored = files
+        .store_uploads(threads, caller, thread_id, staged)
         .await?;
     tracing::info!(
         thread.id = thread_id,
@@ -164,12 +176,4 @@ fn decode(block: &Value) -> Result<(String, Vec<u8>), String> {
         .decode(data)
         .map_err(|e| format!("the file data is not base64: {e}"))?;
     Ok((name, bytes))
-}
-
-fn invalid(message: String) -> AppError {
-    AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", message)
-}
-
-fn too_large(message: String) -> AppError {
-    AppError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", message)
 }
