@@ -93,3 +93,19 @@ pub struct MemoryExport {
     #[serde(default)]
     pub summary: Option<String>,
 }
+
+/// What `POST /api/memory/import` did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct MemoryImported {
+    /// Facts added.
+    pub count: u64,
+    /// Facts skipped because the same fact is already remembered (or repeats in the file).
+    pub duplicates: u64,
+    /// Facts of the file not kept: over `memory.max_facts` and less useful than the rest.
+    pub not_kept: u64,
+    /// Facts remembered before that were forgotten to make room (less useful than the
+    /// imported ones).
+    pub evicted: u64,
+    /// Facts remembered now.
+    pub total: u64,
+}

@@ -119,6 +119,16 @@ pub trait MemoryRepo: Send + Sync + 'static {
     async fn confirm(&self, owner: &str, fact_id: &str) -> Result<bool, StoreError>;
     /// Deletes a fact with the facts it superseded; `false` when there was none.
     async fn delete(&self, owner: &str, fact_id: &str) -> Result<bool, StoreError>;
+    /// In one transaction: adds `add` (each unless an active fact of the same owner,
+    /// content and assistant exists), deletes `evict` with their history, and sets the
+    /// summary when one is given. Answers how many facts were added.
+    async fn import(
+        &self,
+        owner: &str,
+        add: &[FactRecord],
+        evict: &[String],
+        summary: Option<&str>,
+    ) -> Result<u64, StoreError>;
     /// Deletes the facts learned from one thread (and the versions they became); answers
     /// how many.
     async fn forget_thread(&self, owner: &str, thread_id: &str) -> Result<u64, StoreError>;

@@ -442,7 +442,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Adds exported facts (all checked first: one invalid fact refuses the import). */
+        /**
+         * Adds exported facts in one transaction (all checked first: one invalid fact refuses the
+         *     import); facts already remembered are skipped, and the answer says what was kept.
+         */
         post: operations["import_memory"];
         delete?: never;
         options?: never;
@@ -1851,6 +1854,35 @@ export interface components {
             /** @description The summary. */
             summary?: string | null;
         };
+        /** @description What `POST /api/memory/import` did. */
+        MemoryImported: {
+            /**
+             * Format: int64
+             * @description Facts added.
+             */
+            count: number;
+            /**
+             * Format: int64
+             * @description Facts skipped because the same fact is already remembered (or repeats in the file).
+             */
+            duplicates: number;
+            /**
+             * Format: int64
+             * @description Facts remembered before that were forgotten to make room (less useful than the
+             *     imported ones).
+             */
+            evicted: number;
+            /**
+             * Format: int64
+             * @description Facts of the file not kept: over `memory.max_facts` and less useful than the rest.
+             */
+            not_kept: number;
+            /**
+             * Format: int64
+             * @description Facts remembered now.
+             */
+            total: number;
+        };
         /** @description `GET /api/memory`. */
         MemoryList: {
             /** @description Whether memory is on for the person. */
@@ -2198,6 +2230,11 @@ export interface components {
             tools: components["schemas"]["ToolView"][];
             /** @description `stdio`, `streamable_http` or `sse`. */
             transport: components["schemas"]["Transport"];
+            /**
+             * @description What is wrong with its tool list (a tool name listed twice: only the first is
+             *     offered).
+             */
+            warnings?: string[];
         };
         /**
          * @description A signed-in session: the account and the CSRF token unsafe requests must echo in
@@ -5268,13 +5305,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description How many facts were added */
+            /** @description What was added, skipped as already remembered, not kept and forgotten to make room */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FactCount"];
+                    "application/json": components["schemas"]["MemoryImported"];
                 };
             };
             /** @description Malformed JSON */
@@ -5727,6 +5764,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many or too large headers */
             431: {
                 headers: {
@@ -5843,6 +5889,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many or too large headers */
             431: {
                 headers: {
@@ -5950,6 +6005,15 @@ export interface operations {
             };
             /** @description Invalid input or stream mode */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7610,7 +7674,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description States */
+            /** @description States, newest first: at most `limit`, and no more than `threads.history_max_bytes` of them (always at least one); page on with `before` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7919,6 +7983,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many or too large headers */
             431: {
                 headers: {
@@ -8047,6 +8120,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Too many or too large headers */
             431: {
                 headers: {
@@ -8166,6 +8248,15 @@ export interface operations {
             };
             /** @description Invalid input, stream mode, strategy or thread id */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8829,6 +8920,15 @@ export interface operations {
             };
             /** @description Invalid thread id or values */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -104,7 +104,9 @@ function serve(facts: Fact[], refuse: Refusals = {}, settings = { enabled: true,
         if (refuse.import) return refused(refuse.import);
         const data = body as unknown as MemoryExport;
         all = [...data.facts.map((f) => fact(`imp-${next++}`, f.content, { category: f.category ?? "context" })), ...all];
-        return json({ count: data.facts.length });
+        // As the server answers: one of the file's facts was remembered already.
+        const dup = data.facts.length > 1 ? 1 : 0;
+        return json({ count: data.facts.length - dup, duplicates: dup, not_kept: 0, evicted: 0, total: all.length });
       }
       return json({ error: { code: "not_found", message: path } }, 404);
     }),

@@ -61,9 +61,14 @@ export function MemoryTransfer({
 
   const importFile = (file: File) =>
     run(async () => {
-      const { count } = await api.importMemory(exportOf(await file.text()));
+      const r = await api.importMemory(exportOf(await file.text()));
       onImported();
-      return `Imported ${pluralize(count, "fact")}.`;
+      const notes = [
+        r.duplicates > 0 && `${pluralize(r.duplicates, "fact")} already remembered`,
+        r.not_kept > 0 && `${pluralize(r.not_kept, "fact")} not kept (over the limit)`,
+        r.evicted > 0 && `${pluralize(r.evicted, "older fact")} forgotten to make room`,
+      ].filter(Boolean);
+      return `Imported ${pluralize(r.count, "fact")}${notes.length ? ` (${notes.join("; ")})` : ""}.`;
     }, "Import failed");
 
   return (

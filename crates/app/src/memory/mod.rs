@@ -9,7 +9,7 @@ mod runs;
 mod secrets;
 
 use antler_protocol::memory::{
-    Fact, FactCreate, FactPatch, MemoryExport, MemoryList, MemorySettingsBody,
+    Fact, FactCreate, FactPatch, MemoryExport, MemoryImported, MemoryList, MemorySettingsBody,
 };
 use antler_store::threads::timestamp;
 use antler_store::{FactQuery, FactRecord, MemorySettings, Store, StoreError};
@@ -342,30 +342,67 @@ impl MemoryService {
         })
     }
 
-    /// Adds exported facts (each checked; one invalid fact refuses the whole import).
-    pub async fn import(&self, caller: &Caller, data: MemoryExport) -> Result<u64, MemoryError> {
+    /// Adds exported facts in one transaction (each checked first: one invalid fact refuses
+    /// the whole import). Facts already remembered are skipped, so importing the same file
+    /// twice changes nothing; over `memory.max_facts`, the least useful of old and new alike
+    /// are not kept, and the answer says how many of each.
+    pub async fn import(
+        &self,
+        caller: &Caller,
+        data: MemoryExport,
+    ) -> Result<MemoryImported, MemoryError> {
         if data.facts.len() > 1000 {
             return Err(MemoryError::Invalid("at most 1000 facts per import".into()));
         }
-        if let Some(summary) = data.summary.as_deref().filter(|s| !s.trim().is_empty()) {
-            checked_content(summary).map_err(|e| MemoryError::Invalid(format!("summary: {e}")))?;
+        let summary = match data.summary.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(s) => Some(
+                checked_content(s).map_err(|e| MemoryError::Invalid(format!("summary: {e}")))?,
+            ),
+        };
+        let owner = caller.owner();
+        let now = Utc::now();
+        let mut fresh = Vec::with_capacity(data.facts.len());
+        for (i, f) in data.facts.into_iter().enumerate() {
+            let at = |e: MemoryError| MemoryError::Invalid(format!("facts[{i}]: {e}"));
+            fresh.push(FactRecord {
+                fact_id: uuid::Uuid::new_v4().to_string(),
+                owner: owner.to_string(),
+                assistant_id: f.assistant_id.filter(|a| !a.trim().is_empty()),
+                content: checked_content(&f.content).map_err(at)?,
+                category: checked_category(f.category.as_deref()).map_err(at)?,
+                confidence: checked_confidence(f.confidence).map_err(at)?,
+                confirmations: 0,
+                source_thread: None,
+                supersedes: None,
+                active: true,
+                created_at: now,
+                updated_at: now,
+                last_used_at: None,
+            });
         }
-        for (i, f) in data.facts.iter().enumerate() {
-            checked_content(&f.content)
-                .and_then(|_| checked_category(f.category.as_deref()))
-                .and_then(|_| checked_confidence(f.confidence))
-                .map_err(|e| MemoryError::Invalid(format!("facts[{i}]: {e}")))?;
-        }
-        let n = data.facts.len() as u64;
-        for f in data.facts {
-            self.add(caller, f).await?;
-        }
-        if let Some(summary) = data.summary {
-            let mut settings = self.settings(caller).await?;
-            settings.summary = Some(summary);
-            self.set_settings(caller, settings).await?;
-        }
-        Ok(n)
+        let existing = self.store.memory.active(owner).await?;
+        let plan = rank::plan_import(existing, fresh, self.cfg.max_facts, now);
+        let added = self
+            .store
+            .memory
+            .import(owner, &plan.add, &plan.evict, summary.as_deref())
+            .await?;
+        let outcome = MemoryImported {
+            count: added,
+            duplicates: plan.duplicates + (plan.add.len() as u64 - added),
+            not_kept: plan.not_kept,
+            evicted: plan.evict.len() as u64,
+            total: self.store.memory.count(owner).await?,
+        };
+        tracing::info!(
+            added = outcome.count,
+            duplicates = outcome.duplicates,
+            not_kept = outcome.not_kept,
+            evicted = outcome.evicted,
+            "memory imported"
+        );
+        Ok(outcome)
     }
 }
 

@@ -85,11 +85,18 @@ async fn facts_are_managed_through_the_api_and_kept_apart() {
     );
     let (status, forgot) = server.delete("/api/memory?confirm=true").await;
     assert_eq!((status, forgot["count"].clone()), (200, json!(2)));
-    let (status, imported) = server.post_json("/api/memory/import", export).await;
+    let (status, imported) = server.post_json("/api/memory/import", export.clone()).await;
     assert_eq!(
         (status, imported["count"].clone()),
         (200, json!(2)),
         "{imported}"
+    );
+    // The same file again changes nothing, and says so.
+    let (status, again) = server.post_json("/api/memory/import", export).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        again,
+        json!({"count": 0, "duplicates": 2, "not_kept": 0, "evicted": 0, "total": 2})
     );
 
     // Another person sees none of it.
@@ -395,4 +402,48 @@ async fn in_tool_mode_the_model_manages_memory_itself() {
     let requests = model_requests(&model).await;
     let last = requests.as_array().unwrap().last().unwrap();
     assert!(!last["tools"].to_string().contains("memory_"));
+}
+
+#[tokio::test]
+async fn an_import_over_the_limit_reports_what_it_kept_and_what_made_room() {
+    let env = Env::new();
+    let server = env.start_with(&[("ANTLER_MEMORY_MAX_FACTS", "5")]);
+    for (content, confidence) in [("Old fact one", 0.2), ("Old fact two", 0.95)] {
+        let (status, body) = server
+            .post_json(
+                "/api/memory/facts",
+                json!({"content": content, "confidence": confidence}),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let facts: Vec<_> = (0..6)
+        .map(|i| json!({"content": format!("Imported fact {i}"), "confidence": 0.9}))
+        .collect();
+    let (status, imported) = server
+        .post_json("/api/memory/import", json!({"facts": facts}))
+        .await;
+    assert_eq!(status, 200, "{imported}");
+    // 8 candidates for 5 places: the confident old fact stays, the weak one makes room,
+    // and two imported facts are not kept.
+    assert_eq!(
+        imported,
+        json!({"count": 4, "duplicates": 0, "not_kept": 2, "evicted": 1, "total": 5})
+    );
+    let (_, list) = server.get_json("/api/memory").await;
+    let text = list.to_string();
+    assert!(
+        text.contains("Old fact two") && !text.contains("Old fact one"),
+        "{list}"
+    );
+    // An invalid fact refuses the whole import: nothing of it is added.
+    let (status, _) = server
+        .post_json(
+            "/api/memory/import",
+            json!({"facts": [{"content": "A fine fact"}, {"content": ""}]}),
+        )
+        .await;
+    assert_eq!(status, 422);
+    let (_, list) = server.get_json("/api/memory").await;
+    assert!(!list.to_string().contains("A fine fact"));
 }

@@ -4,7 +4,7 @@
 use antler_app::MemoryError;
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::memory::{
-    Fact, FactCreate, FactPatch, MemoryExport, MemoryList, MemorySettingsBody,
+    Fact, FactCreate, FactPatch, MemoryExport, MemoryImported, MemoryList, MemorySettingsBody,
 };
 use axum::Json;
 use axum::extract::State;
@@ -199,10 +199,11 @@ pub async fn export_memory(
     Ok(Json(app.memory.export(&caller).await?))
 }
 
-/// Adds exported facts (all checked first: one invalid fact refuses the import).
+/// Adds exported facts in one transaction (all checked first: one invalid fact refuses the
+/// import); facts already remembered are skipped, and the answer says what was kept.
 #[utoipa::path(post, path = "/api/memory/import", tag = "memory", request_body = MemoryExport,
     responses(
-        (status = 200, description = "How many facts were added", body = FactCount),
+        (status = 200, description = "What was added, skipped as already remembered, not kept and forgotten to make room", body = MemoryImported),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
         (status = 422, description = "An invalid fact", body = ErrorEnvelope),
     ))]
@@ -210,7 +211,6 @@ pub async fn import_memory(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ApiJson(body): ApiJson<MemoryExport>,
-) -> ApiResult<Json<FactCount>> {
-    let count = app.memory.import(&caller, body).await?;
-    Ok(Json(FactCount { count }))
+) -> ApiResult<Json<MemoryImported>> {
+    Ok(Json(app.memory.import(&caller, body).await?))
 }

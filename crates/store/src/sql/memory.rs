@@ -84,6 +84,35 @@ macro_rules! insert {
     };
 }
 
+/// Deletes a fact and the chain of facts it superseded inside transaction `$tx`; answers
+/// the rows deleted.
+macro_rules! delete_chain {
+    ($tx:ident, $owner:expr, $fact_id:expr) => {{
+        let mut next = Some($fact_id.to_string());
+        let mut deleted = 0;
+        let mut steps = 0;
+        while let Some(id) = next.take() {
+            steps += 1;
+            let superseded: Option<Option<String>> = sqlx::query_scalar(
+                "SELECT supersedes FROM memory_facts WHERE owner = $1 AND fact_id = $2",
+            )
+            .bind($owner)
+            .bind(&id)
+            .fetch_optional(&mut *$tx)
+            .await?;
+            let Some(superseded) = superseded else { break };
+            deleted += sqlx::query("DELETE FROM memory_facts WHERE owner = $1 AND fact_id = $2")
+                .bind($owner)
+                .bind(&id)
+                .execute(&mut *$tx)
+                .await?
+                .rows_affected();
+            next = superseded.filter(|_| steps < 1000);
+        }
+        deleted
+    }};
+}
+
 #[async_trait]
 impl MemoryRepo for SqlMemory {
     async fn add(&self, fact: &FactRecord) -> Result<(), StoreError> {
@@ -237,30 +266,58 @@ impl MemoryRepo for SqlMemory {
     async fn delete(&self, owner: &str, fact_id: &str) -> Result<bool, StoreError> {
         on!(&self.0, p => {
             let mut tx = p.begin_write().await?;
-            // The fact and the chain of facts it superseded.
-            let mut next = Some(fact_id.to_string());
-            let mut deleted = 0;
-            let mut steps = 0;
-            while let Some(id) = next.take() {
-                steps += 1;
-                let superseded: Option<Option<String>> = sqlx::query_scalar(
-                    "SELECT supersedes FROM memory_facts WHERE owner = $1 AND fact_id = $2",
-                )
-                .bind(owner)
-                .bind(&id)
-                .fetch_optional(&mut *tx)
-                .await?;
-                let Some(superseded) = superseded else { break };
-                deleted += sqlx::query("DELETE FROM memory_facts WHERE owner = $1 AND fact_id = $2")
-                    .bind(owner)
-                    .bind(&id)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                next = superseded.filter(|_| steps < 1000);
-            }
+            let deleted = delete_chain!(tx, owner, fact_id);
             tx.commit().await?;
             Ok(deleted > 0)
+        })
+    }
+
+    async fn import(
+        &self,
+        owner: &str,
+        add: &[FactRecord],
+        evict: &[String],
+        summary: Option<&str>,
+    ) -> Result<u64, StoreError> {
+        on!(&self.0, p => {
+            // All or nothing: a crash or a failure midway leaves the memory as it was.
+            let mut tx = p.begin_write().await?;
+            let mut added = 0;
+            for fact in add {
+                // The same fact already kept (by an import that raced this one) is not
+                // added twice.
+                let known: Option<i64> = sqlx::query_scalar(
+                    "SELECT 1 FROM memory_facts WHERE owner = $1 AND active AND content = $2 \
+                     AND (assistant_id = $3 OR (assistant_id IS NULL AND CAST($3 AS TEXT) IS NULL))",
+                )
+                .bind(owner)
+                .bind(&fact.content)
+                .bind(&fact.assistant_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if known.is_none() {
+                    insert!(p, tx, fact);
+                    added += 1;
+                }
+            }
+            for id in evict {
+                delete_chain!(tx, owner, id.as_str());
+            }
+            if let Some(summary) = summary {
+                sqlx::query(
+                    "INSERT INTO memory_settings (owner, enabled, summary, updated_at) \
+                     VALUES ($1, $2, $3, $4) ON CONFLICT (owner) DO UPDATE SET \
+                     summary = excluded.summary, updated_at = excluded.updated_at",
+                )
+                .bind(owner)
+                .bind(true)
+                .bind(summary)
+                .bind(p.time(Utc::now()))
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await?;
+            Ok(added)
         })
     }
 
