@@ -24,7 +24,9 @@ pub use assistants::{AssistantRecord, AssistantRepo};
 pub use bus::{Bus, Notice, Topic};
 pub use instances::InstanceRepo;
 pub use mcp_config::McpConfigRepo;
-pub use memory::{FactQuery, FactRecord, MemoryQueueRepo, MemoryRepo, MemorySettings, QueuedTurn};
+pub use memory::{
+    FactQuery, FactRecord, Learned, MemoryQueueRepo, MemoryRepo, MemorySettings, QueuedTurn,
+};
 pub use runs::{
     CheckpointRecord, NewCheckpoint, RunRecord, RunRepo, RunUpdate, SavedCheckpoint, StateRepo,
     StoredEvent,

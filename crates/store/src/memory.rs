@@ -142,6 +142,21 @@ pub trait MemoryRepo: Send + Sync + 'static {
     async fn set_settings(&self, owner: &str, settings: &MemorySettings) -> Result<(), StoreError>;
 }
 
+/// What one reading of a conversation changes in its owner's memory.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Learned {
+    /// New facts.
+    pub add: Vec<FactRecord>,
+    /// Known facts seen again (each counted once).
+    pub confirm: Vec<String>,
+    /// Corrections: the fact replaced and its new version.
+    pub supersede: Vec<(String, FactRecord)>,
+    /// Facts the conversation shows are wrong, deleted with their history.
+    pub delete: Vec<String>,
+    /// The least useful facts, forgotten to stay within the maximum.
+    pub evict: Vec<String>,
+}
+
 /// A conversation waiting for memory extraction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueuedTurn {
@@ -180,6 +195,10 @@ pub trait MemoryQueueRepo: Send + Sync + 'static {
     ) -> Result<Option<QueuedTurn>, StoreError>;
     /// Done: removed, unless a newer turn arrived since the claim (then it stays queued).
     async fn finish(&self, item: &QueuedTurn) -> Result<(), StoreError>;
+    /// Applies what a reading of the turn's conversation learned and finishes the turn, in
+    /// one transaction; false (nothing changed) when the claim is no longer the item's.
+    async fn apply_learned(&self, item: &QueuedTurn, learned: &Learned)
+    -> Result<bool, StoreError>;
     /// Still working on it: the claim is renewed, so no other replica takes it over; `false`
     /// when it is no longer `instance`'s (taken over, or forgotten).
     async fn renew(&self, item: &QueuedTurn, instance: &str) -> Result<bool, StoreError>;

@@ -2,7 +2,7 @@
 
 mod common;
 
-use antler_store::{FactQuery, FactRecord, MemorySettings};
+use antler_store::{FactQuery, FactRecord, Learned, MemorySettings};
 use chrono::Utc;
 
 fn fact(id: &str, owner: &str, content: &str) -> FactRecord {
@@ -196,5 +196,64 @@ async fn queued_turns_are_debounced_claimed_once_and_kept_when_newer() {
         assert!(q.renew(&taken, "alive").await.unwrap());
         q.finish(&taken).await.unwrap();
         assert_eq!(q.queued().await.unwrap(), 1, "{engine}");
+    }
+}
+
+#[tokio::test]
+async fn what_a_reading_learned_is_applied_once_with_its_turn_or_not_at_all() {
+    let tmp = tempfile::tempdir().unwrap();
+    let engines = common::Engines::new(tmp.path()).await.unwrap();
+    for (engine, store) in engines.open().await.unwrap() {
+        let (q, memory) = (&store.memory_queue, &store.memory);
+        memory
+            .add(&fact("known", "ann", "Likes tea"))
+            .await
+            .unwrap();
+        memory
+            .add(&fact("weak", "ann", "Maybe likes golf"))
+            .await
+            .unwrap();
+        let stale = Utc::now() - chrono::Duration::minutes(5);
+        q.enqueue("ann", "t", None, Utc::now()).await.unwrap();
+        let item = q.claim("a", stale).await.unwrap().unwrap();
+        let learned = Learned {
+            add: vec![fact("new", "ann", "Plays chess")],
+            confirm: vec!["known".into()],
+            evict: vec!["weak".into()],
+            ..Learned::default()
+        };
+        assert!(q.apply_learned(&item, &learned).await.unwrap(), "{engine}");
+        assert_eq!(
+            q.queued().await.unwrap(),
+            0,
+            "{engine}: the turn ended with it"
+        );
+        // The same reading again (a crash after the commit, retried): nothing is counted
+        // twice, the claim is gone.
+        assert!(!q.apply_learned(&item, &learned).await.unwrap(), "{engine}");
+        let known = memory.get("ann", "known").await.unwrap().unwrap();
+        assert_eq!(known.confirmations, 1, "{engine}");
+        assert!(memory.get("ann", "weak").await.unwrap().is_none());
+        assert_eq!(memory.count("ann").await.unwrap(), 2, "{engine}");
+        // A claim another replica took over changes nothing.
+        q.enqueue("ann", "t2", None, Utc::now()).await.unwrap();
+        let stalled = q.claim("dead", stale).await.unwrap().unwrap();
+        let later = Utc::now() + chrono::Duration::seconds(1);
+        let _taken = q.claim("alive", later).await.unwrap().unwrap();
+        let other = Learned {
+            confirm: vec!["known".into()],
+            ..Learned::default()
+        };
+        assert!(
+            !q.apply_learned(&stalled, &other).await.unwrap(),
+            "{engine}"
+        );
+        let known = memory.get("ann", "known").await.unwrap().unwrap();
+        assert_eq!(known.confirmations, 1, "{engine}");
+        assert_eq!(
+            q.queued().await.unwrap(),
+            1,
+            "{engine}: still the new claimant's"
+        );
     }
 }

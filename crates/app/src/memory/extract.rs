@@ -10,13 +10,13 @@ use std::time::Duration;
 use antler_agent_runtime::model::ModelClient;
 use antler_protocol::messages::Message;
 use antler_protocol::threads::ThreadValues;
-use antler_store::{FactQuery, FactRecord, QueuedTurn, Store};
+use antler_store::{FactQuery, FactRecord, Learned, QueuedTurn, Store};
 use chrono::Utc;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::{CATEGORIES, MemoryConfig, evict, secrets::looks_secret};
+use super::{CATEGORIES, MemoryConfig, secrets::looks_secret};
 
 const SYSTEM: &str = "You maintain what an assistant remembers about a person across conversations. \
 Read the known facts and the latest conversation, and answer with ONLY a JSON object: \
@@ -108,7 +108,13 @@ impl Extractor {
             }
         };
         let stored = match &result {
-            Ok(()) => self.store.memory_queue.finish(&item).await,
+            // Finished with what was learned, in the same transaction.
+            Ok(Read::Applied) => return,
+            Ok(Read::TakenOver) => {
+                tracing::info!(thread.id = %item.thread_id, "another replica took this conversation over");
+                return;
+            }
+            Ok(Read::Nothing) => self.store.memory_queue.finish(&item).await,
             Err(why) if item.attempts < 3 => {
                 tracing::warn!(thread.id = %item.thread_id, %why, attempt = item.attempts, "memory extraction failed; it will be tried again");
                 let later = Utc::now() + chrono::Duration::seconds(30 * item.attempts);
@@ -125,12 +131,12 @@ impl Extractor {
     }
 
     /// Reads a thread's latest turns and applies what the model found.
-    async fn learn(&self, item: &QueuedTurn) -> Result<(), String> {
+    async fn learn(&self, item: &QueuedTurn) -> Result<Read, String> {
         let owner = item.owner.as_str();
         let store = &self.store;
         let err = |e: antler_store::StoreError| e.to_string();
         if !store.memory.settings(owner).await.map_err(err)?.enabled {
-            return Ok(());
+            return Ok(Read::Nothing);
         }
         let Some(thread) = store
             .threads
@@ -138,19 +144,19 @@ impl Extractor {
             .await
             .map_err(err)?
         else {
-            return Ok(());
+            return Ok(Read::Nothing);
         };
         let values = ThreadValues::from_value(&thread.values).map_err(|e| e.to_string())?;
         let conversation = conversation(&values.messages);
         if conversation.is_empty() {
-            return Ok(());
+            return Ok(Read::Nothing);
         }
         let Some(model) = &self.model else {
             return Err("no model is configured".into());
         };
         let Some(scope) = self.scope_of(owner, &item.thread_id).await.map_err(err)? else {
             tracing::info!(thread.id = %item.thread_id, "two agents with memory of their own spoke in this conversation; nothing is learned from it");
-            return Ok(());
+            return Ok(Read::Nothing);
         };
         let scope = scope.as_deref();
         let known: Vec<FactRecord> = store
@@ -191,9 +197,11 @@ impl Extractor {
                 parse(&answer).map_err(|why| format!("the answer was not valid twice: {why}"))?
             }
         };
-        self.apply(item, scope, &known, extraction)
-            .await
-            .map_err(err)
+        match self.apply(item, scope, &known, extraction).await {
+            Ok(true) => Ok(Read::Applied),
+            Ok(false) => Ok(Read::TakenOver),
+            Err(e) => Err(err(e)),
+        }
     }
 
     /// Whose a conversation's facts are: the assistant with memory of its own that spoke in
@@ -225,18 +233,19 @@ impl Extractor {
         })
     }
 
-    /// Applies what the model found; new facts belong to `scope`. A conversation with an
-    /// agent of memory of its own never changes the shared facts: a correction of one
-    /// becomes that agent's own fact, and it forgets none.
+    /// Applies what the model found, and ends the turn, in one transaction; new facts
+    /// belong to `scope`. A conversation with an agent of memory of its own never changes
+    /// the shared facts: a correction of one becomes that agent's own fact, and it forgets
+    /// none. At most `memory.max_new_facts_per_conversation` facts are added (the most
+    /// confident), so one conversation cannot push out everything else.
     async fn apply(
         &self,
         item: &QueuedTurn,
         scope: Option<&str>,
         known: &[FactRecord],
         x: Extraction,
-    ) -> Result<(), antler_store::StoreError> {
+    ) -> Result<bool, antler_store::StoreError> {
         let (owner, thread_id) = (item.owner.as_str(), item.thread_id.as_str());
-        let memory = &self.store.memory;
         let ids: HashSet<&str> = known.iter().map(|f| f.fact_id.as_str()).collect();
         let mut confirmed: HashSet<String> = x
             .confirm
@@ -244,7 +253,9 @@ impl Extractor {
             .filter(|id| ids.contains(id.as_str()))
             .collect();
         let now = Utc::now();
-        let mut added = 0;
+        let mut learned = Learned::default();
+        let mut seen = HashSet::new();
+        let mut candidates = Vec::new();
         for f in x.add {
             let content = f.content.trim().to_string();
             let confidence = f.confidence.unwrap_or(0.8).clamp(0.0, 1.0);
@@ -252,6 +263,7 @@ impl Extractor {
                 || content.chars().count() > 2000
                 || confidence < self.cfg.min_confidence
                 || looks_secret(&content)
+                || !seen.insert(content.to_lowercase())
             {
                 continue;
             }
@@ -267,28 +279,30 @@ impl Extractor {
                 .category
                 .filter(|c| CATEGORIES.contains(&c.as_str()))
                 .unwrap_or_else(|| "context".into());
-            memory
-                .add(&FactRecord {
-                    fact_id: uuid::Uuid::new_v4().to_string(),
-                    owner: owner.to_string(),
-                    assistant_id: scope.map(str::to_string),
-                    content,
-                    category,
-                    confidence,
-                    confirmations: 0,
-                    source_thread: Some(thread_id.to_string()),
-                    supersedes: None,
-                    active: true,
-                    created_at: now,
-                    updated_at: now,
-                    last_used_at: None,
-                })
-                .await?;
-            added += 1;
+            candidates.push(FactRecord {
+                fact_id: uuid::Uuid::new_v4().to_string(),
+                owner: owner.to_string(),
+                assistant_id: scope.map(str::to_string),
+                content,
+                category,
+                confidence,
+                confirmations: 0,
+                source_thread: Some(thread_id.to_string()),
+                supersedes: None,
+                active: true,
+                created_at: now,
+                updated_at: now,
+                last_used_at: None,
+            });
         }
-        for id in &confirmed {
-            memory.confirm(owner, id).await?;
-        }
+        // The most confident first; the stable sort keeps the model's order on ties.
+        candidates.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+        let dropped = candidates
+            .len()
+            .saturating_sub(self.cfg.max_new_facts_per_conversation);
+        candidates.truncate(self.cfg.max_new_facts_per_conversation);
+        learned.add = candidates;
+        learned.confirm = confirmed.into_iter().collect();
         for c in x.update {
             let Some(old) = known.iter().find(|k| k.fact_id == c.id) else {
                 continue;
@@ -298,20 +312,18 @@ impl Extractor {
                 continue;
             }
             if scope.is_some() && old.assistant_id.is_none() {
-                memory
-                    .add(&FactRecord {
-                        fact_id: uuid::Uuid::new_v4().to_string(),
-                        content,
-                        assistant_id: scope.map(str::to_string),
-                        source_thread: Some(thread_id.to_string()),
-                        confirmations: 0,
-                        supersedes: None,
-                        created_at: now,
-                        updated_at: now,
-                        last_used_at: None,
-                        ..old.clone()
-                    })
-                    .await?;
+                learned.add.push(FactRecord {
+                    fact_id: uuid::Uuid::new_v4().to_string(),
+                    content,
+                    assistant_id: scope.map(str::to_string),
+                    source_thread: Some(thread_id.to_string()),
+                    confirmations: 0,
+                    supersedes: None,
+                    created_at: now,
+                    updated_at: now,
+                    last_used_at: None,
+                    ..old.clone()
+                });
                 continue;
             }
             let next = FactRecord {
@@ -323,25 +335,62 @@ impl Extractor {
                 updated_at: now,
                 ..old.clone()
             };
-            memory.supersede(owner, &old.fact_id, &next).await?;
+            learned.supersede.push((old.fact_id.clone(), next));
         }
         for id in x.delete.iter().filter(|id| ids.contains(id.as_str())) {
             let shared = known
                 .iter()
                 .any(|k| k.fact_id == *id && k.assistant_id.is_none());
             if scope.is_none() || !shared {
-                memory.delete(owner, id).await?;
+                learned.delete.push(id.clone());
             }
         }
-        evict(&self.store, owner, self.cfg.max_facts).await?;
+        // What stays over the maximum once all of this is applied.
+        let gone: HashSet<&str> = learned
+            .delete
+            .iter()
+            .chain(learned.supersede.iter().map(|(old, _)| old))
+            .map(String::as_str)
+            .collect();
+        let mut after: Vec<FactRecord> = self
+            .store
+            .memory
+            .active(owner)
+            .await?
+            .into_iter()
+            .filter(|f| !gone.contains(f.fact_id.as_str()))
+            .collect();
+        after.extend(learned.add.iter().cloned());
+        after.extend(learned.supersede.iter().map(|(_, next)| next.clone()));
+        learned.evict = super::rank::least_useful(&after, self.cfg.max_facts, now);
+        let applied = self
+            .store
+            .memory_queue
+            .apply_learned(item, &learned)
+            .await?;
         tracing::info!(
             thread.id = thread_id,
-            added,
-            confirmed = confirmed.len(),
+            added = learned.add.len(),
+            over_the_cap = dropped,
+            confirmed = learned.confirm.len(),
+            corrected = learned.supersede.len(),
+            deleted = learned.delete.len(),
+            evicted = learned.evict.len(),
+            applied,
             "memory learned from a conversation"
         );
-        Ok(())
+        Ok(applied)
     }
+}
+
+/// How a reading of a conversation ended.
+enum Read {
+    /// Nothing to learn (memory off, no thread, no messages): the turn is finished.
+    Nothing,
+    /// What was learned is stored and the turn finished, together.
+    Applied,
+    /// Another replica holds the turn now: nothing was changed.
+    TakenOver,
 }
 
 async fn ask(

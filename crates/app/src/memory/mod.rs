@@ -42,6 +42,9 @@ pub struct MemoryConfig {
     pub claim_timeout_secs: u64,
     /// Facts the model is less sure of are not kept.
     pub min_confidence: f64,
+    /// Most new facts one reading of a conversation adds (the most confident kept), so one
+    /// conversation cannot push out everything else.
+    pub max_new_facts_per_conversation: usize,
     /// The model that reads conversations (a configured name; the default model when empty).
     pub model: Option<String>,
     /// Tool mode for every run: the model searches, adds, corrects and deletes facts itself
@@ -60,6 +63,7 @@ impl Default for MemoryConfig {
             debounce_secs: 30,
             claim_timeout_secs: 300,
             min_confidence: 0.7,
+            max_new_facts_per_conversation: 10,
             model: None,
             tools: false,
         }

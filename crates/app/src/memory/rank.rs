@@ -10,21 +10,34 @@ pub(crate) async fn evict(store: &Store, owner: &str, max: usize) -> Result<(), 
     if count <= max {
         return Ok(());
     }
-    let mut facts: Vec<FactRecord> = store.memory.active(owner).await?;
+    let facts: Vec<FactRecord> = store.memory.active(owner).await?;
+    for id in least_useful(&facts, max, Utc::now()) {
+        store.memory.delete(owner, &id).await?;
+    }
+    Ok(())
+}
+
+/// The ids of the facts past the `max` most useful of `facts`.
+pub(super) fn least_useful(
+    facts: &[FactRecord],
+    max: usize,
+    now: chrono::DateTime<Utc>,
+) -> Vec<String> {
+    if facts.len() <= max {
+        return Vec::new();
+    }
     // Scores computed once: a comparator reading the clock could contradict itself.
-    let now = Utc::now();
-    let mut scored: Vec<(f64, FactRecord)> = facts
-        .drain(..)
-        .map(|f| (usefulness_at(&f, now), f))
-        .collect();
+    let mut scored: Vec<(f64, &FactRecord)> =
+        facts.iter().map(|f| (usefulness_at(f, now), f)).collect();
     scored.sort_by(|a, b| {
         b.0.total_cmp(&a.0)
             .then_with(|| b.1.updated_at.cmp(&a.1.updated_at))
     });
-    for (_, f) in scored.iter().skip(max) {
-        store.memory.delete(owner, &f.fact_id).await?;
-    }
-    Ok(())
+    scored
+        .iter()
+        .skip(max)
+        .map(|(_, f)| f.fact_id.clone())
+        .collect()
 }
 
 /// How useful a fact is to keep: confidence, confirmations and recent use.

@@ -447,3 +447,74 @@ async fn an_import_over_the_limit_reports_what_it_kept_and_what_made_room() {
     let (_, list) = server.get_json("/api/memory").await;
     assert!(!list.to_string().contains("A fine fact"));
 }
+
+#[tokio::test]
+async fn one_conversation_adds_at_most_the_cap_and_cannot_push_out_everything() {
+    let env = Env::new();
+    let add: Vec<Value> = (0..30)
+        .map(|i| {
+            let confidence = if i % 2 == 1 { 0.9 } else { 0.8 };
+            json!({"content": format!("Flooded fact number {i}"), "confidence": confidence})
+        })
+        .collect();
+    // The answer as a single-quoted YAML string (JSON has no single quotes).
+    let answer = json!({ "add": add }).to_string();
+    let script = format!(
+        "scenarios:\n  - system: \"You maintain what an assistant remembers\"\n    turns:\n      - content: '{answer}'\n  - match: \"\"\n    turns:\n      - content: \"ok\"\n"
+    );
+    let model = mock_llm(&script).await;
+    let server = env.start_agent(
+        &model,
+        &[
+            ("ANTLER_AGENT_GENERATE_TITLES", "false"),
+            ("ANTLER_MEMORY_DEBOUNCE_SECS", "0"),
+            ("ANTLER_MEMORY_EXTRACTION", "true"),
+            ("ANTLER_MEMORY_MAX_FACTS", "12"),
+        ],
+    );
+    for i in 0..8 {
+        let (status, body) = server
+            .post_json(
+                "/api/memory/facts",
+                json!({"content": format!("Kept fact {i}"), "confidence": 0.9}),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, _) = server
+        .post_json(
+            "/api/threads/flood/runs/wait",
+            json!({"assistant_id": "agent", "if_not_exists": "create",
+                "input": {"messages": [{"role": "user", "content": "Remember all of this"}]}}),
+        )
+        .await;
+    assert_eq!(status, 200);
+    crate::common::wait_for("the conversation read", async || {
+        server
+            .get_json("/api/memory?limit=100")
+            .await
+            .1
+            .to_string()
+            .contains("Flooded fact")
+    })
+    .await;
+    let (_, list) = server.get_json("/api/memory?limit=100").await;
+    let facts = list["facts"].as_array().unwrap();
+    let flooded: Vec<&str> = facts
+        .iter()
+        .filter_map(|f| f["content"].as_str())
+        .filter(|c| c.starts_with("Flooded"))
+        .collect();
+    assert_eq!(flooded.len(), 10, "the cap: {flooded:?}");
+    // The most confident were the ones kept (the odd numbers, 0.9).
+    assert!(
+        flooded.iter().all(|c| c
+            .trim_start_matches("Flooded fact number ")
+            .parse::<u32>()
+            .unwrap()
+            % 2
+            == 1),
+        "{flooded:?}"
+    );
+    assert_eq!(list["total"], 12, "{list}");
+}

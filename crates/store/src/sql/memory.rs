@@ -6,7 +6,8 @@ use chrono::{DateTime, Utc};
 use super::{Db, Engine, on};
 use crate::StoreError;
 use crate::memory::{
-    FactQuery, FactRecord, MemoryQueueRepo, MemoryRepo, MemorySettings, QueuedTurn, search_words,
+    FactQuery, FactRecord, Learned, MemoryQueueRepo, MemoryRepo, MemorySettings, QueuedTurn,
+    search_words,
 };
 
 pub(crate) struct SqlMemory(pub(crate) Db);
@@ -82,6 +83,36 @@ macro_rules! insert {
         .execute(&mut *$tx)
         .await?
     };
+}
+
+/// Ends a claimed turn inside transaction `$tx`, only while the claim is still `$item`'s
+/// (a replica that took it over finishes it); a newer turn that arrived meanwhile stays
+/// queued, unclaimed.
+macro_rules! finish_claim {
+    ($p:ident, $tx:ident, $item:expr) => {{
+        let removed = sqlx::query(
+            "DELETE FROM memory_queue WHERE owner = $1 AND thread_id = $2 AND due_at <= $3 \
+             AND claimed_by = $4",
+        )
+        .bind(&$item.owner)
+        .bind(&$item.thread_id)
+        .bind($p.time($item.claimed_at))
+        .bind(&$item.claimed_by)
+        .execute(&mut *$tx)
+        .await?
+        .rows_affected();
+        if removed == 0 {
+            sqlx::query(
+                "UPDATE memory_queue SET claimed_by = NULL, claimed_at = NULL, attempts = 0 \
+                 WHERE owner = $1 AND thread_id = $2 AND claimed_by = $3",
+            )
+            .bind(&$item.owner)
+            .bind(&$item.thread_id)
+            .bind(&$item.claimed_by)
+            .execute(&mut *$tx)
+            .await?;
+        }
+    }};
 }
 
 /// Deletes a fact and the chain of facts it superseded inside transaction `$tx`; answers
@@ -469,33 +500,67 @@ impl MemoryQueueRepo for SqlMemoryQueue {
     async fn finish(&self, item: &QueuedTurn) -> Result<(), StoreError> {
         on!(&self.0, p => {
             let mut tx = p.begin_write().await?;
-            // Only while the claim is still ours: a replica that took it over finishes it.
-            let removed = sqlx::query(
-                "DELETE FROM memory_queue WHERE owner = $1 AND thread_id = $2 AND due_at <= $3 \
-                 AND claimed_by = $4",
-            )
-            .bind(&item.owner)
-            .bind(&item.thread_id)
-            .bind(p.time(item.claimed_at))
-            .bind(&item.claimed_by)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if removed == 0 {
-                // A newer turn arrived meanwhile: it is read when due.
-                sqlx::query(
-                    "UPDATE memory_queue SET claimed_by = NULL, claimed_at = NULL, attempts = 0 \
-                     WHERE owner = $1 AND thread_id = $2 AND claimed_by = $3",
-                )
-                .bind(&item.owner)
-                .bind(&item.thread_id)
-                .bind(&item.claimed_by)
-                .execute(&mut *tx)
-                .await?;
-            }
+            finish_claim!(p, tx, item);
             tx.commit().await?;
         });
         Ok(())
+    }
+
+    async fn apply_learned(&self, item: &QueuedTurn, l: &Learned) -> Result<bool, StoreError> {
+        let owner = item.owner.as_str();
+        on!(&self.0, p => {
+            // Everything a reading of the conversation changes, and the end of its turn in
+            // the queue, in one transaction: a crash before the commit changes nothing (the
+            // turn is read again), after it the turn is done (nothing counts twice).
+            let mut tx = p.begin_write().await?;
+            let claimant: Option<Option<String>> = sqlx::query_scalar(
+                "SELECT claimed_by FROM memory_queue WHERE owner = $1 AND thread_id = $2",
+            )
+            .bind(owner)
+            .bind(&item.thread_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if claimant.flatten().as_deref() != Some(item.claimed_by.as_str()) {
+                // Another replica took the turn over: it applies its own reading.
+                return Ok(false);
+            }
+            let now = Utc::now();
+            for fact in &l.add {
+                insert!(p, tx, fact);
+            }
+            for id in &l.confirm {
+                sqlx::query(
+                    "UPDATE memory_facts SET confirmations = confirmations + 1, updated_at = $3 \
+                     WHERE owner = $1 AND fact_id = $2 AND active",
+                )
+                .bind(owner)
+                .bind(id)
+                .bind(p.time(now))
+                .execute(&mut *tx)
+                .await?;
+            }
+            for (old, next) in &l.supersede {
+                let changed = sqlx::query(
+                    "UPDATE memory_facts SET active = FALSE, updated_at = $3 \
+                     WHERE owner = $1 AND fact_id = $2 AND active",
+                )
+                .bind(owner)
+                .bind(old)
+                .bind(p.time(now))
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if changed > 0 {
+                    insert!(p, tx, next);
+                }
+            }
+            for id in l.delete.iter().chain(&l.evict) {
+                delete_chain!(tx, owner, id.as_str());
+            }
+            finish_claim!(p, tx, item);
+            tx.commit().await?;
+            Ok(true)
+        })
     }
 
     async fn renew(&self, item: &QueuedTurn, instance: &str) -> Result<bool, StoreError> {
