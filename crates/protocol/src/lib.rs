@@ -12,6 +12,7 @@ pub mod health;
 pub mod memory;
 pub mod messages;
 pub mod paths;
+pub mod prompt_text;
 pub mod runs;
 pub mod skills;
 pub mod stream;

@@ -21,6 +21,7 @@ pub use tasks::{ChildRuns, Tasks};
 pub(crate) use tools::every_kind_of_tool;
 
 use antler_protocol::messages::Message;
+use antler_protocol::prompt_text::{Lines, push_escaped};
 use antler_protocol::runs::{RunStatus, StopReason};
 use antler_protocol::stream::{MessageMetadata, Node, StreamEvent, StreamMode};
 use antler_protocol::threads::ThreadStatus;
@@ -308,7 +309,7 @@ impl AgentRun<'_> {
         }
         if let Some(instructions) = &self.profile.instructions {
             system.push_str("\n\n<agent_instructions>\n");
-            system.push_str(instructions);
+            push_escaped(&mut system, instructions, Lines::Many);
             system.push_str("\n</agent_instructions>");
         }
         if let Some(a) = activation {

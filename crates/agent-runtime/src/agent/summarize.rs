@@ -4,6 +4,7 @@
 //! stay in the history; the cut never falls between a tool call and its result.
 
 use antler_protocol::messages::Message;
+use antler_protocol::prompt_text::{Lines, escape};
 use antler_protocol::threads::Summary;
 use serde_json::json;
 
@@ -49,7 +50,7 @@ pub(super) fn with_summary(system: &str, state: &AgentState) -> String {
         // A summary whose last message is gone (the history was edited) no longer applies.
         Some(s) if unsummarized(state) > 0 => format!(
             "{system}\n\n<conversation_summary>\nThe earlier part of this conversation, summarized:\n{}\n</conversation_summary>",
-            s.content
+            escape(&s.content, Lines::Many)
         ),
         _ => system.to_string(),
     }

@@ -5,6 +5,7 @@
 //! cancelled with its parent. Its events stream into the parent's as `task_event`s, between
 //! `task_started` and the event saying how it ended; what it used counts for the parent too.
 
+use antler_protocol::prompt_text::{Lines, escape, push_escaped};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -310,11 +311,11 @@ impl AgentRun<'_> {
              Work on it alone — you cannot ask the person anything. Your final answer is returned \
              to the lead agent as the task's result: make it complete and self-contained, with \
              the paths of any files you wrote.",
-            kind.name
+            escape(&kind.name, Lines::One)
         );
         if !kind.system_prompt.trim().is_empty() {
             section.push('\n');
-            section.push_str(kind.system_prompt.trim());
+            push_escaped(&mut section, kind.system_prompt.trim(), Lines::Many);
         }
         section.push_str("\n</subagent>");
         Some(section)

@@ -170,6 +170,18 @@ impl Harness {
     /// Starts a run of the built-in agent in `thread` (created when new) with the person's
     /// `message`, streaming every mode; `extra` is merged into the request.
     pub(crate) async fn start(&self, thread: &str, message: &str, extra: Value) -> Arc<ActiveRun> {
+        self.start_as(thread, message, extra, AgentProfile::built_in("agent"))
+            .await
+    }
+
+    /// As [`Harness::start`], as the agent `profile`.
+    pub(crate) async fn start_as(
+        &self,
+        thread: &str,
+        message: &str,
+        extra: Value,
+        profile: AgentProfile,
+    ) -> Arc<ActiveRun> {
         let mut req = json!({
             "assistant_id": "agent",
             "if_not_exists": "create",
@@ -182,7 +194,7 @@ impl Harness {
         let req = serde_json::from_value(req).expect("a valid run request");
         let (run, _) = self
             .manager
-            .create("local", thread, req, AgentProfile::built_in("agent"))
+            .create("local", thread, req, profile)
             .await
             .expect("the run starts");
         run

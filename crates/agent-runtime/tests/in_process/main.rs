@@ -5,4 +5,5 @@
 
 mod agent_loop;
 mod common;
+mod prompt_sections;
 mod task_pool;
