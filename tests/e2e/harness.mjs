@@ -107,6 +107,8 @@ export class Stack {
       ANTLER_SANDBOX_PROVIDER: process.env.E2E_SANDBOX ?? "docker",
       ANTLER_SANDBOX_INSTANCE_ID: `e2e-${process.pid}`,
       ANTLER_SKILLS_WATCH: "false",
+      // Scenario o imports a repository it makes under the temporary directory.
+      ANTLER_SKILLS_IMPORT_ALLOWED_FILE_ROOTS: tmpdir(),
       // Learning from conversations would add model requests the scenarios do not expect.
       ANTLER_MEMORY_EXTRACTION: "false",
       ANTLER_LOG_LEVEL: process.env.E2E_VERBOSE ? "info" : "warn",

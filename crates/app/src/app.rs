@@ -228,7 +228,8 @@ impl App {
                 config.skills.import.limits(),
                 config.skills.install.limits(),
                 scratch.join("imports"),
-            ),
+            )
+            .with_file_roots(config.skills.import.allowed_file_roots.clone()),
         ));
         // Stdio MCP servers work in their own folders under the instance's data.
         let hub = antler_mcp::McpHub::new(Arc::new(antler_mcp::client::RmcpConnector::new(

@@ -206,6 +206,9 @@ pub struct ImportConfig {
     pub max_repo_bytes: u64,
     /// Longest a fetch may take, in seconds.
     pub timeout_secs: u64,
+    /// Folders of this server admins may import `file://` repositories from through the
+    /// API; empty (the default): the API refuses `file://`. The command line reads any path.
+    pub allowed_file_roots: Vec<PathBuf>,
 }
 
 impl Default for ImportConfig {
@@ -214,6 +217,7 @@ impl Default for ImportConfig {
         ImportConfig {
             max_repo_bytes: limits.max_repo_bytes,
             timeout_secs: limits.timeout.as_secs(),
+            allowed_file_roots: Vec::new(),
         }
     }
 }

@@ -27,6 +27,9 @@ const CONCURRENT_IMPORTS: usize = 2;
 #[derive(Debug, Clone)]
 pub struct ImportSettings {
     limits: ImportLimits,
+    /// Folders of the server an admin may import `file://` repositories from (none: the
+    /// API refuses `file://`).
+    file_roots: Vec<PathBuf>,
     archive: ArchiveLimits,
     scratch: PathBuf,
     gate: Arc<Semaphore>,
@@ -38,10 +41,17 @@ impl ImportSettings {
     pub fn new(limits: ImportLimits, archive: ArchiveLimits, scratch: PathBuf) -> Self {
         ImportSettings {
             limits,
+            file_roots: Vec::new(),
             archive,
             scratch,
             gate: Arc::new(Semaphore::new(CONCURRENT_IMPORTS)),
         }
+    }
+
+    /// Allows API imports of `file://` repositories inside `roots`.
+    pub fn with_file_roots(mut self, roots: Vec<PathBuf>) -> Self {
+        self.file_roots = roots;
+        self
     }
 }
 
@@ -126,7 +136,10 @@ impl SkillsService {
         options: ImportOptions,
     ) -> Result<ImportResult, SkillOpError> {
         require_admin(caller)?;
-        self.import(parse_source(url, false)?, options).await
+        let source = parse_source(url, false)?;
+        // The command line may read the server's disk; the API only inside allowed roots.
+        git::check_file_roots(&source, &self.imports.file_roots)?;
+        self.import(source, options).await
     }
 
     /// Previews (no skills chosen) or imports skills from `source` as custom skills. Every

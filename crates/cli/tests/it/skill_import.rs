@@ -80,9 +80,11 @@ fn names(list: &Value) -> Vec<String> {
 async fn admins_preview_and_import_chosen_skills_and_hostile_ones_are_refused() {
     let (repo, head) = collection();
     let env = Env::new();
+    let root = repo.path().to_str().unwrap();
     let server = env.start_with(&[
         ("ANTLER_SKILLS_WATCH", "false"),
         ("ANTLER_SKILLS_INSTALL_MAX_FILE_BYTES", "100000"),
+        ("ANTLER_SKILLS_IMPORT_ALLOWED_FILE_ROOTS", root),
     ]);
     let repo_url = url(repo.path());
 
@@ -245,7 +247,12 @@ async fn admins_preview_and_import_chosen_skills_and_hostile_ones_are_refused() 
             json!({ "url": url(&repo.path().join("missing")) }),
         )
         .await;
-    assert_eq!((status, error_code(&body)), (422, "fetch_failed"), "{body}");
+    // A missing path reads like any path outside the allowed roots.
+    assert_eq!(
+        (status, error_code(&body)),
+        (400, "invalid_source"),
+        "{body}"
+    );
     let (status, body) = server
         .post_json(
             "/api/skills/import",
@@ -274,9 +281,11 @@ async fn a_repository_over_the_size_limit_is_refused() {
     std::fs::write(repo.path().join("noise.bin"), noise).unwrap();
     commit_all(repo.path(), "noise");
     let env = Env::new();
+    let root = repo.path().to_str().unwrap();
     let server = env.start_with(&[
         ("ANTLER_SKILLS_WATCH", "false"),
         ("ANTLER_SKILLS_IMPORT_MAX_REPO_BYTES", "1000000"),
+        ("ANTLER_SKILLS_IMPORT_ALLOWED_FILE_ROOTS", root),
     ]);
     let (status, body) = server
         .post_json("/api/skills/import", json!({ "url": url(repo.path()) }))
@@ -387,4 +396,71 @@ fn the_command_line_adds_from_a_path_and_updates_to_a_new_commit() {
 
     let (ok, out) = cli(&env, &["skill", "update", "not-imported"]);
     assert!(!ok, "{out}");
+}
+
+#[tokio::test]
+async fn the_api_imports_from_the_servers_disk_only_inside_allowed_roots_and_never_shows_its_paths()
+{
+    let (repo, _) = collection();
+    let other = tempfile::tempdir().unwrap();
+    std::fs::create_dir(repo.path().join("not-a-repo")).unwrap();
+    // Off by default: no file:// at all, whatever the path.
+    let env = Env::new();
+    let server = env.start_with(&[("ANTLER_SKILLS_WATCH", "false")]);
+    for target in [
+        url(repo.path()),
+        "file:///etc".into(),
+        "file:///no/such".into(),
+    ] {
+        let (status, body) = server
+            .post_json("/api/skills/import", json!({ "url": target }))
+            .await;
+        assert_eq!(
+            (status, error_code(&body)),
+            (400, "invalid_source"),
+            "{body}"
+        );
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("allowed_file_roots")
+        );
+    }
+    drop(server);
+    // One root allowed: inside works, outside (or missing, or through `..`) reads the same.
+    let env = Env::new();
+    let root = repo.path().to_str().unwrap();
+    let server = env.start_with(&[
+        ("ANTLER_SKILLS_WATCH", "false"),
+        ("ANTLER_SKILLS_IMPORT_ALLOWED_FILE_ROOTS", root),
+    ]);
+    let (status, preview) = server
+        .post_json("/api/skills/import", json!({ "url": url(repo.path()) }))
+        .await;
+    assert_eq!(status, 200, "{preview}");
+    let mut answers = Vec::new();
+    for target in [
+        url(other.path()),
+        "file:///etc".to_string(),
+        format!("{}/../../etc", url(repo.path())),
+        "file:///no/such".to_string(),
+    ] {
+        let (status, body) = server
+            .post_json("/api/skills/import", json!({ "url": target }))
+            .await;
+        assert_eq!(status, 400, "{target}: {body}");
+        answers.push(body["error"]["message"].clone());
+    }
+    assert!(answers.windows(2).all(|w| w[0] == w[1]), "{answers:?}");
+    // Git's own complaint about a folder inside the root names no server path.
+    let (status, body) = server
+        .post_json(
+            "/api/skills/import",
+            json!({ "url": url(&repo.path().join("not-a-repo")) }),
+        )
+        .await;
+    assert_eq!((status, error_code(&body)), (422, "fetch_failed"), "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(!message.contains("/tmp"), "{message}");
 }

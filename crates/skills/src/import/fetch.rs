@@ -221,7 +221,7 @@ impl Git {
             .output()?;
         if !out.status.success() {
             return Err(ImportError::CloneFailed(
-                String::from_utf8_lossy(&out.stderr).trim().to_string(),
+                super::source::without_local_paths(String::from_utf8_lossy(&out.stderr).trim()),
             ));
         }
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
@@ -238,6 +238,7 @@ impl Git {
             text = String::from_utf8_lossy(&bytes).into_owned();
         }
         let text = text.replace(&self.url, &self.display);
+        let text = super::source::without_local_paths(text.trim());
         let text = text.trim();
         if text.is_empty() {
             "git failed without saying why".to_string()

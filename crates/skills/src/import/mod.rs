@@ -15,7 +15,9 @@ use std::time::Duration;
 pub use fetch::{Checkout, fetch};
 pub use find::{FindOptions, Found, Search, find};
 pub use pack::{Packed, pack};
-pub use source::{ALLOWED_SCHEMES, Source, check_ref, parse_source, redact};
+pub use source::{
+    ALLOWED_SCHEMES, Source, check_file_roots, check_ref, parse_source, redact, without_local_paths,
+};
 
 /// Bounds on one fetch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

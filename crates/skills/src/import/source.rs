@@ -131,6 +131,67 @@ fn local_path(path: &Path) -> Result<Source, ImportError> {
     })
 }
 
+/// Refuses a source on the server's own file system (a `file://` URL, or a local path)
+/// unless it lies inside one of `roots` once links are resolved. Nothing in the refusal says
+/// whether the path exists, so the import cannot be used to probe the file system.
+pub fn check_file_roots(source: &Source, roots: &[PathBuf]) -> Result<(), ImportError> {
+    let path = match source {
+        Source::Dir(dir) => dir.clone(),
+        Source::Git { url, .. } => {
+            let Ok(parsed) = url::Url::parse(url) else {
+                return Ok(());
+            };
+            if parsed.scheme() != "file" {
+                return Ok(());
+            }
+            parsed.to_file_path().unwrap_or_default()
+        }
+    };
+    let refused = || {
+        ImportError::InvalidSource(if roots.is_empty() {
+            "imports from the server's file system (file://) are off; an admin can allow folders with skills.import.allowed_file_roots".into()
+        } else {
+            "that path is not inside a folder allowed by skills.import.allowed_file_roots".into()
+        })
+    };
+    if roots.is_empty() {
+        return Err(refused());
+    }
+    let real = path.canonicalize().map_err(|_| refused())?;
+    let inside = roots.iter().any(|root| {
+        root.canonicalize()
+            .is_ok_and(|root| real.starts_with(&root))
+    });
+    if inside { Ok(()) } else { Err(refused()) }
+}
+
+/// `git`'s error text without the server's local paths (an absolute path that is not part
+/// of a URL becomes `…`).
+pub fn without_local_paths(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('/') {
+        let (before, from) = rest.split_at(i);
+        out.push_str(before);
+        // A path starts a word (or follows a quote); `https://host/path` does not.
+        let starts_word = before
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || "'\"`(=".contains(c));
+        let end = from
+            .find(|c: char| c.is_whitespace() || "'\"`)".contains(c))
+            .unwrap_or(from.len());
+        if starts_word && end > 1 {
+            out.push('…');
+        } else {
+            out.push_str(&from[..end]);
+        }
+        rest = &from[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The URL without user name or password.
 pub fn redact(url: &url::Url) -> String {
     let mut clean = url.clone();
@@ -208,6 +269,56 @@ mod tests {
             panic!("a work tree is a Git source");
         };
         assert!(url.starts_with("file:///"), "{url}");
+    }
+
+    #[test]
+    fn file_sources_must_lie_inside_an_allowed_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repos");
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        let inside = parse_source(&format!("file://{}", root.join("a").display()), false).unwrap();
+        let outside = parse_source("file:///etc", false).unwrap();
+        let missing = parse_source("file:///no/such/dir", false).unwrap();
+        let escape = parse_source(&format!("file://{}/a/../../", root.display()), false).unwrap();
+        let remote = parse_source("https://example.com/r.git", false).unwrap();
+        check_file_roots(&remote, &[]).unwrap();
+        for refused in [&inside, &outside, &missing] {
+            assert!(check_file_roots(refused, &[]).is_err(), "off by default");
+        }
+        check_file_roots(&inside, std::slice::from_ref(&root)).unwrap();
+        let messages: Vec<String> = [&outside, &missing, &escape]
+            .iter()
+            .map(|s| {
+                check_file_roots(s, std::slice::from_ref(&root))
+                    .unwrap_err()
+                    .to_string()
+            })
+            .collect();
+        assert!(
+            messages.windows(2).all(|w| w[0] == w[1]),
+            "a missing path reads like any other refusal: {messages:?}"
+        );
+        // A link inside the root that points out of it is outside.
+        std::os::unix::fs::symlink("/etc", root.join("link")).unwrap();
+        let linked =
+            parse_source(&format!("file://{}", root.join("link").display()), false).unwrap();
+        assert!(check_file_roots(&linked, std::slice::from_ref(&root)).is_err());
+    }
+
+    #[test]
+    fn local_paths_are_cut_from_git_messages() {
+        assert_eq!(
+            without_local_paths("fatal: '/etc/shadow' does not appear to be a git repository"),
+            "fatal: '…' does not appear to be a git repository"
+        );
+        assert_eq!(
+            without_local_paths("fatal: repository 'https://example.com/x.git/' not found"),
+            "fatal: repository 'https://example.com/x.git/' not found"
+        );
+        assert_eq!(
+            without_local_paths("error: could not lock config file /tmp/x/.git/config: No"),
+            "error: could not lock config file … No"
+        );
     }
 
     #[test]
