@@ -1,5 +1,6 @@
 //! Assistants (custom agents) and their versions.
 
+use antler_protocol::assistants::AssistantSortBy;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -33,6 +34,39 @@ pub struct AssistantRecord {
     pub updated_at: DateTime<Utc>,
 }
 
+/// Versions kept per assistant: an update past it forgets the oldest.
+pub const MAX_VERSIONS: i64 = 100;
+
+/// Which of an owner's assistants a search finds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AssistantFilter {
+    /// Only this graph's.
+    pub graph_id: Option<String>,
+    /// Only names containing this (ignoring ASCII case).
+    pub name: Option<String>,
+    /// Only those whose metadata has all these key/value pairs.
+    pub metadata: Map<String, Value>,
+}
+
+/// The order of a search: a field (then the id), descending unless `ascending`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AssistantOrder {
+    /// The field.
+    pub by: AssistantSortBy,
+    /// Smallest first.
+    pub ascending: bool,
+}
+
+/// A place in a search's order: the sort field's value and the id (for an assistant that
+/// is not stored, such as the built-in one).
+#[derive(Debug, Clone, PartialEq)]
+pub enum SortKey {
+    /// A time field's value, with the id.
+    Time(DateTime<Utc>, String),
+    /// A text field's value (a name compared lower-cased), with the id.
+    Text(String, String),
+}
+
 /// Reads and writes assistants.
 #[async_trait]
 pub trait AssistantRepo: Send + Sync + 'static {
@@ -44,8 +78,25 @@ pub trait AssistantRepo: Send + Sync + 'static {
         owner: &str,
         assistant_id: &str,
     ) -> Result<Option<AssistantRecord>, StoreError>;
-    /// Every assistant of an owner, most recently updated first.
-    async fn list(&self, owner: &str) -> Result<Vec<AssistantRecord>, StoreError>;
+    /// A page of an owner's assistants that `filter` finds, in `order`.
+    async fn search(
+        &self,
+        owner: &str,
+        filter: &AssistantFilter,
+        order: AssistantOrder,
+        limit: u32,
+        offset: u64,
+    ) -> Result<Vec<AssistantRecord>, StoreError>;
+    /// How many of an owner's assistants `filter` finds.
+    async fn count(&self, owner: &str, filter: &AssistantFilter) -> Result<u64, StoreError>;
+    /// How many of those come before `key` in `order`.
+    async fn count_before(
+        &self,
+        owner: &str,
+        filter: &AssistantFilter,
+        order: AssistantOrder,
+        key: &SortKey,
+    ) -> Result<u64, StoreError>;
     /// Stores `next` as a new version (numbered after the newest) and makes it current;
     /// `None` when the owner has no such assistant.
     async fn update(&self, next: &AssistantRecord) -> Result<Option<AssistantRecord>, StoreError>;
@@ -59,10 +110,14 @@ pub trait AssistantRepo: Send + Sync + 'static {
     ) -> Result<Option<AssistantRecord>, StoreError>;
     /// Deletes an assistant with its versions; false when there was none.
     async fn delete(&self, owner: &str, assistant_id: &str) -> Result<bool, StoreError>;
-    /// An assistant's versions, newest first.
+    /// A page of an assistant's versions whose metadata has all of `metadata`, newest
+    /// first.
     async fn versions(
         &self,
         owner: &str,
         assistant_id: &str,
+        metadata: &Map<String, Value>,
+        limit: u32,
+        offset: u64,
     ) -> Result<Vec<AssistantRecord>, StoreError>;
 }

@@ -20,7 +20,9 @@ mod sql;
 pub mod threads;
 
 pub use accounts::{AccountRepo, SessionRecord, SetupOutcome, TokenRecord, UserRecord, UserUpdate};
-pub use assistants::{AssistantRecord, AssistantRepo};
+pub use assistants::{
+    AssistantFilter, AssistantOrder, AssistantRecord, AssistantRepo, MAX_VERSIONS, SortKey,
+};
 pub use bus::{Bus, Notice, Topic};
 pub use instances::InstanceRepo;
 pub use mcp_config::McpConfigRepo;

@@ -11,7 +11,7 @@ use antler_protocol::assistants::{
 };
 use antler_protocol::threads::SortOrder;
 use antler_store::threads::{merge, timestamp};
-use antler_store::{AssistantRecord, Store, StoreError};
+use antler_store::{AssistantFilter, AssistantOrder, AssistantRecord, SortKey, Store, StoreError};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
@@ -29,7 +29,10 @@ pub fn built_in_id() -> String {
 const BUILT_IN_ALIASES: [&str; 2] = [GRAPH_ID, "lead_agent"];
 
 /// Most assistants one owner may have.
-const MAX_PER_OWNER: usize = 1000;
+const MAX_PER_OWNER: u64 = 1000;
+
+/// Largest metadata of an assistant, as JSON text.
+pub const MAX_METADATA_BYTES: usize = 64 * 1024;
 
 /// What can go wrong with an assistant.
 #[derive(Debug, thiserror::Error)]
@@ -113,7 +116,12 @@ impl AssistantsService {
         let config = object_or_empty("config", req.config)?;
         let context = object_or_empty("context", req.context)?;
         self.checked(&config, &context)?;
-        if self.store.assistants.list(caller.owner()).await?.len() >= MAX_PER_OWNER {
+        let owned = self
+            .store
+            .assistants
+            .count(caller.owner(), &AssistantFilter::default())
+            .await?;
+        if owned >= MAX_PER_OWNER {
             return Err(AssistantError::Conflict(format!(
                 "you have {MAX_PER_OWNER} assistants already; delete one first"
             )));
@@ -127,7 +135,7 @@ impl AssistantsService {
             description: description_of(req.description)?,
             config,
             context,
-            metadata: req.metadata.unwrap_or_default(),
+            metadata: metadata_of(req.metadata.unwrap_or_default())?,
             version: 1,
             created_at: now,
             updated_at: now,
@@ -157,30 +165,56 @@ impl AssistantsService {
         Ok(wire(self.record(caller, id).await?))
     }
 
-    /// The caller's assistants and the built-in one, filtered, sorted and paged.
+    /// The caller's assistants and the built-in one, filtered, sorted and paged (by the
+    /// database: the built-in one takes its place in the order by a count of those ahead
+    /// of it).
     pub async fn search(
         &self,
         caller: &Caller,
         query: &AssistantSearch,
     ) -> Result<Vec<Assistant>, AssistantError> {
-        let mut all = self.matching(caller, query).await?;
-        let by = query.sort_by.unwrap_or_default();
-        all.sort_by(|a, b| {
-            let key = |x: &Assistant| match by {
-                AssistantSortBy::CreatedAt => x.created_at.clone(),
-                AssistantSortBy::UpdatedAt => x.updated_at.clone(),
-                AssistantSortBy::AssistantId => x.assistant_id.clone(),
-                AssistantSortBy::GraphId => x.graph_id.clone(),
-                AssistantSortBy::Name => x.name.to_lowercase(),
-            };
-            key(a)
-                .cmp(&key(b))
-                .then_with(|| a.assistant_id.cmp(&b.assistant_id))
-        });
-        if query.sort_order != Some(SortOrder::Asc) {
-            all.reverse();
+        let filter = filter_of(query);
+        let order = AssistantOrder {
+            by: query.sort_by.unwrap_or_default(),
+            ascending: query.sort_order == Some(SortOrder::Asc),
+        };
+        let limit = query.limit.unwrap_or(10).clamp(1, crate::runs::MAX_PAGE);
+        let offset = u64::from(query.offset.unwrap_or(0));
+        let built_in = self.built_in();
+        let at = if self.built_in_matches(&built_in, query) {
+            let key = self.built_in_key(order);
+            Some(
+                self.store
+                    .assistants
+                    .count_before(caller.owner(), &filter, order, &key)
+                    .await?,
+            )
+        } else {
+            None
+        };
+        // The stored page around the built-in assistant's place.
+        let (skip, take, insert) = match at {
+            Some(at) if at < offset => (offset - 1, limit, None),
+            Some(at) if at < offset + u64::from(limit) => {
+                (offset, limit - 1, Some((at - offset) as usize))
+            }
+            _ => (offset, limit, None),
+        };
+        let mut page: Vec<Assistant> = if take == 0 {
+            Vec::new()
+        } else {
+            self.store
+                .assistants
+                .search(caller.owner(), &filter, order, take, skip)
+                .await?
+                .into_iter()
+                .map(wire)
+                .collect()
+        };
+        if let Some(i) = insert {
+            page.insert(i.min(page.len()), built_in);
         }
-        Ok(page(all, query.offset, query.limit))
+        Ok(page)
     }
 
     /// How many assistants a search finds (before paging).
@@ -188,33 +222,38 @@ impl AssistantsService {
         &self,
         caller: &Caller,
         query: &AssistantSearch,
-    ) -> Result<usize, AssistantError> {
-        Ok(self.matching(caller, query).await?.len())
+    ) -> Result<u64, AssistantError> {
+        let stored = self
+            .store
+            .assistants
+            .count(caller.owner(), &filter_of(query))
+            .await?;
+        Ok(stored + u64::from(self.built_in_matches(&self.built_in(), query)))
     }
 
-    async fn matching(
-        &self,
-        caller: &Caller,
-        query: &AssistantSearch,
-    ) -> Result<Vec<Assistant>, AssistantError> {
-        let mut all = vec![self.built_in()];
-        all.extend(
-            self.store
-                .assistants
-                .list(caller.owner())
-                .await?
-                .into_iter()
-                .map(wire),
-        );
+    fn built_in_matches(&self, built_in: &Assistant, query: &AssistantSearch) -> bool {
         let name = query.name.as_deref().map(str::to_lowercase);
-        all.retain(|a| {
-            query.graph_id.as_deref().is_none_or(|g| a.graph_id == g)
-                && name
-                    .as_deref()
-                    .is_none_or(|n| a.name.to_lowercase().contains(n))
-                && has_metadata(&a.metadata, query.metadata.as_ref())
-        });
-        Ok(all)
+        query
+            .graph_id
+            .as_deref()
+            .is_none_or(|g| built_in.graph_id == g)
+            && name
+                .as_deref()
+                .is_none_or(|n| built_in.name.to_lowercase().contains(n))
+            && has_metadata(&built_in.metadata, query.metadata.as_ref())
+    }
+
+    /// The built-in assistant's place in `order`.
+    fn built_in_key(&self, order: AssistantOrder) -> SortKey {
+        let id = built_in_id();
+        match order.by {
+            AssistantSortBy::CreatedAt | AssistantSortBy::UpdatedAt => {
+                SortKey::Time(self.started, id)
+            }
+            AssistantSortBy::AssistantId => SortKey::Text(id.clone(), id),
+            AssistantSortBy::GraphId => SortKey::Text(GRAPH_ID.into(), id),
+            AssistantSortBy::Name => SortKey::Text(self.built_in().name.to_lowercase(), id),
+        }
     }
 
     /// A new version with the patch applied (metadata merged, the rest replaced).
@@ -246,6 +285,7 @@ impl AssistantsService {
         if let Some(m) = patch.metadata {
             merge(&mut metadata, m);
         }
+        let metadata = metadata_of(metadata)?;
         let next = AssistantRecord {
             name: match patch.name {
                 Some(n) => name_of(Some(&n))?,
@@ -299,16 +339,22 @@ impl AssistantsService {
             return Ok(vec![self.built_in()]);
         }
         self.record(caller, id).await?;
-        let versions: Vec<Assistant> = self
+        let limit = query.limit.unwrap_or(10).clamp(1, crate::runs::MAX_PAGE);
+        let metadata = query.metadata.clone().unwrap_or_default();
+        Ok(self
             .store
             .assistants
-            .versions(caller.owner(), id)
+            .versions(
+                caller.owner(),
+                id,
+                &metadata,
+                limit,
+                u64::from(query.offset.unwrap_or(0)),
+            )
             .await?
             .into_iter()
             .map(wire)
-            .filter(|v| has_metadata(&v.metadata, query.metadata.as_ref()))
-            .collect();
-        Ok(page(versions, query.offset, query.limit))
+            .collect())
     }
 
     /// Makes an earlier version current again.
@@ -453,13 +499,24 @@ fn has_metadata(metadata: &Map<String, Value>, wanted: Option<&Map<String, Value
     wanted.is_none_or(|w| w.iter().all(|(k, v)| metadata.get(k) == Some(v)))
 }
 
-fn page<T>(items: Vec<T>, offset: Option<u32>, limit: Option<u32>) -> Vec<T> {
-    let limit = limit.unwrap_or(10).clamp(1, crate::runs::MAX_PAGE) as usize;
-    items
-        .into_iter()
-        .skip(offset.unwrap_or(0) as usize)
-        .take(limit)
-        .collect()
+/// The stored part of a search.
+fn filter_of(query: &AssistantSearch) -> AssistantFilter {
+    AssistantFilter {
+        graph_id: query.graph_id.clone(),
+        name: query.name.clone().filter(|n| !n.is_empty()),
+        metadata: query.metadata.clone().unwrap_or_default(),
+    }
+}
+
+/// Metadata within [`MAX_METADATA_BYTES`].
+fn metadata_of(metadata: Map<String, Value>) -> Result<Map<String, Value>, AssistantError> {
+    let size = serde_json::to_string(&metadata).map_or(usize::MAX, |s| s.len());
+    if size > MAX_METADATA_BYTES {
+        return Err(AssistantError::Invalid(format!(
+            "metadata is {size} bytes as JSON; at most {MAX_METADATA_BYTES}"
+        )));
+    }
+    Ok(metadata)
 }
 
 fn wire(r: AssistantRecord) -> Assistant {

@@ -331,3 +331,73 @@ async fn any_spelling_of_an_assistant_uuid_finds_it() {
         404
     );
 }
+
+#[tokio::test]
+async fn searches_page_through_stored_assistants_and_the_built_in_one_in_order() {
+    let env = Env::new();
+    let server = env.start();
+    for name in ["Zeta", "beta", "Mu", "alpha"] {
+        let (status, body) = server
+            .post_json(
+                "/api/assistants",
+                json!({"graph_id": "agent", "name": name}),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    for (sort_by, order) in [
+        ("name", "asc"),
+        ("name", "desc"),
+        ("created_at", "asc"),
+        ("updated_at", "desc"),
+    ] {
+        let query = |limit: u32, offset: u32| json!({"sort_by": sort_by, "sort_order": order, "limit": limit, "offset": offset});
+        let (_, whole) = server
+            .post_json("/api/assistants/search", query(100, 0))
+            .await;
+        let whole: Vec<String> = whole
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["name"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(whole.len(), 5, "{whole:?}");
+        assert!(whole.contains(&"Antler".to_string()));
+        let mut paged = Vec::new();
+        for offset in 0..6 {
+            let (_, page) = server
+                .post_json("/api/assistants/search", query(1, offset))
+                .await;
+            paged.extend(
+                page.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|a| a["name"].as_str().unwrap().to_string()),
+            );
+        }
+        assert_eq!(paged, whole, "{sort_by} {order}: pages add up to the whole");
+        if sort_by == "name" {
+            let mut sorted = whole.clone();
+            sorted.sort_by_key(|n| n.to_lowercase());
+            if order == "desc" {
+                sorted.reverse();
+            }
+            assert_eq!(whole, sorted);
+        }
+    }
+    let (_, n) = server.post_json("/api/assistants/count", json!({})).await;
+    assert_eq!(n, 5);
+    let (_, n) = server
+        .post_json("/api/assistants/count", json!({"name": "ET"}))
+        .await;
+    assert_eq!(n, 2, "Zeta and beta");
+    // Metadata is bounded in size.
+    let big = "m".repeat(70 * 1024);
+    let (status, body) = server
+        .post_json(
+            "/api/assistants",
+            json!({"graph_id": "agent", "name": "Big", "metadata": {"blob": big}}),
+        )
+        .await;
+    assert_eq!((status, error_code(&body)), (422, "invalid_body"), "{body}");
+}

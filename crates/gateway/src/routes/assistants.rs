@@ -79,7 +79,7 @@ pub async fn count_assistants(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ApiJson(body): ApiJson<AssistantSearch>,
-) -> ApiResult<Json<usize>> {
+) -> ApiResult<Json<u64>> {
     Ok(Json(app.assistants.count(&caller, &body).await?))
 }
 

@@ -7,20 +7,22 @@ use sqlx::types::Json;
 
 use super::{Db, Engine, on};
 use crate::StoreError;
-use crate::assistants::{AssistantRecord, AssistantRepo};
+use crate::assistants::{
+    AssistantFilter, AssistantOrder, AssistantRecord, AssistantRepo, MAX_VERSIONS, SortKey,
+};
 
 pub(crate) struct SqlAssistants(pub(crate) Db);
 
 /// The columns of [`Row`] in `assistants`.
-const COLUMNS: &str = "assistant_id, owner, graph_id, name, description, config, context, \
+pub(super) const COLUMNS: &str = "assistant_id, owner, graph_id, name, description, config, context, \
     metadata, version, created_at, updated_at";
 
 /// The same from `assistant_versions` (its `created_at` is when the version was made).
-const VERSION_COLUMNS: &str = "v.assistant_id, a.owner, v.graph_id, v.name, v.description, \
+pub(super) const VERSION_COLUMNS: &str = "v.assistant_id, a.owner, v.graph_id, v.name, v.description, \
     v.config, v.context, v.metadata, v.version, a.created_at, v.created_at AS updated_at";
 
 #[derive(sqlx::FromRow)]
-struct Row {
+pub(super) struct Row {
     assistant_id: String,
     owner: String,
     graph_id: String,
@@ -141,16 +143,29 @@ impl AssistantRepo for SqlAssistants {
         Ok(row.map(Into::into))
     }
 
-    async fn list(&self, owner: &str) -> Result<Vec<AssistantRecord>, StoreError> {
-        let sql = format!(
-            "SELECT {COLUMNS} FROM assistants WHERE owner = $1 \
-             ORDER BY updated_at DESC, assistant_id"
-        );
-        let rows: Vec<Row> = on!(&self.0, p => sqlx::query_as(&sql)
-            .bind(owner)
-            .fetch_all(p)
-            .await?);
-        Ok(rows.into_iter().map(Into::into).collect())
+    async fn search(
+        &self,
+        owner: &str,
+        filter: &AssistantFilter,
+        order: AssistantOrder,
+        limit: u32,
+        offset: u64,
+    ) -> Result<Vec<AssistantRecord>, StoreError> {
+        super::assistant_search::search(&self.0, owner, filter, order, limit, offset).await
+    }
+
+    async fn count(&self, owner: &str, filter: &AssistantFilter) -> Result<u64, StoreError> {
+        super::assistant_search::count(&self.0, owner, filter, None).await
+    }
+
+    async fn count_before(
+        &self,
+        owner: &str,
+        filter: &AssistantFilter,
+        order: AssistantOrder,
+        key: &SortKey,
+    ) -> Result<u64, StoreError> {
+        super::assistant_search::count(&self.0, owner, filter, Some((order, key))).await
     }
 
     async fn update(&self, next: &AssistantRecord) -> Result<Option<AssistantRecord>, StoreError> {
@@ -181,6 +196,12 @@ impl AssistantRepo for SqlAssistants {
             };
             insert_version!(p, tx, stored);
             write_current!(p, tx, stored);
+            // Only the newest versions are kept: edits cannot grow the database forever.
+            sqlx::query("DELETE FROM assistant_versions WHERE assistant_id = $1 AND version <= $2")
+                .bind(&stored.assistant_id)
+                .bind(stored.version - MAX_VERSIONS)
+                .execute(&mut *tx)
+                .await?;
             tx.commit().await?;
             Ok(Some(stored))
         })
@@ -232,17 +253,11 @@ impl AssistantRepo for SqlAssistants {
         &self,
         owner: &str,
         assistant_id: &str,
+        metadata: &Map<String, Value>,
+        limit: u32,
+        offset: u64,
     ) -> Result<Vec<AssistantRecord>, StoreError> {
-        let sql = format!(
-            "SELECT {VERSION_COLUMNS} FROM assistant_versions v \
-             JOIN assistants a ON a.assistant_id = v.assistant_id \
-             WHERE a.owner = $1 AND v.assistant_id = $2 ORDER BY v.version DESC"
-        );
-        let rows: Vec<Row> = on!(&self.0, p => sqlx::query_as(&sql)
-            .bind(owner)
-            .bind(assistant_id)
-            .fetch_all(p)
-            .await?);
-        Ok(rows.into_iter().map(Into::into).collect())
+        super::assistant_search::versions(&self.0, owner, assistant_id, metadata, limit, offset)
+            .await
     }
 }

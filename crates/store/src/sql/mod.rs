@@ -7,6 +7,7 @@
 //! SQLite, `TIMESTAMPTZ` in PostgreSQL) and how a write transaction starts.
 
 mod accounts;
+mod assistant_search;
 mod assistants;
 mod blobs;
 mod instances;
