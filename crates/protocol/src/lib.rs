@@ -17,6 +17,6 @@ pub mod runs;
 pub mod skills;
 pub mod stream;
 pub mod threads;
-mod wire_enum;
+pub mod wire_enum;
 
 pub use wire_enum::UnknownValue;

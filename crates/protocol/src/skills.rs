@@ -1,68 +1,28 @@
 //! Skill listing, details and state changes (`/api/skills`).
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-/// Where a skill comes from. Enabled state is keyed by (category, name); for `user`, also by
-/// the owner.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
-)]
-#[serde(rename_all = "lowercase")]
-#[cfg_attr(
-    feature = "sqlx",
-    derive(sqlx::Type),
-    sqlx(type_name = "text", rename_all = "lowercase")
-)]
-pub enum SkillCategory {
-    /// Built in, shipped with the server, read-only.
-    Public,
-    /// Installed by an admin for everyone; editable and deletable.
-    Custom,
-    /// A personal skill: installed by one person, offered only to their runs and mounted
-    /// only in their sandboxes.
-    User,
+crate::wire_enum::wire_enum! {
+    /// Where a skill comes from. Enabled state is keyed by (category, name); for `user`,
+    /// also by the owner.
+    pub enum SkillCategory {
+        /// Built in, shipped with the server, read-only.
+        Public = "public",
+        /// Installed by an admin for everyone; editable and deletable.
+        Custom = "custom",
+        /// A personal skill: installed by one person, offered only to their runs and
+        /// mounted only in their sandboxes.
+        User = "user",
+    }
 }
 
 impl SkillCategory {
-    /// Every category in listing order.
-    pub const ALL: [SkillCategory; 3] = [
-        SkillCategory::Public,
-        SkillCategory::Custom,
-        SkillCategory::User,
-    ];
-
     /// The categories everyone shares (the server's skills directory).
     pub const SHARED: [SkillCategory; 2] = [SkillCategory::Public, SkillCategory::Custom];
-
-    /// The lowercase wire and directory name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SkillCategory::Public => "public",
-            SkillCategory::Custom => "custom",
-            SkillCategory::User => "user",
-        }
-    }
-
-    /// Parses the lowercase wire name.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "public" => Some(SkillCategory::Public),
-            "custom" => Some(SkillCategory::Custom),
-            "user" => Some(SkillCategory::User),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for SkillCategory {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// One skill as listed by `GET /api/skills`.

@@ -1,8 +1,8 @@
 //! String-valued enums of the wire protocol, declared once with their wire names.
 
 /// Declares a fieldless enum that travels as a lowercase string: serde, OpenAPI, `as_str`,
-/// `Display`, `FromStr` and (with the `sqlx` feature) storage as `TEXT`, all from one list
-/// of `Variant = "wire-name"` pairs, so a name is never written twice.
+/// `Display`, `FromStr` and [`WireEnum`] (which the store uses to keep it as `TEXT`), all
+/// from one list of `Variant = "wire-name"` pairs, so a name is never written twice.
 macro_rules! wire_enum {
     (
         $(#[$meta:meta])*
@@ -12,17 +12,25 @@ macro_rules! wire_enum {
     ) => {
         $(#[$meta])*
         #[derive(
-            Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-            utoipa::ToSchema,
+            Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize,
+            serde::Deserialize, utoipa::ToSchema,
         )]
-        #[cfg_attr(feature = "sqlx", derive(sqlx::Type), sqlx(type_name = "text"))]
         pub enum $name {
             $(
                 $(#[$vmeta])*
                 #[serde(rename = $wire)]
-                #[cfg_attr(feature = "sqlx", sqlx(rename = $wire))]
                 $variant,
             )+
+        }
+
+        impl crate::wire_enum::WireEnum for $name {
+            fn wire_name(self) -> &'static str {
+                self.as_str()
+            }
+
+            fn from_wire(s: &str) -> Result<Self, crate::wire_enum::UnknownValue> {
+                s.parse()
+            }
         }
 
         impl $name {
@@ -61,6 +69,14 @@ macro_rules! wire_enum {
 }
 
 pub(crate) use wire_enum;
+
+/// An enum that travels (and is stored) by its wire name; implemented by [`wire_enum!`].
+pub trait WireEnum: Sized + Copy + Send + Sync + 'static {
+    /// The wire name.
+    fn wire_name(self) -> &'static str;
+    /// The value a wire name names.
+    fn from_wire(s: &str) -> Result<Self, UnknownValue>;
+}
 
 /// A string that names no value of a wire enum.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -119,7 +119,7 @@ impl SkillsView {
         let mut staging = root.as_os_str().to_os_string();
         staging.push(".staging");
         let staging = PathBuf::from(staging);
-        for category in SkillCategory::ALL {
+        for &category in SkillCategory::ALL {
             let dir = root.join(category.as_str());
             if dir.exists() {
                 std::fs::remove_dir_all(&dir)?;

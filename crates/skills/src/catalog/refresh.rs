@@ -77,8 +77,11 @@ impl Catalog {
             .ok()
             .or_else(|| canonical.as_ref().and_then(|c| path.strip_prefix(c).ok()))?;
         let mut parts = rel.components().map(|c| c.as_os_str().to_str());
-        let category =
-            SkillCategory::parse(parts.next()??).filter(|c| self.categories.contains(c))?;
+        let category = parts
+            .next()??
+            .parse::<SkillCategory>()
+            .ok()
+            .filter(|c| self.categories.contains(c))?;
         let below: Vec<&str> = parts.collect::<Option<_>>()?;
         let known = |candidate: &str| {
             snapshot

@@ -4,6 +4,7 @@ use antler_protocol::auth::Role;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use super::wire::Wire;
 use super::{Db, Engine, on};
 use crate::StoreError;
 use crate::accounts::{
@@ -19,7 +20,7 @@ struct UserRow {
     user_id: String,
     email: String,
     password_hash: String,
-    role: Role,
+    role: Wire<Role>,
     disabled: bool,
     created_at: DateTime<Utc>,
 }
@@ -30,7 +31,7 @@ impl From<UserRow> for UserRecord {
             user_id: r.user_id,
             email: r.email,
             password_hash: r.password_hash,
-            role: r.role,
+            role: r.role.0,
             disabled: r.disabled,
             created_at: r.created_at,
         }
@@ -117,7 +118,7 @@ impl AccountRepo for SqlAccounts {
                 .bind(&user.user_id)
                 .bind(&user.email)
                 .bind(&user.password_hash)
-                .bind(user.role)
+                .bind(Wire(user.role))
                 .bind(user.disabled)
                 .bind(p.time(user.created_at))
                 .execute(p)
@@ -170,7 +171,7 @@ impl AccountRepo for SqlAccounts {
                 .bind(&user.user_id)
                 .bind(&user.email)
                 .bind(&user.password_hash)
-                .bind(user.role)
+                .bind(Wire(user.role))
                 .bind(user.disabled)
                 .bind(p.time(user.created_at))
                 .execute(&mut *tx)
@@ -244,7 +245,7 @@ impl AccountRepo for SqlAccounts {
         )
         .bind(user_id)
         .bind(update.disabled)
-        .bind(update.role)
+        .bind(update.role.map(Wire))
         .bind(update.password_hash.as_deref())
         .bind(p.time(Utc::now()))
         .execute(p)

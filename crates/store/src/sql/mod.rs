@@ -18,6 +18,7 @@ mod runs;
 mod skill_states;
 mod state;
 mod threads;
+mod wire;
 
 use std::path::Path;
 use std::str::FromStr;

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use sqlx::types::Json;
 
+use super::wire::Wire;
 use crate::runs::{CheckpointRecord, RunRecord, StoredEvent};
 use crate::threads::ThreadRecord;
 
@@ -21,7 +22,7 @@ pub(crate) struct ThreadRow {
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
     metadata: Json<Map<String, Value>>,
-    status: ThreadStatus,
+    status: Wire<ThreadStatus>,
     state: Json<Value>,
 }
 
@@ -33,7 +34,7 @@ impl From<ThreadRow> for ThreadRecord {
             created_at: r.created_at,
             updated_at: r.updated_at,
             metadata: r.metadata.0,
-            status: r.status,
+            status: r.status.0,
             values: r.state.0,
         }
     }
@@ -51,10 +52,10 @@ pub(crate) struct RunRow {
     thread_id: String,
     owner: String,
     assistant_id: String,
-    status: RunStatus,
-    stop_reason: Option<StopReason>,
+    status: Wire<RunStatus>,
+    stop_reason: Option<Wire<StopReason>>,
     error: Option<String>,
-    multitask_strategy: MultitaskStrategy,
+    multitask_strategy: Wire<MultitaskStrategy>,
     metadata: Json<Map<String, Value>>,
     kwargs: Json<Value>,
     instance: String,
@@ -82,10 +83,10 @@ impl From<RunRow> for RunRecord {
             thread_id: r.thread_id,
             owner: r.owner,
             assistant_id: r.assistant_id,
-            status: r.status,
-            stop_reason: r.stop_reason,
+            status: r.status.0,
+            stop_reason: r.stop_reason.map(|w| w.0),
             error: r.error,
-            multitask_strategy: r.multitask_strategy,
+            multitask_strategy: r.multitask_strategy.0,
             metadata: r.metadata.0,
             kwargs: r.kwargs.0,
             instance: r.instance,

@@ -6,6 +6,7 @@ use chrono::Utc;
 use sqlx::types::Json;
 
 use super::rows::{EventRow, RUN_COLUMNS, RunRow, stored};
+use super::wire::Wire;
 use super::{Db, Engine, on};
 use crate::StoreError;
 use crate::bus::Topic;
@@ -29,10 +30,10 @@ impl RunRepo for SqlRuns {
                 .bind(&r.thread_id)
                 .bind(&r.owner)
                 .bind(&r.assistant_id)
-                .bind(r.status)
-                .bind(r.stop_reason)
+                .bind(Wire(r.status))
+                .bind(r.stop_reason.map(Wire))
                 .bind(&r.error)
-                .bind(r.multitask_strategy)
+                .bind(Wire(r.multitask_strategy))
                 .bind(Json(&r.metadata))
                 .bind(Json(&r.kwargs))
                 .bind(&r.instance)
@@ -71,7 +72,7 @@ impl RunRepo for SqlRuns {
         );
         let rows: Vec<RunRow> = on!(&self.0, p => sqlx::query_as(&sql)
             .bind(thread_id)
-            .bind(status)
+            .bind(status.map(Wire))
             .bind(i64::from(limit))
             .bind(i64::from(offset))
             .fetch_all(p)
@@ -94,8 +95,8 @@ impl RunRepo for SqlRuns {
             )
             .bind(thread_id)
             .bind(run_id)
-            .bind(RunStatus::Pending)
-            .bind(RunStatus::Running)
+            .bind(Wire(RunStatus::Pending))
+            .bind(Wire(RunStatus::Running))
             .execute(&mut *tx)
             .await?
             .rows_affected();
@@ -120,8 +121,8 @@ impl RunRepo for SqlRuns {
                 "UPDATE runs SET status = $1, stop_reason = $2, error = $3, input_tokens = $4, \
                  output_tokens = $5, model_calls = $6, updated_at = $7 WHERE run_id = $8",
             )
-            .bind(u.status)
-            .bind(u.stop_reason)
+            .bind(Wire(u.status))
+            .bind(u.stop_reason.map(Wire))
             .bind(&u.error)
             .bind(stored(u.input_tokens))
             .bind(stored(u.output_tokens))
@@ -159,7 +160,7 @@ impl RunRepo for SqlRuns {
                  WHERE {active} RETURNING {RUN_COLUMNS}"
             ))
             .bind(instance)
-            .bind(stop_reason)
+            .bind(Wire(stop_reason))
             .bind(p.time(now))
             .fetch_all(&mut *tx)
             .await?;

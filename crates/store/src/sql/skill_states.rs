@@ -4,6 +4,7 @@ use antler_protocol::skills::SkillCategory;
 use async_trait::async_trait;
 use chrono::Utc;
 
+use super::wire::Wire;
 use super::{Db, Engine, on};
 use crate::StoreError;
 use crate::skill_states::{SkillState, SkillStateRepo};
@@ -13,7 +14,7 @@ pub(crate) struct SqlSkillStates(pub(crate) Db);
 #[async_trait]
 impl SkillStateRepo for SqlSkillStates {
     async fn list(&self) -> Result<Vec<SkillState>, StoreError> {
-        let rows: Vec<(SkillCategory, String, bool)> = on!(&self.0, p => sqlx::query_as(
+        let rows: Vec<(Wire<SkillCategory>, String, bool)> = on!(&self.0, p => sqlx::query_as(
             "SELECT category, name, enabled FROM skill_states",
         )
         .fetch_all(p)
@@ -21,7 +22,7 @@ impl SkillStateRepo for SqlSkillStates {
         Ok(rows
             .into_iter()
             .map(|(category, name, enabled)| SkillState {
-                category,
+                category: category.0,
                 name,
                 enabled,
             })
@@ -40,7 +41,7 @@ impl SkillStateRepo for SqlSkillStates {
                  ON CONFLICT (category, name) DO UPDATE SET enabled = excluded.enabled, \
                  updated_at = excluded.updated_at",
             )
-            .bind(category)
+            .bind(Wire(category))
             .bind(name)
             .bind(enabled)
             .bind(p.time(Utc::now()))
@@ -53,7 +54,7 @@ impl SkillStateRepo for SqlSkillStates {
     async fn remove(&self, category: SkillCategory, name: &str) -> Result<(), StoreError> {
         on!(&self.0, p => {
             sqlx::query("DELETE FROM skill_states WHERE category = $1 AND name = $2")
-                .bind(category)
+                .bind(Wire(category))
                 .bind(name)
                 .execute(p)
                 .await?;

@@ -8,6 +8,7 @@ use sqlx::types::Json;
 
 use super::blobs;
 use super::rows::{CHECKPOINT_COLUMNS, CheckpointRow};
+use super::wire::Wire;
 use super::{Db, Engine, on};
 use crate::StoreError;
 use crate::runs::{CheckpointRecord, NewCheckpoint, SavedCheckpoint, StateRepo};
@@ -103,7 +104,7 @@ impl StateRepo for SqlState {
                  stored_bytes = stored_bytes + $4 WHERE thread_id = $5",
             )
             .bind(Json(cp.values))
-            .bind(cp.status)
+            .bind(Wire(cp.status))
             .bind(p.time(now))
             .bind(i64::try_from(added).unwrap_or(i64::MAX))
             .bind(cp.thread_id)
@@ -117,7 +118,7 @@ impl StateRepo for SqlState {
     async fn set_status(&self, thread_id: &str, status: ThreadStatus) -> Result<(), StoreError> {
         on!(&self.0, p => {
             sqlx::query("UPDATE threads SET status = $1, updated_at = $2 WHERE thread_id = $3")
-                .bind(status)
+                .bind(Wire(status))
                 .bind(p.time(Utc::now()))
                 .bind(thread_id)
                 .execute(p)

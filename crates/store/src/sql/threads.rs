@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use sqlx::types::Json;
 
 use super::rows::{THREAD_COLUMNS, ThreadRow};
+use super::wire::Wire;
 use super::{Db, Engine, on};
 use crate::StoreError;
 use crate::threads::{Created, ThreadQuery, ThreadRecord, ThreadRepo, merge};
@@ -130,8 +131,8 @@ impl ThreadRepo for SqlThreads {
         )
         .bind(true)
         .bind(p.time(older_than))
-        .bind(RunStatus::Pending)
-        .bind(RunStatus::Running)
+        .bind(Wire(RunStatus::Pending))
+        .bind(Wire(RunStatus::Running))
         .fetch_all(p)
         .await?);
         Ok(rows)
@@ -174,7 +175,7 @@ impl ThreadRepo for SqlThreads {
                 for (key, value) in &query.metadata {
                     q = q.bind(key).bind(Json(value));
                 }
-                q.bind(query.status)
+                q.bind(query.status.map(Wire))
                     .bind(i64::from(query.limit))
                     .bind(i64::from(query.offset))
                     .fetch_all(p)
@@ -188,7 +189,7 @@ impl ThreadRepo for SqlThreads {
                 sqlx::query_as(&sql)
                     .bind(owner)
                     .bind(Json(&query.metadata))
-                    .bind(query.status)
+                    .bind(query.status.map(Wire))
                     .bind(i64::from(query.limit))
                     .bind(i64::from(query.offset))
                     .fetch_all(p)
