@@ -62,6 +62,12 @@ if ! command -v npm >/dev/null; then
 fi
 # The tests need the UI built: an unsuitable Node.js fails here, with the reason.
 ANTLER_REQUIRE_WEB=1 scripts/frontend.sh
+# The UI's API types are generated from the OpenAPI snapshot: a stale copy fails here.
+(cd frontend && npm run -s gen:api >/dev/null)
+if ! git diff --quiet -- frontend/src/api/schema.d.ts 2>/dev/null; then
+  echo "make test: frontend/src/api/schema.d.ts is stale; run 'cd frontend && npm run gen:api' and commit it" >&2
+  exit 1
+fi
 (cd frontend && npm test --silent)
 scripts/e2e.sh
 

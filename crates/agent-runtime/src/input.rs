@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use antler_protocol::messages::{AiMessage, Message, ToolCall, ToolMessage};
+use antler_protocol::messages::{AiMessage, Message, ToolCall, ToolMessage, ToolStatus};
 use serde_json::Value;
 
 use crate::langchain::{content_text, new_id};
@@ -75,9 +75,10 @@ pub fn tool_message(i: usize, m: &Value) -> Result<Message, String> {
         content: content_text(m.get("content").unwrap_or(&Value::Null)),
         tool_call_id: call.to_string(),
         name: m.get("name").and_then(Value::as_str).map(str::to_owned),
+        // Lenient, as clients write it: anything but `error` is a success.
         status: match m.get("status").and_then(Value::as_str) {
-            Some("error") => "error".into(),
-            _ => "success".into(),
+            Some("error") => ToolStatus::Error,
+            _ => ToolStatus::Success,
         },
         artifact: None,
     }))

@@ -5,7 +5,7 @@
 
 use antler_protocol::messages::{
     AiMessage, AiMessageChunk, HumanMessage, InvalidToolCall, Message, ToolCall, ToolCallChunk,
-    ToolMessage, UsageMetadata,
+    ToolMessage, ToolStatus, UsageMetadata,
 };
 use serde_json::{Map, Value, json};
 
@@ -196,7 +196,7 @@ pub fn repair_dangling_tool_calls(messages: &mut Vec<Message>) -> usize {
                         content: "Error: this tool call was interrupted before it finished; its result is unknown.".into(),
                         tool_call_id: id,
                         name: Some(name),
-                        status: "error".into(),
+                        status: ToolStatus::Error,
                         artifact: None,
                     }),
                 );
@@ -337,7 +337,11 @@ pub fn tool_message(call_id: &str, name: &str, out: &ToolOutput) -> ToolMessage 
         content: out.content.clone(),
         tool_call_id: call_id.to_string(),
         name: Some(name.to_string()),
-        status: if out.is_error { "error" } else { "success" }.into(),
+        status: if out.is_error {
+            ToolStatus::Error
+        } else {
+            ToolStatus::Success
+        },
         artifact: out.artifact.clone(),
     }
 }
@@ -368,7 +372,7 @@ mod tests {
             content: "ok".into(),
             tool_call_id: id.into(),
             name: None,
-            status: "success".into(),
+            status: ToolStatus::Success,
             artifact: None,
         })
     }
@@ -407,7 +411,7 @@ mod tests {
         ];
         assert_eq!(repair_dangling_tool_calls(&mut msgs), 1);
         assert!(
-            matches!(&msgs[2], Message::Tool(t) if t.tool_call_id == "b" && t.status == "error")
+            matches!(&msgs[2], Message::Tool(t) if t.tool_call_id == "b" && t.status == ToolStatus::Error)
         );
         assert!(matches!(&msgs[3], Message::Human(_)));
         assert_eq!(repair_dangling_tool_calls(&mut msgs), 0, "idempotent");

@@ -42,6 +42,9 @@ use crate::routes::artifacts;
         antler_protocol::stream::RunFailure,
         antler_protocol::messages::AiMessageChunk,
         antler_protocol::runs::CancelAction,
+        antler_protocol::stream::TaskArtifact,
+        antler_protocol::stream::TaskStatus,
+        antler_protocol::memory::FactCategory,
     ))
 )]
 pub(crate) struct ApiDoc;

@@ -70,6 +70,21 @@ pub struct AgentSettings {
     pub subagent_types: Option<Vec<SubagentType>>,
 }
 
+impl AgentSettings {
+    /// Each setting of `self`, or else of `other`.
+    pub fn or(self, other: AgentSettings) -> AgentSettings {
+        AgentSettings {
+            system_prompt: self.system_prompt.or(other.system_prompt),
+            model_name: self.model_name.or(other.model_name),
+            skills: self.skills.or(other.skills),
+            tools: self.tools.or(other.tools),
+            memory_tools: self.memory_tools.or(other.memory_tools),
+            memory_scope: self.memory_scope.or(other.memory_scope),
+            subagent_types: self.subagent_types.or(other.subagent_types),
+        }
+    }
+}
+
 /// A kind of subagent the `task` tool can start.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

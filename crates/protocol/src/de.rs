@@ -24,6 +24,15 @@ pub fn u32<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     opt_u32(d)?.ok_or_else(|| D::Error::custom("expected a whole number, not null"))
 }
 
+/// A value of type `T`, or `None` when it has another shape (keys clients share with
+/// other servers are read without refusing what they meant for someone else).
+pub fn lenient<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    let value = serde_json::Value::deserialize(d)?;
+    Ok(serde_json::from_value(value).ok())
+}
+
 fn whole(n: &serde_json::Number) -> Option<u64> {
     if let Some(u) = n.as_u64() {
         return Some(u);

@@ -3,6 +3,28 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+crate::wire_enum::wire_enum! {
+    /// What kind of thing a fact is.
+    pub enum FactCategory {
+        /// What the person likes or wants done a certain way.
+        Preference = "preference",
+        /// What they know or work with.
+        Knowledge = "knowledge",
+        /// Their situation (the default).
+        Context = "context",
+        /// How they tend to work.
+        Behavior = "behavior",
+        /// What they are after.
+        Goal = "goal",
+    }
+}
+
+impl Default for FactCategory {
+    fn default() -> Self {
+        FactCategory::Context
+    }
+}
+
 /// A remembered fact.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Fact {
@@ -10,8 +32,8 @@ pub struct Fact {
     pub fact_id: String,
     /// What is known (at most 2,000 characters).
     pub content: String,
-    /// `preference`, `knowledge`, `context`, `behavior` or `goal`.
-    pub category: String,
+    /// What kind of thing it is.
+    pub category: FactCategory,
     /// How sure, 0–1.
     pub confidence: f64,
     /// How often it was found again.
@@ -48,9 +70,9 @@ pub struct MemoryList {
 pub struct FactCreate {
     /// What to remember.
     pub content: String,
-    /// `preference`, `knowledge`, `context` (default), `behavior` or `goal`.
+    /// What kind of thing it is (`context` when absent).
     #[serde(default)]
-    pub category: Option<String>,
+    pub category: Option<FactCategory>,
     /// How sure, 0–1 (default 1: the person said so).
     #[serde(default)]
     pub confidence: Option<f64>,
@@ -68,7 +90,7 @@ pub struct FactPatch {
     pub content: Option<String>,
     /// New category.
     #[serde(default)]
-    pub category: Option<String>,
+    pub category: Option<FactCategory>,
     /// New confidence.
     #[serde(default)]
     pub confidence: Option<f64>,

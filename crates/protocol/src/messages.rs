@@ -256,16 +256,28 @@ pub struct ToolMessage {
     #[serde(default)]
     pub name: Option<String>,
     /// `success` or `error`.
-    #[serde(default = "success")]
-    pub status: String,
+    #[serde(default)]
+    pub status: ToolStatus,
     /// Structured data for the UI (not sent to the model), e.g. a bash exit code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub artifact: Option<Value>,
 }
 
-fn success() -> String {
-    "success".into()
+crate::wire_enum::wire_enum! {
+    /// How a tool call ended.
+    pub enum ToolStatus {
+        /// It did what was asked.
+        Success = "success",
+        /// It failed; the content says why.
+        Error = "error",
+    }
+}
+
+impl Default for ToolStatus {
+    fn default() -> Self {
+        ToolStatus::Success
+    }
 }
 
 /// A fragment of a tool call in a streamed chunk.

@@ -172,7 +172,42 @@ pub struct RunCreate {
     pub checkpoint_id: Option<String>,
 }
 
+/// What a run asks of the agent in `context` or `config.configurable` (context wins); the
+/// other keys are the client's. A value of the wrong type is ignored, as LangGraph servers
+/// pass these maps through.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct RunOptions {
+    /// A configured model's name.
+    #[serde(default, deserialize_with = "crate::de::lenient")]
+    pub model_name: Option<String>,
+    /// Plan mode: the agent keeps a checklist with `write_todos`.
+    #[serde(default, deserialize_with = "crate::de::lenient")]
+    pub plan_mode: Option<bool>,
+}
+
+impl RunOptions {
+    /// `self` over `other`, key by key.
+    fn or(self, other: RunOptions) -> RunOptions {
+        RunOptions {
+            model_name: self.model_name.or(other.model_name),
+            plan_mode: self.plan_mode.or(other.plan_mode),
+        }
+    }
+
+    fn of(map: Option<&Value>) -> RunOptions {
+        map.filter(|v| v.is_object())
+            .and_then(|v| RunOptions::deserialize(v).ok())
+            .unwrap_or_default()
+    }
+}
+
 impl RunCreate {
+    /// What the run asks of the agent (`context` over `config.configurable`).
+    pub fn options(&self) -> RunOptions {
+        let configurable = self.config.as_ref().and_then(|c| c.get("configurable"));
+        RunOptions::of(self.context.as_ref()).or(RunOptions::of(configurable))
+    }
+
     /// The checkpoint the run continues from, when one was named.
     pub fn from_checkpoint(&self) -> Option<&str> {
         self.checkpoint_id

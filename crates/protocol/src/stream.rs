@@ -128,6 +128,42 @@ wire_enum! {
     }
 }
 
+crate::wire_enum::wire_enum! {
+    /// Where a subagent's task stands; the last four are how it ended.
+    pub enum TaskStatus {
+        /// Waiting for a free subagent slot.
+        Queued = "queued",
+        /// Its subagent works.
+        Running = "running",
+        /// It answered.
+        Completed = "completed",
+        /// It failed.
+        Failed = "failed",
+        /// It was stopped with the run.
+        Cancelled = "cancelled",
+        /// It ran past `agent.subagents.timeout_secs`.
+        TimedOut = "timed_out",
+    }
+}
+
+/// What a `task` call's tool message keeps in `artifact.task`: how the task ended, for
+/// clients reading the history later.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct TaskArtifact {
+    /// How it ended.
+    pub status: TaskStatus,
+    /// The subagent's run.
+    pub run_id: String,
+    /// What it was for.
+    pub description: String,
+    /// Its subagent type.
+    pub subagent_type: String,
+    /// How long it ran.
+    pub duration_ms: u64,
+    /// What it used.
+    pub usage: crate::runs::RunUsage,
+}
+
 /// How a subagent's task ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct TaskEnd {

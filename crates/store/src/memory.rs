@@ -1,6 +1,7 @@
 //! Long-term memory: facts about each person, their history, full-text search, and each
 //! person's memory settings.
 
+use antler_protocol::memory::FactCategory;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
@@ -18,7 +19,7 @@ pub struct FactRecord {
     /// What is known.
     pub content: String,
     /// `preference`, `knowledge`, `context`, `behavior`, `goal`, …
-    pub category: String,
+    pub category: FactCategory,
     /// How sure (0–1).
     pub confidence: f64,
     /// How often it was found again.
@@ -44,7 +45,7 @@ pub struct FactQuery {
     /// only those for all).
     pub assistant_id: Option<String>,
     /// Only this category.
-    pub category: Option<String>,
+    pub category: Option<FactCategory>,
     /// Full-text words (any of them); results ranked by relevance.
     pub search: Option<String>,
     /// Superseded facts too.

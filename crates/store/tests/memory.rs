@@ -12,7 +12,7 @@ fn fact(id: &str, owner: &str, content: &str) -> FactRecord {
         owner: owner.into(),
         assistant_id: None,
         content: content.into(),
-        category: "preference".into(),
+        category: antler_protocol::memory::FactCategory::Preference,
         confidence: 0.9,
         confirmations: 0,
         source_thread: Some("t".into()),

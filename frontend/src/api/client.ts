@@ -9,6 +9,7 @@ import type {
   AssistantCreate,
   AssistantPatch,
   AssistantSearch,
+  FactCategory,
   FactCreate,
   FactPatch,
   ImportRequest,
@@ -230,7 +231,7 @@ export const api = {
 
   /** The caller's remembered facts (ranked by relevance with `q`, else newest first), how
    * many they have, their summary and whether memory is on. */
-  memory: (query: { q?: string; category?: string; limit?: number; offset?: number } = {}, signal?: AbortSignal) =>
+  memory: (query: { q?: string; category?: FactCategory; limit?: number; offset?: number } = {}, signal?: AbortSignal) =>
     call(client.GET("/api/memory", { params: { query }, signal })),
   /** Remembers a fact the person gives (secret-looking text is refused with a 422). */
   addFact: (body: FactCreate) => call(client.POST("/api/memory/facts", { body })),

@@ -1566,8 +1566,8 @@ export interface components {
         Fact: {
             /** @description Only for this assistant (`null`: every assistant). */
             assistant_id?: string | null;
-            /** @description `preference`, `knowledge`, `context`, `behavior` or `goal`. */
-            category: string;
+            /** @description What kind of thing it is. */
+            category: components["schemas"]["FactCategory"];
             /**
              * Format: double
              * @description How sure, 0–1.
@@ -1593,6 +1593,11 @@ export interface components {
             /** @description RFC 3339 time it last changed. */
             updated_at: string;
         };
+        /**
+         * @description What kind of thing a fact is.
+         * @enum {string}
+         */
+        FactCategory: "preference" | "knowledge" | "context" | "behavior" | "goal";
         /** @description How many facts an operation affected. */
         FactCount: {
             /**
@@ -1605,8 +1610,7 @@ export interface components {
         FactCreate: {
             /** @description Only for this assistant. */
             assistant_id?: string | null;
-            /** @description `preference`, `knowledge`, `context` (default), `behavior` or `goal`. */
-            category?: string | null;
+            category?: null | components["schemas"]["FactCategory"];
             /**
              * Format: double
              * @description How sure, 0–1 (default 1: the person said so).
@@ -1620,8 +1624,7 @@ export interface components {
          *     its history).
          */
         FactPatch: {
-            /** @description New category. */
-            category?: string | null;
+            category?: null | components["schemas"]["FactCategory"];
             /**
              * Format: double
              * @description New confidence.
@@ -2319,8 +2322,8 @@ export interface components {
             warnings: string[];
         };
         /**
-         * @description Where a skill comes from. Enabled state is keyed by (category, name); for `user`, also by
-         *     the owner.
+         * @description Where a skill comes from. Enabled state is keyed by (category, name); for `user`,
+         *     also by the owner.
          * @enum {string}
          */
         SkillCategory: "public" | "custom" | "user";
@@ -2419,6 +2422,27 @@ export interface components {
             /** @description Unique id. */
             id: string;
         };
+        /**
+         * @description What a `task` call's tool message keeps in `artifact.task`: how the task ended, for
+         *     clients reading the history later.
+         */
+        TaskArtifact: {
+            /** @description What it was for. */
+            description: string;
+            /**
+             * Format: int64
+             * @description How long it ran.
+             */
+            duration_ms: number;
+            /** @description The subagent's run. */
+            run_id: string;
+            /** @description How it ended. */
+            status: components["schemas"]["TaskStatus"];
+            /** @description Its subagent type. */
+            subagent_type: string;
+            /** @description What it used. */
+            usage: components["schemas"]["RunUsage"];
+        };
         /** @description How a subagent's task ended. */
         TaskEnd: {
             /**
@@ -2437,6 +2461,11 @@ export interface components {
             /** @description What it used. */
             usage: components["schemas"]["RunUsage"];
         };
+        /**
+         * @description Where a subagent's task stands; the last four are how it ended.
+         * @enum {string}
+         */
+        TaskStatus: "queued" | "running" | "completed" | "failed" | "cancelled" | "timed_out";
         /** @description A conversation thread. */
         Thread: {
             /** @description RFC 3339 creation time. */
@@ -2588,10 +2617,15 @@ export interface components {
             /** @description The tool's name. */
             name?: string | null;
             /** @description `success` or `error`. */
-            status?: string;
+            status?: components["schemas"]["ToolStatus"];
             /** @description The call answered. */
             tool_call_id: string;
         };
+        /**
+         * @description How a tool call ended.
+         * @enum {string}
+         */
+        ToolStatus: "success" | "error";
         /** @description A tool of a server, as the API shows it. */
         ToolView: {
             /** @description What it does. */
@@ -4785,7 +4819,7 @@ export interface operations {
                 /** @description Words to search for (facts ranked by relevance). */
                 q?: string;
                 /** @description Only this category. */
-                category?: string;
+                category?: components["schemas"]["FactCategory"];
                 /** @description Page size (default 100, at most 1000). */
                 limit?: number;
                 /** @description Facts to skip. */

@@ -15,6 +15,13 @@ export type ErrorEnvelope = Schemas["ErrorEnvelope"];
 export type Health = Schemas["Health"];
 /** A remembered fact (`/api/memory`). */
 export type Fact = Schemas["Fact"];
+/** What kind of thing a fact is (the server's one list). */
+export type FactCategory = Schemas["FactCategory"];
+/** Where a subagent's task stands; the last four are how it ended. */
+export type TaskStatus = Schemas["TaskStatus"];
+/** What a `task` call's tool message keeps in `artifact.task`. */
+export type TaskArtifact = Schemas["TaskArtifact"];
+export type MemoryImported = Schemas["MemoryImported"];
 export type FactCreate = Schemas["FactCreate"];
 export type FactPatch = Schemas["FactPatch"];
 export type MemoryExport = Schemas["MemoryExport"];

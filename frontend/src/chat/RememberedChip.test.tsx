@@ -13,7 +13,7 @@ import { methodOf, pathOf, requestOf } from "../test/fetch";
 import { ai } from "../test/history";
 import { MessageList } from "./MessageList";
 
-const fact = (id: string, content: string, category: string): Fact => ({
+const fact = (id: string, content: string, category: Fact["category"]): Fact => ({
   fact_id: id,
   content,
   category,

@@ -1,14 +1,12 @@
 // Remembered facts as people read them: the categories the server knows, and the short
 // labels of a fact's confidence, confirmations and dates.
-import type { Fact } from "../api/types";
+import type { Fact, FactCategory } from "../api/types";
 import { formatDate, formatRelative } from "./format";
 
-/** The categories the server accepts, in the order the pickers list them. */
-export const FACT_CATEGORIES = ["preference", "knowledge", "context", "behavior", "goal"] as const;
+export type { FactCategory };
 
-export type FactCategory = (typeof FACT_CATEGORIES)[number];
-
-/** What each category is called in the pickers. */
+/** What each category is called in the pickers: one entry per category of the OpenAPI
+ * document (the compiler refuses a missing or an unknown one). */
 export const CATEGORY_LABELS: Record<FactCategory, string> = {
   preference: "Preference",
   knowledge: "Knowledge",
@@ -16,6 +14,9 @@ export const CATEGORY_LABELS: Record<FactCategory, string> = {
   behavior: "Behavior",
   goal: "Goal",
 };
+
+/** The categories the server accepts, in the order the pickers list them. */
+export const FACT_CATEGORIES = Object.keys(CATEGORY_LABELS) as FactCategory[];
 
 /** The server's default for a new fact. */
 export const DEFAULT_CATEGORY: FactCategory = "context";

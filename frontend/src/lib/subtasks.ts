@@ -3,15 +3,15 @@
 // the `task` call's id (`tool_calls[].id`). Events come in batches (one per frame), and a
 // task can stream thousands of chunks: each batch copies a task's transcript once, then
 // changes only its own copies.
-import type { CustomEvent, RunUsage } from "../api/types";
+import type { CustomEvent, RunUsage, TaskStatus } from "../api/types";
 import { textOf } from "./messages";
 import { type ToolProgress, type ToolProgressEvent, withProgress } from "./toolProgress";
 
 /** The events of a subagent's task. */
 export type TaskEvent = Extract<CustomEvent, { type: `task_${string}` }>;
 
-/** Where a task stands; the last four are how it ended. */
-export type SubtaskStatus = "queued" | "running" | "completed" | "failed" | "cancelled" | "timed_out";
+/** Where a task stands; the last four are how it ended (the server's `TaskStatus`). */
+export type SubtaskStatus = TaskStatus;
 
 /** What the subagent did, in order: its text, and its tool calls with their results. */
 export type TranscriptEntry =

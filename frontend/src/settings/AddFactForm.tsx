@@ -1,7 +1,7 @@
 // "Add a fact" on Settings → Memory: something the agent should know, in the person's words.
 import { useState } from "react";
 import { api } from "../api/client";
-import type { Fact } from "../api/types";
+import type { Fact, FactCategory } from "../api/types";
 import { FormError, useFormAction } from "../components/Form";
 import { Icon } from "../components/Icon";
 import { DEFAULT_CATEGORY } from "../lib/memory";
@@ -10,7 +10,7 @@ import { CategorySelect } from "./CategorySelect";
 /** The form; the server's refusal (a 422: too long, looks like a secret…) shows under it. */
 export function AddFactForm({ onAdded }: { onAdded: (fact: Fact) => void }) {
   const [content, setContent] = useState("");
-  const [category, setCategory] = useState<string>(DEFAULT_CATEGORY);
+  const [category, setCategory] = useState<FactCategory>(DEFAULT_CATEGORY);
   const { busy, error, submit } = useFormAction();
   const add = submit(async () => {
     onAdded(await api.addFact({ content: content.trim(), category }));

@@ -78,7 +78,7 @@ function serve(facts: Fact[], refuse: Refusals = {}, settings = { enabled: true,
       }
       if (path === "/api/memory/facts" && method === "POST") {
         if (refuse.add) return refused(refuse.add);
-        const added = fact(`new-${next++}`, String(body?.["content"]), { category: String(body?.["category"]) });
+        const added = fact(`new-${next++}`, String(body?.["content"]), { category: String(body?.["category"]) as Fact["category"] });
         all = [added, ...all];
         return json(added);
       }

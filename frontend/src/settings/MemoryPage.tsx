@@ -4,7 +4,7 @@
 import { useState } from "react";
 import { api } from "../api/client";
 import { errorMessage } from "../api/http";
-import type { Fact } from "../api/types";
+import type { Fact, FactCategory } from "../api/types";
 import { ConfirmDialog } from "../components/Dialog";
 import { Icon } from "../components/Icon";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
@@ -27,7 +27,7 @@ const SEARCH_DELAY_MS = 300;
 export function MemoryPage() {
   const toast = useToast();
   const [search, setSearch] = useState("");
-  const [category, setCategory] = useState("");
+  const [category, setCategory] = useState<FactCategory | "">("");
   const [limit, setLimit] = useState(PAGE);
   const q = useDebounced(search.trim(), SEARCH_DELAY_MS);
   const { list, error, loading, reload, edits } = useMemoryList({ q, category, limit });

@@ -3,14 +3,14 @@
 // a change shows at once without reading everything again.
 import { useCallback, useRef, useState } from "react";
 import { api } from "../api/client";
-import type { Fact, MemoryList, MemorySettings } from "../api/types";
+import type { Fact, FactCategory, MemoryList, MemorySettings } from "../api/types";
 import { useResource } from "../lib/useResource";
 
 export interface MemoryQuery {
   /** Words to search for ("" for none: newest first). */
   q: string;
   /** One category ("" for all). */
-  category: string;
+  category: FactCategory | "";
   limit: number;
 }
 

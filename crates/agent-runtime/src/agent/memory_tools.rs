@@ -2,6 +2,7 @@
 //! remembers about the person itself, through the application's memory (the run's
 //! [`MemoryAccess`]).
 
+use antler_protocol::memory::FactCategory;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -75,6 +76,12 @@ impl TypedTool for MemorySearch {
 /// `memory_add`.
 pub(crate) struct MemoryAdd;
 
+/// The categories of facts, from the one list of their names.
+fn category_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = FactCategory::ALL.iter().map(|c| c.as_str()).collect();
+    schemars::json_schema!({"type": "string", "enum": names})
+}
+
 /// The arguments of `memory_add`.
 #[derive(Deserialize, JsonSchema)]
 pub(crate) struct AddArgs {
@@ -82,7 +89,7 @@ pub(crate) struct AddArgs {
     content: String,
     // Read leniently, as before it had a schema: absent or empty is `context`.
     #[serde(default, deserialize_with = "crate::tools::args::opt_text")]
-    #[schemars(extend("enum" = ["preference", "knowledge", "context", "behavior", "goal"]))]
+    #[schemars(schema_with = "category_schema")]
     category: Option<String>,
 }
 
@@ -94,7 +101,13 @@ impl TypedTool for MemoryAdd {
 
     async fn run(&self, args: AddArgs, ctx: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
         let m = access(ctx)?;
-        let category = args.category.as_deref().unwrap_or("context");
+        // Absent or empty is `context`; an unknown name is the model's to fix.
+        let category = match args.category.as_deref() {
+            None => FactCategory::default(),
+            Some(name) => name
+                .parse::<FactCategory>()
+                .map_err(|e| ToolError::Model(e.to_string()))?,
+        };
         let f = m
             .source
             .add(

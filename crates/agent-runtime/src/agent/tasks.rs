@@ -6,6 +6,7 @@
 //! `task_started` and the event saying how it ended; what it used counts for the parent too.
 
 use antler_protocol::prompt_text::{Lines, escape, push_escaped};
+use antler_protocol::stream::{TaskArtifact, TaskStatus};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -253,24 +254,30 @@ impl AgentRun<'_> {
         let _ = writer.await;
         let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let (kind, text) = match &ending {
-            Ending::Completed(r) => ("completed", r.clone()),
-            Ending::Failed(e) => ("failed", format!("Error: the subagent failed: {e}")),
-            Ending::Cancelled => ("cancelled", "Error: the subagent was cancelled".into()),
+            Ending::Completed(r) => (TaskStatus::Completed, r.clone()),
+            Ending::Failed(e) => (
+                TaskStatus::Failed,
+                format!("Error: the subagent failed: {e}"),
+            ),
+            Ending::Cancelled => (
+                TaskStatus::Cancelled,
+                "Error: the subagent was cancelled".into(),
+            ),
             Ending::TimedOut(s) => (
-                "timed_out",
+                TaskStatus::TimedOut,
                 format!(
                     "Error: the subagent did not finish within {s}s (agent.subagents.timeout_secs)"
                 ),
             ),
         };
         // The tool message keeps how it ended, for clients reading the history later.
-        let artifact = json!({"task": {
-            "status": kind,
-            "run_id": child_id,
-            "description": req.description,
-            "subagent_type": req.kind.name,
-            "duration_ms": duration_ms,
-            "usage": usage,
+        let artifact = json!({"task": TaskArtifact {
+            status: kind,
+            run_id: child_id.clone(),
+            description: req.description.clone(),
+            subagent_type: req.kind.name.clone(),
+            duration_ms,
+            usage: usage.clone(),
         }});
         let end = TaskEnd {
             task_id: call_id.to_string(),

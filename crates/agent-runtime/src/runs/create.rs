@@ -237,13 +237,10 @@ impl RunManager {
         req: &RunCreate,
         profile: &AgentProfile,
     ) -> Result<Option<ModelClient>, RunError> {
-        let asked = req
-            .config
-            .as_ref()
-            .and_then(|c| c.get("configurable"))
-            .and_then(|c| c.get("model_name"))
-            .or_else(|| req.context.as_ref().and_then(|c| c.get("model_name")))
-            .and_then(Value::as_str)
+        let options = req.options();
+        let asked = options
+            .model_name
+            .as_deref()
             .or(profile.model_name.as_deref());
         let models = &self.deps.models;
         match asked {
@@ -284,12 +281,7 @@ fn last_human_text(input: &[Message]) -> String {
 /// Whether the run asks for plan mode (`context.plan_mode` or
 /// `config.configurable.plan_mode`).
 fn asks_plan_mode(req: &RunCreate) -> bool {
-    req.context
-        .as_ref()
-        .and_then(|c| c.get("plan_mode"))
-        .or_else(|| req.config.as_ref()?.get("configurable")?.get("plan_mode"))
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
+    req.options().plan_mode.unwrap_or(false)
 }
 
 /// Metadata every checkpoint of a run carries, as LangGraph's: the run's own metadata and

@@ -2,7 +2,8 @@
 //! `config.configurable`) and checked against what this server has.
 
 use antler_protocol::assistants::AgentSettings;
-use serde_json::{Map, Value};
+use serde::Deserialize as _;
+use serde_json::Value;
 
 /// Longest system-prompt addition, in characters.
 pub(super) const MAX_INSTRUCTIONS: usize = 20_000;
@@ -21,29 +22,22 @@ pub struct Known {
 /// The settings of `config` and `context` (context wins), keys other than the settings'
 /// left to the client; an error names what is wrong.
 pub(crate) fn read(config: &Value, context: &Value) -> Result<AgentSettings, String> {
-    let mut merged = Map::new();
-    for source in [config.get("configurable"), Some(context)] {
+    let mut settings = AgentSettings::default();
+    // Context first: each setting comes from the first source that has it.
+    for (name, source) in [
+        ("context", Some(context)),
+        ("config.configurable", config.get("configurable")),
+    ] {
         match source {
-            Some(Value::Object(map)) => {
-                for key in [
-                    "system_prompt",
-                    "model_name",
-                    "skills",
-                    "tools",
-                    "memory_tools",
-                    "memory_scope",
-                    "subagent_types",
-                ] {
-                    if let Some(v) = map.get(key) {
-                        merged.insert(key.into(), v.clone());
-                    }
-                }
+            Some(v @ Value::Object(_)) => {
+                let read = AgentSettings::deserialize(v).map_err(|e| format!("{name}: {e}"))?;
+                settings = settings.or(read);
             }
             None | Some(Value::Null) => {}
             Some(_) => return Err("context and config.configurable must be objects".into()),
         }
     }
-    serde_json::from_value(Value::Object(merged)).map_err(|e| format!("context: {e}"))
+    Ok(settings)
 }
 
 /// Checks settings against the server's models and tools.

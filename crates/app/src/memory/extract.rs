@@ -16,7 +16,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::{CATEGORIES, MemoryConfig, secrets::looks_secret};
+use super::{MemoryConfig, secrets::looks_secret};
+use antler_protocol::memory::FactCategory;
 
 const SYSTEM: &str = "You maintain what an assistant remembers about a person across conversations. \
 Read the known facts and the latest conversation, and answer with ONLY a JSON object: \
@@ -275,10 +276,11 @@ impl Extractor {
                 confirmed.insert(same.fact_id.clone());
                 continue;
             }
+            // The model's word, read leniently: an unknown category is `context`.
             let category = f
                 .category
-                .filter(|c| CATEGORIES.contains(&c.as_str()))
-                .unwrap_or_else(|| "context".into());
+                .and_then(|c| c.parse::<FactCategory>().ok())
+                .unwrap_or_default();
             candidates.push(FactRecord {
                 fact_id: uuid::Uuid::new_v4().to_string(),
                 owner: owner.to_string(),

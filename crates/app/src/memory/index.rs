@@ -156,7 +156,7 @@ mod tests {
             owner: "o".into(),
             assistant_id: assistant.map(str::to_string),
             content: content.into(),
-            category: "context".into(),
+            category: antler_protocol::memory::FactCategory::Context,
             confidence: 0.9,
             confirmations: 0,
             source_thread: None,

@@ -9,7 +9,8 @@ mod runs;
 mod secrets;
 
 use antler_protocol::memory::{
-    Fact, FactCreate, FactPatch, MemoryExport, MemoryImported, MemoryList, MemorySettingsBody,
+    Fact, FactCategory, FactCreate, FactPatch, MemoryExport, MemoryImported, MemoryList,
+    MemorySettingsBody,
 };
 use antler_store::threads::timestamp;
 use antler_store::{FactQuery, FactRecord, MemorySettings, Store, StoreError};
@@ -17,9 +18,6 @@ use chrono::Utc;
 use serde::{Deserialize, Serialize};
 
 use crate::Caller;
-
-/// The categories a fact may have.
-pub const CATEGORIES: [&str; 5] = ["preference", "knowledge", "context", "behavior", "goal"];
 
 /// `memory` in the configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -131,18 +129,6 @@ fn checked_content(content: &str) -> Result<String, MemoryError> {
     Ok(content.to_string())
 }
 
-fn checked_category(category: Option<&str>) -> Result<String, MemoryError> {
-    let category = category.unwrap_or("context");
-    if CATEGORIES.contains(&category) {
-        Ok(category.to_string())
-    } else {
-        Err(MemoryError::Invalid(format!(
-            "category must be one of {}",
-            CATEGORIES.join(", ")
-        )))
-    }
-}
-
 fn checked_confidence(confidence: Option<f64>) -> Result<f64, MemoryError> {
     match confidence {
         None => Ok(1.0),
@@ -167,7 +153,7 @@ impl MemoryService {
         &self,
         caller: &Caller,
         search: Option<String>,
-        category: Option<String>,
+        category: Option<FactCategory>,
         limit: u32,
         offset: u32,
     ) -> Result<MemoryList, MemoryError> {
@@ -197,7 +183,7 @@ impl MemoryService {
             owner: caller.owner().to_string(),
             assistant_id: req.assistant_id.filter(|a| !a.trim().is_empty()),
             content: checked_content(&req.content)?,
-            category: checked_category(req.category.as_deref())?,
+            category: req.category.unwrap_or_default(),
             confidence: checked_confidence(req.confidence)?,
             confirmations: 0,
             source_thread: None,
@@ -235,7 +221,7 @@ impl MemoryService {
                 None => current.content.clone(),
             },
             category: match &patch.category {
-                Some(c) => checked_category(Some(c))?,
+                Some(c) => *c,
                 None => current.category.clone(),
             },
             confidence: match patch.confidence {
@@ -374,7 +360,7 @@ impl MemoryService {
                 owner: owner.to_string(),
                 assistant_id: f.assistant_id.filter(|a| !a.trim().is_empty()),
                 content: checked_content(&f.content).map_err(at)?,
-                category: checked_category(f.category.as_deref()).map_err(at)?,
+                category: f.category.unwrap_or_default(),
                 confidence: checked_confidence(f.confidence).map_err(at)?,
                 confirmations: 0,
                 source_thread: None,

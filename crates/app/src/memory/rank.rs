@@ -120,7 +120,7 @@ mod tests {
             owner: "o".into(),
             assistant_id: None,
             content: content.into(),
-            category: "context".into(),
+            category: antler_protocol::memory::FactCategory::Context,
             confidence,
             confirmations: 0,
             source_thread: None,

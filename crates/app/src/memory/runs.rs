@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use antler_agent_runtime::memory::{MemorySource, RememberedFact};
-use antler_protocol::memory::{FactCreate, FactPatch};
+use antler_protocol::memory::{FactCategory, FactCreate, FactPatch};
 use antler_store::{FactQuery, FactRecord, StoreError};
 use async_trait::async_trait;
 use chrono::Utc;
@@ -64,12 +64,12 @@ impl MemorySource for MemoryService {
         owner: &str,
         scope: Option<&str>,
         content: &str,
-        category: &str,
+        category: FactCategory,
     ) -> Result<RememberedFact, String> {
         self.usable(owner).await?;
         let req = FactCreate {
             content: content.to_string(),
-            category: Some(category.to_string()),
+            category: Some(category),
             confidence: Some(0.9),
             assistant_id: scope.map(str::to_string),
         };
@@ -228,7 +228,7 @@ impl MemoryService {
         let mut chosen = Vec::new();
         for (i, _) in ranked {
             let f = &index.facts[i];
-            let cost = f.content.chars().count() + f.category.len() + 6;
+            let cost = f.content.chars().count() + f.category.as_str().len() + 6;
             if cost > budget {
                 continue;
             }
@@ -236,7 +236,7 @@ impl MemoryService {
             chosen.push(RememberedFact {
                 id: f.fact_id.clone(),
                 content: f.content.clone(),
-                category: f.category.clone(),
+                category: f.category,
             });
         }
         let ids: Vec<String> = chosen.iter().map(|f| f.id.clone()).collect();

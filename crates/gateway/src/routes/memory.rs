@@ -4,7 +4,8 @@
 use antler_app::MemoryError;
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::memory::{
-    Fact, FactCreate, FactPatch, MemoryExport, MemoryImported, MemoryList, MemorySettingsBody,
+    Fact, FactCategory, FactCreate, FactPatch, MemoryExport, MemoryImported, MemoryList,
+    MemorySettingsBody,
 };
 use axum::Json;
 use axum::extract::State;
@@ -36,7 +37,7 @@ pub struct MemoryQuery {
     /// Words to search for (facts ranked by relevance).
     pub q: Option<String>,
     /// Only this category.
-    pub category: Option<String>,
+    pub category: Option<FactCategory>,
     /// Page size (default 100, at most 1000).
     #[param(format = Int64, maximum = 4294967295_u64)]
     pub limit: Option<u32>,

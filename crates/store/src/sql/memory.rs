@@ -1,8 +1,10 @@
 //! Memory: facts with full-text search (SQLite FTS5, PostgreSQL `tsvector`), settings.
 
+use antler_protocol::memory::FactCategory;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use super::wire::Wire;
 use super::{Db, Engine, on};
 use crate::StoreError;
 use crate::memory::{
@@ -22,7 +24,7 @@ struct Row {
     owner: String,
     assistant_id: Option<String>,
     content: String,
-    category: String,
+    category: Wire<FactCategory>,
     confidence: f64,
     confirmations: i64,
     source_thread: Option<String>,
@@ -43,7 +45,7 @@ impl From<Row> for (FactRecord, f64) {
                 owner: r.owner,
                 assistant_id: r.assistant_id,
                 content: r.content,
-                category: r.category,
+                category: r.category.0,
                 confidence: r.confidence,
                 confirmations: r.confirmations,
                 source_thread: r.source_thread,
@@ -71,7 +73,7 @@ macro_rules! insert {
         .bind(&$f.owner)
         .bind(&$f.assistant_id)
         .bind(&$f.content)
-        .bind(&$f.category)
+        .bind(Wire($f.category))
         .bind($f.confidence)
         .bind($f.confirmations)
         .bind(&$f.source_thread)
@@ -211,7 +213,7 @@ impl MemoryRepo for SqlMemory {
         let rows: Vec<Row> = on!(&self.0, p => sqlx::query_as(&sql)
             .bind(owner)
             .bind(&q.assistant_id)
-            .bind(&q.category)
+            .bind(q.category.map(Wire))
             .bind(q.include_inactive)
             .bind(limit)
             .bind(offset)
