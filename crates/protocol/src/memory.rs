@@ -19,6 +19,7 @@ crate::wire_enum::wire_enum! {
     }
 }
 
+#[expect(clippy::derivable_impls, reason = "wire_enum! owns the derives")]
 impl Default for FactCategory {
     fn default() -> Self {
         FactCategory::Context

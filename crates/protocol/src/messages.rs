@@ -274,6 +274,7 @@ crate::wire_enum::wire_enum! {
     }
 }
 
+#[expect(clippy::derivable_impls, reason = "wire_enum! owns the derives")]
 impl Default for ToolStatus {
     fn default() -> Self {
         ToolStatus::Success
