@@ -277,7 +277,7 @@ impl AgentRun<'_> {
             description: req.description.clone(),
             subagent_type: req.kind.name.clone(),
             duration_ms,
-            usage: usage.clone(),
+            usage,
         }});
         let end = TaskEnd {
             task_id: call_id.to_string(),
