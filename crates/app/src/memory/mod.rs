@@ -222,7 +222,7 @@ impl MemoryService {
             },
             category: match &patch.category {
                 Some(c) => *c,
-                None => current.category.clone(),
+                None => current.category,
             },
             confidence: match patch.confidence {
                 Some(c) => checked_confidence(Some(c))?,
