@@ -378,7 +378,7 @@ fn load(
                 description: fm.description.unwrap_or_default(),
                 license: fm.license,
                 compatibility: fm.compatibility,
-                metadata: Arc::new(fm.metadata),
+                metadata: fm.metadata.into(),
                 allowed_tools: fm.allowed_tools,
                 category,
                 relative_path: rel.to_string(),
