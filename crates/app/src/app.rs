@@ -125,14 +125,14 @@ impl App {
                 Duration::from_millis(config.skills.watch_debounce_ms),
             );
             let (slot, warned) = (watcher.clone(), shared_warnings.clone());
-            tokio::task::spawn_blocking(move || {
+            crate::background::run("skills-watch-start", move || {
                 let guard = start_watcher(catalog.clone(), debounce, &warned);
                 if guard.is_some() && catalog.changed_since(scanned_from) {
                     // Something changed between the first scan and the watch.
                     catalog.rescan();
                 }
                 *lock(&slot) = guard;
-            });
+            })?;
         }
         let snapshot = catalog.snapshot();
         tracing::info!(

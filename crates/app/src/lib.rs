@@ -10,6 +10,7 @@
 pub mod accounts;
 mod app;
 pub mod assistants;
+mod background;
 mod checkpoints;
 pub mod config;
 pub mod files;

@@ -99,12 +99,14 @@ pub(crate) fn follow_catalog(
 ) -> tokio::task::JoinHandle<()> {
     let mut changes = catalog.subscribe();
     tokio::spawn(async move {
+        // The first sync copies the whole catalog in: startup work, at lower priority.
+        let mut first = true;
         loop {
             changes.borrow_and_update();
             let snapshot = catalog.snapshot();
             let version = snapshot.version;
             let target = view.clone();
-            let result = tokio::task::spawn_blocking(move || {
+            let sync = move || {
                 target.sync_refs(snapshot.entries().filter(|(s, _)| s.enabled).map(
                     |(s, loaded)| SkillRef {
                         category: s.category,
@@ -113,8 +115,17 @@ pub(crate) fn follow_catalog(
                         load_id: loaded.load_id,
                     },
                 ))
-            })
-            .await;
+            };
+            let result = if std::mem::take(&mut first) {
+                match crate::background::run("skills-view-fill", sync) {
+                    Ok(answer) => answer.await.map_err(|e| e.to_string()),
+                    Err(error) => Err(error.to_string()),
+                }
+            } else {
+                tokio::task::spawn_blocking(sync)
+                    .await
+                    .map_err(|e| e.to_string())
+            };
             match result {
                 Ok(Ok(report)) if report != Default::default() => {
                     tracing::debug!(?report, version, "skills view updated");

@@ -38,9 +38,8 @@ pub struct Skill {
     /// The frontmatter `compatibility`, when given.
     pub compatibility: Option<String>,
     /// The frontmatter `metadata` map.
-    // Shared with the catalog's own reading of the skill: one copy per skill, not two.
     #[schema(value_type = BTreeMap<String, String>)]
-    pub metadata: Arc<BTreeMap<String, String>>,
+    pub metadata: SkillMetadata,
     /// The frontmatter `allowed-tools`, split into names.
     pub allowed_tools: Vec<String>,
     /// `public`, `custom` or `user` (the caller's personal skill).
@@ -73,6 +72,59 @@ pub struct Skill {
     /// The same problems with a machine-readable code each (`name-format`,
     /// `name-dir-mismatch`, `unknown-key`, `metadata-value-not-string`, `field-not-string`…).
     pub warning_details: Vec<SkillWarning>,
+}
+
+/// A skill's `metadata`: text keys to text values, sorted by key, kept as one compact list (a
+/// catalog holds thousands; a tree map spends a node of room for eleven entries on each).
+/// Serialised as a JSON object.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SkillMetadata(Arc<[(Box<str>, Box<str>)]>);
+
+impl SkillMetadata {
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .binary_search_by(|(k, _)| (**k).cmp(key))
+            .ok()
+            .map(|i| &*self.0[i].1)
+    }
+
+    /// The entries in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(k, v)| (&**k, &**v))
+    }
+
+    /// How many entries.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// True without entries.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl From<BTreeMap<String, String>> for SkillMetadata {
+    fn from(map: BTreeMap<String, String>) -> Self {
+        SkillMetadata(
+            map.into_iter()
+                .map(|(k, v)| (k.into_boxed_str(), v.into_boxed_str()))
+                .collect(),
+        )
+    }
+}
+
+impl Serialize for SkillMetadata {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for SkillMetadata {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        BTreeMap::<String, String>::deserialize(deserializer).map(SkillMetadata::from)
+    }
 }
 
 /// A deviation from the Agent Skills specification that did not stop a skill.

@@ -9,12 +9,13 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use antler_protocol::skills::SkillCategory;
 use rustix::fs::{CWD, RenameFlags, renameat_with};
+
+mod walk;
 
 /// A skill that should be visible.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,24 +210,40 @@ impl SkillsView {
             }
         }
         for (skill, known) in todo {
-            let print = fingerprint(skill.source);
-            let entry = Projected {
-                load_id: skill.load_id,
-                print,
-                seen: epoch,
-            };
-            let change = match known {
-                Some(existing) if existing == print => {
-                    projection.insert(skill, entry);
-                    continue;
+            let key = view_key(skill.category, skill.relative_path);
+            let placed = match known {
+                // A skill new to the view is fingerprinted on the walk that copies it.
+                None => self
+                    .place(&key, skill.source)
+                    .map(|print| (print, &mut report.added)),
+                Some(existing) => {
+                    let print = fingerprint(skill.source);
+                    if existing == print {
+                        projection.insert(
+                            skill,
+                            Projected {
+                                load_id: skill.load_id,
+                                print,
+                                seen: epoch,
+                            },
+                        );
+                        continue;
+                    }
+                    self.place(&key, skill.source)
+                        .map(|print| (print, &mut report.updated))
                 }
-                Some(_) => &mut report.updated,
-                None => &mut report.added,
             };
-            match self.place(&view_key(skill.category, skill.relative_path), skill.source) {
-                Ok(()) => {
+            match placed {
+                Ok((print, change)) => {
                     *change += 1;
-                    projection.insert(skill, entry);
+                    projection.insert(
+                        skill,
+                        Projected {
+                            load_id: skill.load_id,
+                            print,
+                            seen: epoch,
+                        },
+                    );
                 }
                 Err(e) => {
                     first_error.get_or_insert(e);
@@ -236,22 +253,27 @@ impl SkillsView {
         first_error.map_or(Ok(report), Err)
     }
 
-    /// Copies `source` into place under `key`, replacing any previous copy atomically.
-    fn place(&self, key: &str, source: &Path) -> io::Result<()> {
+    /// Copies `source` into place under `key`, replacing any previous copy atomically;
+    /// answers the fingerprint of what was copied.
+    fn place(&self, key: &str, source: &Path) -> io::Result<u64> {
         let fresh = self.staging.join(uuid::Uuid::new_v4().to_string());
-        if let Err(e) = copy_tree(source, &fresh) {
-            let _ = std::fs::remove_dir_all(&fresh);
-            return Err(e);
-        }
+        let print = match copy_tree(source, &fresh) {
+            Ok(print) => print,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&fresh);
+                return Err(e);
+            }
+        };
         let target = self.root.join(key);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent)?;
         }
         match renameat_with(CWD, &fresh, CWD, &target, RenameFlags::NOREPLACE) {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(print),
             Err(e) if e == rustix::io::Errno::EXIST || e == rustix::io::Errno::NOTEMPTY => {
                 renameat_with(CWD, &fresh, CWD, &target, RenameFlags::EXCHANGE)?;
-                std::fs::remove_dir_all(&fresh)
+                std::fs::remove_dir_all(&fresh)?;
+                Ok(print)
             }
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&fresh);
@@ -287,17 +309,13 @@ impl SkillsView {
 /// Changes when any file under `dir` is added, removed, resized or touched.
 fn fingerprint(dir: &Path) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    for entry in walkdir::WalkDir::new(dir)
-        .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .take(MAX_FILES)
-    {
-        entry.path().hash(&mut hasher);
-        if let Ok(meta) = entry.metadata() {
-            (meta.len(), meta.mtime(), meta.mtime_nsec(), meta.mode()).hash(&mut hasher);
-        }
+    let root = walk::walk(dir, MAX_FILES, &mut |entry| {
+        entry.rel.hash(&mut hasher);
+        walk::hash_stat(entry.stat, &mut hasher);
+        Ok(())
+    });
+    if let Ok(root) = root {
+        walk::hash_stat(&root, &mut hasher);
     }
     hasher.finish()
 }
@@ -305,29 +323,46 @@ fn fingerprint(dir: &Path) -> u64 {
 /// Recreates directories and links regular files (copies them when a link cannot be made, as
 /// across filesystems): a large skill is projected without copying its bytes, and sandboxes
 /// mount the view read-only. Symlinks are not projected, so a skill cannot point the sandbox
-/// at host files.
-fn copy_tree(source: &Path, dest: &Path) -> io::Result<()> {
+/// at host files. Answers the [`fingerprint`] of what it copied, taken on the same walk.
+fn copy_tree(source: &Path, dest: &Path) -> io::Result<u64> {
     std::fs::create_dir_all(dest)?;
-    for entry in walkdir::WalkDir::new(source)
-        .min_depth(1)
-        .follow_links(false)
-        .into_iter()
-        .take(MAX_FILES)
-    {
-        let entry = entry.map_err(io::Error::other)?;
-        let rel = entry
-            .path()
-            .strip_prefix(source)
-            .map_err(io::Error::other)?;
-        let to = dest.join(rel);
-        let kind = entry.file_type();
-        if kind.is_dir() {
-            std::fs::create_dir_all(&to)?;
-        } else if kind.is_file() && std::fs::hard_link(entry.path(), &to).is_err() {
-            std::fs::copy(entry.path(), &to)?;
+    let target = rustix::fs::openat(
+        rustix::fs::CWD,
+        dest,
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )?;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let root = walk::walk(source, MAX_FILES, &mut |entry| {
+        entry.rel.hash(&mut hasher);
+        walk::hash_stat(entry.stat, &mut hasher);
+        let rel = entry.rel_path();
+        match entry.kind() {
+            rustix::fs::FileType::Directory => {
+                match rustix::fs::mkdirat(&target, rel, rustix::fs::Mode::from_raw_mode(0o777)) {
+                    Ok(()) => Ok(()),
+                    Err(e) if e == rustix::io::Errno::EXIST => Ok(()),
+                    Err(e) => Err(e.into()),
+                }
+            }
+            rustix::fs::FileType::RegularFile => {
+                let linked = rustix::fs::linkat(
+                    entry.parent,
+                    entry.name,
+                    &target,
+                    rel,
+                    rustix::fs::AtFlags::empty(),
+                );
+                if linked.is_err() {
+                    std::fs::copy(walk::joined(source, entry), dest.join(rel))?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
         }
-    }
-    Ok(())
+    })?;
+    walk::hash_stat(&root, &mut hasher);
+    Ok(hasher.finish())
 }
 
 #[cfg(test)]

@@ -5,17 +5,20 @@
 //! inside the skills directory, every directory is visited at most once (so cycles end), and
 //! both depth and the number of directories are bounded.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use antler_protocol::paths::SKILLS_ROOT;
-use antler_protocol::skills::{SkillCategory, SkillLoadError};
+use antler_protocol::skills::{Skill, SkillCategory, SkillLoadError};
 
 use rayon::prelude::*;
 
 use crate::SKILL_FILE;
-use crate::validate::{Mode, inspect};
+use crate::validate::{
+    Mode, Severity, error_summary, inspect_frontmatter, warning_details, warnings,
+};
 
 /// Bounds on a scan so a hostile or accidental tree cannot stall the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,40 +42,27 @@ impl Default for ScanLimits {
 }
 
 /// A skill that loaded, with everything the listing and the prompt need (not its body).
+///
+/// Its fields as listed are read through [`std::ops::Deref`] (`loaded.name`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedSkill {
-    /// `public` or `custom`.
-    pub category: SkillCategory,
-    /// Frontmatter `name`.
-    pub name: String,
-    /// Frontmatter `description`.
-    pub description: String,
-    /// Frontmatter `license`.
-    pub license: Option<String>,
-    /// Frontmatter `compatibility`.
-    pub compatibility: Option<String>,
-    /// Frontmatter `metadata` (shared with the listed skill: one copy per reading).
-    pub metadata: Arc<BTreeMap<String, String>>,
-    /// Frontmatter `allowed-tools`.
-    pub allowed_tools: Vec<String>,
-    /// Directory relative to the category root, `/`-separated.
-    pub relative_path: String,
+    /// The skill as listed while enabled and not shadowed. A snapshot lists this very value
+    /// for every skill in that state, so a catalog holds one copy of each skill's fields and
+    /// publishing a fresh scan copies none.
+    pub listed: Arc<Skill>,
     /// The skill directory on the host (resolved).
     pub dir: PathBuf,
-    /// Problems that did not stop loading.
-    pub warnings: Vec<String>,
-    /// The same, with their codes.
-    pub warning_details: Vec<antler_protocol::skills::SkillWarning>,
-    /// Left out of the model's catalog (`disable-model-invocation: true`); slash commands
-    /// still activate it.
-    pub disable_model_invocation: bool,
-    /// Offered as a slash command (`user-invocable`, default true).
-    pub user_invocable: bool,
-    /// What to type after its slash command (`argument-hint`).
-    pub argument_hint: Option<String>,
     /// Unique to this reading of the skill: a skill read again (its files may have changed)
     /// gets a new one, one carried over unchanged keeps it.
     pub load_id: u64,
+}
+
+impl std::ops::Deref for LoadedSkill {
+    type Target = Skill;
+
+    fn deref(&self) -> &Skill {
+        &self.listed
+    }
 }
 
 /// The next [`LoadedSkill::load_id`] (never 0, which means "unknown").
@@ -84,11 +74,13 @@ fn next_load_id() -> u64 {
 impl LoadedSkill {
     /// The container path of its `SKILL.md`.
     pub fn location(&self) -> String {
-        format!(
-            "{SKILLS_ROOT}/{}/{}/{SKILL_FILE}",
-            self.category, self.relative_path
-        )
+        self.listed.location.clone()
     }
+}
+
+/// The container path of the `SKILL.md` of the skill at `<category>/<relative_path>`.
+fn location(category: SkillCategory, relative_path: &str) -> String {
+    format!("{SKILLS_ROOT}/{category}/{relative_path}/{SKILL_FILE}")
 }
 
 /// The result of scanning the skills directory.
@@ -150,8 +142,9 @@ pub fn scan_categories(
                         let message = format!(
                             "also reached as {category}/{alias} (a symlink or alias); listed once, as {category}/{rel}"
                         );
-                        skill.warnings.push(message.clone());
-                        skill
+                        let listed = Arc::make_mut(&mut skill.listed);
+                        listed.warnings.push(message.clone());
+                        listed
                             .warning_details
                             .push(antler_protocol::skills::SkillWarning {
                                 code: "reached-twice".into(),
@@ -298,15 +291,22 @@ impl<'a> Walker<'a> {
                 continue;
             }
             let skill_file = target.join(SKILL_FILE);
-            if skill_file.symlink_metadata().is_ok() {
-                match skill_file.canonicalize() {
-                    Ok(f) if f.starts_with(self.root) && f.is_file() => {
-                        self.candidates.push((child_rel, target));
-                    }
-                    _ => self.errors.push(error(
+            if let Ok(meta) = skill_file.symlink_metadata() {
+                // `target` is resolved and inside the root: a regular file in it is too, and
+                // only a link needs resolving (a `realpath` per skill is most of a scan's
+                // system calls).
+                let inside = meta.is_file()
+                    || (meta.is_symlink()
+                        && skill_file
+                            .canonicalize()
+                            .is_ok_and(|f| f.starts_with(self.root) && f.is_file()));
+                if inside {
+                    self.candidates.push((child_rel, target));
+                } else {
+                    self.errors.push(error(
                         &format!("{}/{SKILL_FILE}", self.display(&child_rel)),
                         "SKILL.md is not a regular file inside the skills directory; ignored",
-                    )),
+                    ));
                 }
             } else if depth + 1 < self.limits.max_depth {
                 namespaces.push((target, child_rel, depth + 1));
@@ -330,49 +330,71 @@ fn load(
     dir: &Path,
     limits: &ScanLimits,
 ) -> Result<LoadedSkill, SkillLoadError> {
-    let display = format!("{category}/{rel}/{SKILL_FILE}");
-    let path = dir.join(SKILL_FILE);
-    let size = std::fs::metadata(&path)
-        .map_err(|_| error(&display, "SKILL.md could not be read"))?
-        .len();
+    let display = || format!("{category}/{rel}/{SKILL_FILE}");
+    let unreadable = || error(&display(), "SKILL.md could not be read");
+    let mut file = std::fs::File::open(dir.join(SKILL_FILE)).map_err(|_| unreadable())?;
+    let size = file.metadata().map_err(|_| unreadable())?.len();
     if size > limits.max_skill_file_bytes {
         return Err(error(
-            &display,
+            &display(),
             &format!(
                 "SKILL.md is {size} bytes; at most {} allowed",
                 limits.max_skill_file_bytes
             ),
         ));
     }
-    let bytes = std::fs::read(&path).map_err(|_| error(&display, "SKILL.md could not be read"))?;
-    let text = String::from_utf8(bytes).map_err(|_| error(&display, "SKILL.md is not UTF-8"))?;
-    let dir_name = rel.rsplit('/').next();
-    let inspection = inspect(&text, dir_name, Mode::Lenient);
-    if !inspection.is_valid() {
-        return Err(error(&display, &inspection.error_summary()));
+    // Read into a buffer each scanning thread keeps: a scan of thousands of skills does not
+    // leave thousands of freed file-sized holes in the heap.
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    let warnings = inspection.warnings();
-    let warning_details = inspection.warning_details();
-    let Some(parsed) = inspection.parsed else {
-        return Err(error(&display, "SKILL.md could not be parsed"));
-    };
-    let fm = parsed.frontmatter;
-    Ok(LoadedSkill {
-        category,
-        name: fm.name.unwrap_or_default(),
-        description: fm.description.unwrap_or_default(),
-        license: fm.license,
-        compatibility: fm.compatibility,
-        metadata: Arc::new(fm.metadata),
-        allowed_tools: fm.allowed_tools,
-        relative_path: rel.to_string(),
-        dir: dir.to_path_buf(),
-        warnings,
-        warning_details,
-        disable_model_invocation: fm.disable_model_invocation,
-        user_invocable: fm.user_invocable,
-        argument_hint: fm.argument_hint,
-        load_id: next_load_id(),
+    BUFFER.with_borrow_mut(|buffer| {
+        buffer.clear();
+        let limit = limits.max_skill_file_bytes;
+        std::io::Read::take(&mut file, limit.saturating_add(1))
+            .read_to_end(buffer)
+            .map_err(|_| unreadable())?;
+        if buffer.len() as u64 > limit {
+            return Err(error(
+                &display(),
+                &format!("SKILL.md is larger than {limit} bytes"),
+            ));
+        }
+        let text =
+            std::str::from_utf8(buffer).map_err(|_| error(&display(), "SKILL.md is not UTF-8"))?;
+        let dir_name = rel.rsplit('/').next();
+        let (fm, findings) = inspect_frontmatter(text, dir_name, Mode::Lenient)
+            .map_err(|finding| error(&display(), &finding.message))?;
+        if findings.iter().any(|f| f.severity == Severity::Error) {
+            return Err(error(&display(), &error_summary(&findings)));
+        }
+        // Large enough buffers are not kept for the next file.
+        if buffer.capacity() > 64 * 1024 {
+            *buffer = Vec::new();
+        }
+        Ok(LoadedSkill {
+            listed: Arc::new(Skill {
+                name: fm.name.unwrap_or_default(),
+                description: fm.description.unwrap_or_default(),
+                license: fm.license,
+                compatibility: fm.compatibility,
+                metadata: fm.metadata.into(),
+                allowed_tools: fm.allowed_tools,
+                category,
+                relative_path: rel.to_string(),
+                enabled: true,
+                editable: category != SkillCategory::Public,
+                shadowed: false,
+                location: location(category, rel),
+                warnings: warnings(&findings),
+                warning_details: warning_details(&findings),
+                disable_model_invocation: fm.disable_model_invocation,
+                user_invocable: fm.user_invocable,
+                argument_hint: fm.argument_hint,
+            }),
+            dir: dir.to_path_buf(),
+            load_id: next_load_id(),
+        })
     })
 }
 

@@ -3,6 +3,7 @@
 //! The frontmatter is the YAML between the first line (`---`) and the next `---` line. A UTF-8
 //! BOM, CRLF line endings and a file without a trailing newline are all accepted.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_yaml::Value;
@@ -94,8 +95,23 @@ pub enum ParseError {
 
 /// Splits text into (frontmatter YAML, body), normalising line endings to `\n`.
 pub fn split(text: &str) -> Result<(String, String), ParseError> {
+    let text = normalized(text);
+    let (yaml, body) = sections(&text)?;
+    Ok((yaml.to_string(), body.to_string()))
+}
+
+/// The text without a BOM and with `\n` line endings (copied only when it had CRLF).
+fn normalized(text: &str) -> Cow<'_, str> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let text = text.replace("\r\n", "\n");
+    if text.contains("\r\n") {
+        Cow::Owned(text.replace("\r\n", "\n"))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// The frontmatter YAML and the body of normalised text.
+fn sections(text: &str) -> Result<(&str, &str), ParseError> {
     let mut lines = text.split_inclusive('\n');
     let first = lines.next().ok_or(ParseError::MissingFrontmatter)?;
     if first.trim_end() != "---" {
@@ -104,9 +120,7 @@ pub fn split(text: &str) -> Result<(String, String), ParseError> {
     let mut offset = first.len();
     for line in lines {
         if line.trim_end() == "---" {
-            let yaml = text[first.len()..offset].to_string();
-            let body = text[offset + line.len()..].to_string();
-            return Ok((yaml, body));
+            return Ok((&text[first.len()..offset], &text[offset + line.len()..]));
         }
         offset += line.len();
     }
@@ -115,11 +129,31 @@ pub fn split(text: &str) -> Result<(String, String), ParseError> {
 
 /// Parses a whole `SKILL.md`.
 pub fn parse(text: &str) -> Result<ParsedSkillFile, ParseError> {
-    let (yaml, body) = split(text)?;
+    let text = normalized(text);
+    let (yaml, body) = sections(&text)?;
+    let (frontmatter, warnings) = fields(yaml)?;
+    Ok(ParsedSkillFile {
+        frontmatter,
+        body: body.to_string(),
+        warnings,
+    })
+}
+
+/// Parses only the frontmatter of a `SKILL.md` (what a catalog keeps: not the body).
+pub fn parse_frontmatter(text: &str) -> Result<(Frontmatter, Vec<ParseWarning>), ParseError> {
+    let text = normalized(text);
+    let (yaml, _) = sections(&text)?;
+    fields(yaml)
+}
+
+/// Reads the fields of frontmatter YAML.
+fn fields(yaml: &str) -> Result<(Frontmatter, Vec<ParseWarning>), ParseError> {
     let value: Value = if yaml.trim().is_empty() {
         Value::Mapping(Default::default())
+    } else if let Some(map) = simple::mapping(yaml) {
+        Value::Mapping(map)
     } else {
-        serde_yaml::from_str(&yaml).map_err(|e| ParseError::Yaml(e.to_string()))?
+        serde_yaml::from_str(yaml).map_err(|e| ParseError::Yaml(e.to_string()))?
     };
     let Value::Mapping(map) = value else {
         return Err(ParseError::Shape(
@@ -172,11 +206,7 @@ pub fn parse(text: &str) -> Result<ParsedSkillFile, ParseError> {
             }
         }
     }
-    Ok(ParsedSkillFile {
-        frontmatter: fm,
-        body,
-        warnings,
-    })
+    Ok((fm, warnings))
 }
 
 /// A YAML scalar as text; numbers and booleans are accepted with a warning.
@@ -349,6 +379,8 @@ fn describe(value: &Value) -> &'static str {
         Value::Tagged(_) => "a tagged value",
     }
 }
+
+mod simple;
 
 #[cfg(test)]
 mod tests;

@@ -92,33 +92,17 @@ impl Inspection {
 
     /// The error messages joined for a one-line report.
     pub fn error_summary(&self) -> String {
-        self.findings
-            .iter()
-            .filter(|f| f.severity == Severity::Error)
-            .map(|f| f.message.as_str())
-            .collect::<Vec<_>>()
-            .join("; ")
+        error_summary(&self.findings)
     }
 
     /// The warnings with their codes.
     pub fn warning_details(&self) -> Vec<antler_protocol::skills::SkillWarning> {
-        self.findings
-            .iter()
-            .filter(|f| f.severity == Severity::Warning)
-            .map(|f| antler_protocol::skills::SkillWarning {
-                code: f.rule.to_string(),
-                message: f.message.clone(),
-            })
-            .collect()
+        warning_details(&self.findings)
     }
 
-    /// The warning messages.
+    /// The warnings.
     pub fn warnings(&self) -> Vec<String> {
-        self.findings
-            .iter()
-            .filter(|f| f.severity == Severity::Warning)
-            .map(|f| f.message.clone())
-            .collect()
+        warnings(&self.findings)
     }
 }
 
@@ -126,22 +110,7 @@ impl Inspection {
 pub fn inspect(text: &str, dir_name: Option<&str>, mode: Mode) -> Inspection {
     match frontmatter::parse(text) {
         Ok(parsed) => {
-            let mut findings = validate(&parsed.frontmatter, dir_name, mode);
-            findings.extend(
-                parsed
-                    .warnings
-                    .iter()
-                    .filter(|w| w.code != "unknown-key")
-                    .map(|w| Finding::new(Severity::Warning, w.code, w.message.clone())),
-            );
-            findings.extend(
-                parsed
-                    .frontmatter
-                    .extra
-                    .keys()
-                    .filter_map(|k| unknown_key_finding(k, mode)),
-            );
-            findings.sort_by_key(|f| f.severity != Severity::Error);
+            let findings = judge(&parsed.frontmatter, &parsed.warnings, dir_name, mode);
             Inspection {
                 parsed: Some(parsed),
                 findings,
@@ -149,9 +118,75 @@ pub fn inspect(text: &str, dir_name: Option<&str>, mode: Mode) -> Inspection {
         }
         Err(e) => Inspection {
             parsed: None,
-            findings: vec![Finding::new(Severity::Error, "frontmatter", e.to_string())],
+            findings: vec![unparseable(&e)],
         },
     }
+}
+
+/// [`inspect`] without keeping the body (what loading a catalog needs): the frontmatter
+/// and every finding, or the one finding saying why it could not be parsed.
+pub fn inspect_frontmatter(
+    text: &str,
+    dir_name: Option<&str>,
+    mode: Mode,
+) -> Result<(Frontmatter, Vec<Finding>), Finding> {
+    let (fm, warnings) = frontmatter::parse_frontmatter(text).map_err(|e| unparseable(&e))?;
+    let findings = judge(&fm, &warnings, dir_name, mode);
+    Ok((fm, findings))
+}
+
+fn unparseable(e: &frontmatter::ParseError) -> Finding {
+    Finding::new(Severity::Error, "frontmatter", e.to_string())
+}
+
+/// Every finding for parsed frontmatter, errors first in file order.
+fn judge(
+    fm: &Frontmatter,
+    warnings: &[frontmatter::ParseWarning],
+    dir_name: Option<&str>,
+    mode: Mode,
+) -> Vec<Finding> {
+    let mut findings = validate(fm, dir_name, mode);
+    findings.extend(
+        warnings
+            .iter()
+            .filter(|w| w.code != "unknown-key")
+            .map(|w| Finding::new(Severity::Warning, w.code, w.message.clone())),
+    );
+    findings.extend(fm.extra.keys().filter_map(|k| unknown_key_finding(k, mode)));
+    findings.sort_by_key(|f| f.severity != Severity::Error);
+    findings
+}
+
+/// The error messages of `findings` joined for a one-line report.
+pub fn error_summary(findings: &[Finding]) -> String {
+    findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .map(|f| f.message.as_str())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The warnings of `findings` with their codes.
+pub fn warning_details(findings: &[Finding]) -> Vec<antler_protocol::skills::SkillWarning> {
+    findings
+        .iter()
+        .filter(|f| f.severity == Severity::Warning)
+        .map(|f| antler_protocol::skills::SkillWarning {
+            code: f.rule.to_string(),
+            message: f.message.clone(),
+        })
+        .collect()
+}
+
+/// The warning messages of `findings`.
+pub fn warnings(findings: &[Finding]) -> Vec<String> {
+    findings
+        .iter()
+        .filter(|f| f.severity == Severity::Warning)
+        .map(|f| f.message.clone())
+        .collect()
 }
 
 /// A key the specification does not define, judged for `mode`: an error for the validator

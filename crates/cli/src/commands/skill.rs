@@ -76,10 +76,17 @@ pub(crate) fn validate(dir: &Path, strict: bool) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // As the reference validator: the folder is named by the path given, so a symlinked
+    // `skills/docx` is `docx` whatever its target is called; only a path without a last
+    // name (`.`, `..`) is resolved to find one.
     let dir_name = dir
-        .canonicalize()
-        .ok()
-        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .or_else(|| {
+            dir.canonicalize()
+                .ok()
+                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        });
     let mode = if strict { Mode::Spec } else { Mode::Reference };
     let inspection = inspect(&text, dir_name.as_deref(), mode);
     for f in &inspection.findings {

@@ -184,6 +184,37 @@ fn skill_validate_fails_with_one_line_per_problem() {
 }
 
 #[test]
+fn skill_validate_names_a_symlinked_folder_by_the_path_given_not_its_target() {
+    let env = Env::new();
+    env.write_raw(
+        "public",
+        "docx-official",
+        "---\nname: docx\ndescription: Word documents.\n---\nbody\n",
+    );
+    let link = env.root.path().join("docx");
+    std::os::unix::fs::symlink(env.skills_dir().join("public/docx-official"), &link).unwrap();
+    let (code, stdout, _) = run(antler().args(["skill", "validate"]).arg(&link));
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("ok: docx is a valid skill"), "{stdout}");
+    let (code, stdout, _) = run(antler()
+        .args(["skill", "validate"])
+        .arg(env.skills_dir().join("public/docx-official")));
+    assert_eq!(code, 1, "the target itself is misnamed: {stdout}");
+    assert!(
+        stdout.contains(
+            "error: [name-dir-mismatch] name 'docx' does not match its directory 'docx-official'"
+        ),
+        "{stdout}"
+    );
+    // A path without a last name is the folder it stands for.
+    let (code, stdout, _) = run(antler()
+        .args(["skill", "validate", "."])
+        .current_dir(env.skills_dir().join("public/docx-official")));
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("directory 'docx-official'"), "{stdout}");
+}
+
+#[test]
 fn every_built_in_skill_validates() {
     let public =
         Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../../skills/public");

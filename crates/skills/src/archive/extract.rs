@@ -20,6 +20,9 @@ pub enum ExtractError {
     Io(#[from] io::Error),
 }
 
+/// Archives of at most this many files are made durable file by file.
+const FSYNC_EACH_UP_TO: usize = 16;
+
 /// Extracts `plan` from the archive into `dest` (an empty directory). Every byte is counted:
 /// a member producing more than it declared, or the archive exceeding the limits, stops the
 /// extraction. Files are created with `O_EXCL`, so nothing pre-existing is followed.
@@ -30,6 +33,7 @@ pub fn extract<R: Read + Seek>(
     limits: &ArchiveLimits,
 ) -> Result<u64, ExtractError> {
     let mut zip = zip::ZipArchive::new(reader).map_err(io::Error::other)?;
+    let one_by_one = plan.iter().filter(|e| !e.is_dir).count() <= FSYNC_EACH_UP_TO;
     let mut total: u64 = 0;
     let mut buf = vec![0u8; 64 * 1024];
     for entry in plan {
@@ -80,10 +84,33 @@ pub fn extract<R: Read + Seek>(
             }
             out.write_all(&buf[..n])?;
         }
+        if one_by_one {
+            out.sync_all()?;
+        }
     }
-    // One flush of the filesystem instead of an fsync per file: the data is durable before
-    // the caller renames the skill into place.
-    let dir = std::fs::File::open(dest)?;
-    rustix::fs::syncfs(&dir).map_err(io::Error::from)?;
+    // The data is durable before the caller renames the skill into place: a small skill's
+    // few files and folders one by one (a flush of the whole filesystem would also wait for
+    // everything anyone else wrote), a large one with one flush instead of an fsync per file.
+    if one_by_one {
+        let mut dirs = std::collections::BTreeSet::from([dest.to_path_buf()]);
+        for entry in plan {
+            let target = dest.join(&entry.dest);
+            let mut dir = if entry.is_dir {
+                Some(target.as_path())
+            } else {
+                target.parent()
+            };
+            while let Some(d) = dir.filter(|d| d.starts_with(dest) && *d != dest) {
+                dirs.insert(d.to_path_buf());
+                dir = d.parent();
+            }
+        }
+        for dir in dirs {
+            fs::File::open(dir)?.sync_all()?;
+        }
+    } else {
+        let dir = std::fs::File::open(dest)?;
+        rustix::fs::syncfs(&dir).map_err(io::Error::from)?;
+    }
     Ok(total)
 }

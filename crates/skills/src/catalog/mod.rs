@@ -85,16 +85,9 @@ impl Snapshot {
         // A toggle keeps the scan: its entries line up with the previous snapshot's by
         // position, and no index of 10,000 entries needs building.
         let aligned = previous.filter(|p| Arc::ptr_eq(&p.scan, &scan));
-        let reusable: HashMap<u64, &Arc<Skill>> = match previous {
-            Some(p) if aligned.is_none() => p
-                .list
-                .skills
-                .iter()
-                .zip(p.scan.skills.iter())
-                .map(|(s, l)| (l.load_id, s))
-                .collect(),
-            _ => HashMap::new(),
-        };
+        // Otherwise the previous entries by reading, built only when a skill is disabled or
+        // shadowed (the others are listed as loaded).
+        let mut reusable: Option<HashMap<u64, &Arc<Skill>>> = None;
         let skills: Vec<Arc<Skill>> = scan
             .skills
             .iter()
@@ -103,31 +96,32 @@ impl Snapshot {
                 let on = enabled(s.category, &s.name);
                 let shadowed =
                     s.category == SkillCategory::Public && enabled_custom.contains(s.name.as_str());
-                let old = match aligned {
-                    Some(p) => p.list.skills.get(i),
-                    None => reusable.get(&s.load_id).copied(),
+                if on && !shadowed {
+                    return Arc::clone(&s.listed);
+                }
+                let old = match (aligned, previous) {
+                    (Some(p), _) => p.list.skills.get(i),
+                    (None, Some(p)) => reusable
+                        .get_or_insert_with(|| {
+                            p.list
+                                .skills
+                                .iter()
+                                .zip(p.scan.skills.iter())
+                                .map(|(s, l)| (l.load_id, s))
+                                .collect()
+                        })
+                        .get(&s.load_id)
+                        .copied(),
+                    (None, None) => None,
                 };
                 match old {
                     Some(old) if old.enabled == on && old.shadowed == shadowed => Arc::clone(old),
-                    _ => Arc::new(Skill {
-                        name: s.name.clone(),
-                        description: s.description.clone(),
-                        license: s.license.clone(),
-                        compatibility: s.compatibility.clone(),
-                        metadata: s.metadata.clone(),
-                        allowed_tools: s.allowed_tools.clone(),
-                        category: s.category,
-                        relative_path: s.relative_path.clone(),
-                        enabled: on,
-                        editable: s.category != SkillCategory::Public,
-                        shadowed,
-                        location: s.location(),
-                        warnings: s.warnings.clone(),
-                        warning_details: s.warning_details.clone(),
-                        disable_model_invocation: s.disable_model_invocation,
-                        user_invocable: s.user_invocable,
-                        argument_hint: s.argument_hint.clone(),
-                    }),
+                    _ => {
+                        let mut skill = Skill::clone(&s.listed);
+                        skill.enabled = on;
+                        skill.shadowed = shadowed;
+                        Arc::new(skill)
+                    }
                 }
             })
             .collect();
