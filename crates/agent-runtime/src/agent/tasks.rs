@@ -105,14 +105,6 @@ impl AgentRun<'_> {
             created_at: now,
             updated_at: now,
         };
-        // Cancellable by its id from the moment its record can be seen.
-        let cancel = self.cancel.child_token();
-        let _registered = tasks.children.insert(&child_id, cancel.clone());
-        if let Err(e) = self.store.runs.create(&record).await {
-            let why = format!("the subagent could not start: {e}");
-            self.never_started(call_id, CustomEvent::TaskFailed, Some(why.clone()));
-            return Err(ToolError::Model(why));
-        }
         let modes: HashSet<StreamMode> = [StreamMode::Messages, StreamMode::Custom].into();
         let (log, writer) = EventLog::new(
             &child_id,
@@ -121,6 +113,17 @@ impl AgentRun<'_> {
             self.store.clone(),
         );
         log.forward_to(self.log.clone(), call_id);
+        // Cancellable by its id, and followed from memory, from the moment its record can be
+        // seen.
+        let cancel = self.cancel.child_token();
+        let _registered = tasks
+            .children
+            .insert(&child_id, cancel.clone(), log.clone());
+        if let Err(e) = self.store.runs.create(&record).await {
+            let why = format!("the subagent could not start: {e}");
+            self.never_started(call_id, CustomEvent::TaskFailed, Some(why.clone()));
+            return Err(ToolError::Model(why));
+        }
         self.log
             .emit(&StreamEvent::Custom(&CustomEvent::TaskStarted {
                 task_id: call_id.to_string(),
