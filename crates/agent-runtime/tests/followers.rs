@@ -1,7 +1,7 @@
 //! Following runs through the run manager with the scripted model: a follower that falls
 //! behind, and subagents whose streamed events are stored once, in their parent's log.
 
-#![expect(clippy::unwrap_used, clippy::panic, reason = "tests")]
+#![expect(clippy::unwrap_used, reason = "tests")]
 
 mod common;
 

@@ -2,7 +2,7 @@
 //! task, a channel or a copy of the events each. Alone in its binary: the heap is counted for
 //! the whole process.
 
-#![expect(clippy::unwrap_used, clippy::panic, reason = "tests")]
+#![expect(clippy::unwrap_used, reason = "tests")]
 
 mod common;
 
@@ -70,6 +70,7 @@ async fn a_thousand_viewers_of_a_live_run_cost_little_each_and_all_get_every_eve
         .saturating_sub(replayed.iter().map(|r| r.capacity() * 8).sum())
         / FOLLOWERS;
     drop(profiler);
+    eprintln!("a waiting follower holds {per_follower} bytes");
     assert!(
         per_follower <= MAX_BYTES_PER_FOLLOWER,
         "a waiting follower holds {per_follower} bytes"
