@@ -12,7 +12,7 @@ cargo build --release -p antler-cli --bin antler
 cargo build --release -p antler-gateway --example serve_dir
 cargo build --release -p antler-sandbox --example sandbox_bench
 cargo build --release -p antler-mock-llm --bin antler-mock-llm
-cargo build --release -p antler-agent-runtime --example runs_bench
+cargo build --release -p antler-agent-runtime --example runs_bench --example joins_bench
 scripts/sandbox-image.sh >/dev/null
 export BENCH_SECONDS="${BENCH_SECONDS:-10}"
 echo "# Antler benchmarks ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs)"
@@ -21,5 +21,6 @@ python3 scripts/bench/catalog_scale.py
 python3 scripts/bench/files.py
 python3 scripts/bench/sandbox.py
 python3 scripts/bench/runs.py
+python3 scripts/bench/joins.py
 python3 scripts/bench/replicas.py
 python3 scripts/bench/memory.py

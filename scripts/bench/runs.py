@@ -1,7 +1,9 @@
 """Runs: a 2,000-chunk answer streamed by the model directly (the floor) vs through
 POST /runs/stream; three subagents streaming 2,000 chunks each through their parent's stream
 vs three direct streams (at full speed and at a chunk a millisecond); and 500 concurrent
-streaming runs (completion time, peak RSS, lost events)."""
+streaming runs (completion time, peak RSS, lost events); a short answer streamed again and
+again over one reused connection, directly and through a run (Nagle's algorithm and delayed
+ACKs would hold each for ~40 ms)."""
 
 import json
 import os
@@ -32,7 +34,8 @@ def main():
             f"  - match: \"three paced subtasks\"\n    turns:\n      - tool_calls: [{paced}, {paced}, {paced}]\n"
             "      - content: \"done\"\n"
             f"  - match: \"long answer\"\n    turns: [{{content: \"{'abcd' * CHUNKS}\"}}]\n"
-            f"  - match: \"burst\"\n    turns: [{{content: \"{'wxyz' * 100}\"}}]\n")
+            f"  - match: \"burst\"\n    turns: [{{content: \"{'wxyz' * 100}\"}}]\n"
+            "  - match: \"short answer\"\n    turns: [{content: \"a short answer\", chunk_delay_ms: 1}]\n")
         mock = subprocess.Popen([str(TARGET / "release/antler-mock-llm"), "--script", str(script)],
                                 stdout=subprocess.PIPE, text=True)
         model = mock.stdout.readline().strip().removeprefix("listening on ") + "/v1"
@@ -49,6 +52,8 @@ def main():
             peak = peak_rss_mb(server.proc.pid)
             out += subprocess.run([str(TARGET / "release/examples/runs_bench"), server.base, model, "0",
                                    "subtasks"], check=True, capture_output=True, text=True).stdout
+            out += subprocess.run([str(TARGET / "release/examples/runs_bench"), server.base, model, "0",
+                                   "latency"], check=True, capture_output=True, text=True).stdout
         finally:
             server.stop()
             mock.kill()
@@ -78,6 +83,12 @@ def main():
                ["model -> 3 subagents -> parent stream (task_event)", f"{paced_run['ms']:.1f}", paced_run["chunks"]]])
         print(f"\nsubtask event overhead at a chunk a millisecond: {(paced_run['ms'] / paced_floor - 1) * 100:.1f}% "
               f"over the floor (goal <= 10%); {paced_run['completed']} of 3 tasks completed")
+        lat_direct = next(r for r in rows if r["name"] == "latency_direct")
+        lat_through = next(r for r in rows if r["name"] == "latency_through")
+        table("A short answer (4 chunks) streamed again and again over one reused connection (median of 20)",
+              ["path", "median ms", "slowest ms"],
+              [["model -> client directly (floor)", f"{lat_direct['median_ms']:.1f}", f"{lat_direct['max_ms']:.1f}"],
+               ["model -> antler -> client (runs/stream)", f"{lat_through['median_ms']:.1f}", f"{lat_through['max_ms']:.1f}"]])
         c = next(r for r in rows if r["name"] == "concurrent")
         table(f"{CONCURRENT} concurrent streaming runs (100 chunks each, no tools)", ["what", "value"],
               [["all runs completed in", f"{c['ms'] / 1000:.2f} s"],

@@ -4,9 +4,12 @@
 //! - `concurrent`: many streaming runs at once, checking every event id arrives once;
 //! - `subtask_floor` / `subtask_through` (with `subtasks`): three answers of many chunks
 //!   streamed by the model at once directly vs by three subagents of one run, through the
-//!   parent's stream as `task_event`s; `paced_*` the same at a chunk a millisecond.
+//!   parent's stream as `task_event`s; `paced_*` the same at a chunk a millisecond;
+//! - `latency_direct` / `latency_through` (with `latency`): a short streamed answer, one after
+//!   another over one reused connection, from the model directly vs through
+//!   `POST /api/threads/{id}/runs/stream` (the median of 20, after one that opens it).
 //!
-//! Usage: `runs_bench <antler base> <model base /v1> <concurrent runs> [concurrent-only|subtasks]`.
+//! Usage: `runs_bench <antler base> <model base /v1> <concurrent runs> [concurrent-only|subtasks|latency]`.
 
 use std::time::Instant;
 
@@ -58,7 +61,7 @@ async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     anyhow::ensure!(
         args.len() == 4 || args.len() == 5,
-        "usage: runs_bench <antler base> <model base> <concurrent runs> [concurrent-only|subtasks]"
+        "usage: runs_bench <antler base> <model base> <concurrent runs> [concurrent-only|subtasks|latency]"
     );
     let (base, model, n): (&str, &str, usize) = (&args[1], &args[2], args[3].parse()?);
     // The server's token (scripts/bench sets it): every API call carries it.
@@ -75,6 +78,7 @@ async fn main() -> anyhow::Result<()> {
         .build()?;
     match args.get(4).map(String::as_str) {
         Some("subtasks") => return subtasks(&http, base, model).await,
+        Some("latency") => return latency(base, model).await,
         Some(_) => return concurrent(&http, base, n).await,
         None => {}
     }
@@ -110,6 +114,71 @@ async fn main() -> anyhow::Result<()> {
     }
 
     concurrent(&http, base, n).await
+}
+
+/// A short streamed answer, again and again over one reused connection (a fresh client:
+/// its pool holds one), directly from the model and through a run; prints the medians.
+async fn latency(base: &str, model: &str) -> anyhow::Result<()> {
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Ok(token) = std::env::var("ANTLER_TOKEN") {
+        headers.insert(
+            reqwest::header::AUTHORIZATION,
+            format!("Bearer {token}").parse()?,
+        );
+    }
+    let http = reqwest::Client::builder()
+        .http1_only()
+        .default_headers(headers)
+        .build()?;
+    let direct_body = json!({"model": "mock", "stream": true, "messages": [{"role": "user", "content": "short answer"}]});
+    let thread_id = thread(&http, base).await?;
+    let run_body = json!({
+        "assistant_id": "lead_agent",
+        "input": {"messages": [{"role": "user", "content": "short answer"}]},
+        "stream_mode": ["messages-tuple"],
+    });
+    for through in [false, true] {
+        let mut times = Vec::new();
+        for i in 0..21 {
+            let started = Instant::now();
+            let events = if through {
+                sse(http
+                    .post(format!("{base}/api/threads/{thread_id}/runs/stream"))
+                    .json(&run_body)
+                    .send()
+                    .await?)
+                .await?
+            } else {
+                sse(http
+                    .post(format!("{model}/chat/completions"))
+                    .json(&direct_body)
+                    .send()
+                    .await?)
+                .await?
+            };
+            anyhow::ensure!(
+                events.len() > 2,
+                "a short answer streamed {} events",
+                events.len()
+            );
+            // The first opens the connection (and warms the path up).
+            if i > 0 {
+                times.push(started.elapsed().as_secs_f64() * 1000.0);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let name = if through {
+            "latency_through"
+        } else {
+            "latency_direct"
+        };
+        println!(
+            "{{\"name\":\"{name}\",\"median_ms\":{:.2},\"max_ms\":{:.2}}}",
+            times[times.len() / 2],
+            times[times.len() - 1]
+        );
+    }
+    Ok(())
 }
 
 /// Three subagents streaming at once through their parent's stream vs the same three answers

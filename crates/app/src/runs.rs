@@ -4,14 +4,13 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use antler_agent_runtime::runs::log::RunEvent;
+use antler_agent_runtime::runs::stream::Events;
 use antler_agent_runtime::runs::{ActiveRun, RunError, RunManager};
 use antler_protocol::runs::{Run, RunCreate, RunStatus};
 use antler_protocol::stream::StreamMode;
 use antler_protocol::threads::ThreadValues;
 use antler_store::threads::timestamp;
 use antler_store::{RunRecord, Store, StoreError, ThreadRecord};
-use tokio::sync::mpsc;
 
 use crate::Caller;
 use crate::assistants::{AssistantError, AssistantsService};
@@ -252,7 +251,7 @@ impl RunsService {
         run_id: &str,
         after: u64,
         modes: HashSet<StreamMode>,
-    ) -> Result<mpsc::Receiver<Arc<RunEvent>>, RunOpError> {
+    ) -> Result<Events, RunOpError> {
         self.record(caller, thread_id, run_id).await?;
         Ok(self.events(thread_id, run_id, after, modes))
     }
@@ -264,7 +263,7 @@ impl RunsService {
         run_id: &str,
         after: u64,
         modes: HashSet<StreamMode>,
-    ) -> mpsc::Receiver<Arc<RunEvent>> {
+    ) -> Events {
         antler_agent_runtime::runs::stream::follow(
             self.manager.clone(),
             thread_id.to_string(),

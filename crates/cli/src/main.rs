@@ -7,6 +7,13 @@ use clap::{Parser, Subcommand};
 
 mod commands;
 
+/// mimalloc instead of glibc's malloc: glibc keeps the pages of every connection's buffers
+/// resident (and spreads them over per-thread arenas), mimalloc leaves the untouched parts of
+/// an allocation out of memory. Thousands of open streams cost about a third less each (see
+/// `make bench`, joins).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Antler: a skills-driven agent backend.
 #[derive(Debug, Parser)]
 #[command(name = "antler", version, about)]

@@ -144,6 +144,14 @@ pub trait RunRepo: Send + Sync + 'static {
     async fn append_events(&self, run_id: &str, events: &[StoredEvent]) -> Result<(), StoreError>;
     /// Events with `seq > after`, in order.
     async fn events_after(&self, run_id: &str, after: u64) -> Result<Vec<StoredEvent>, StoreError>;
+    /// Events with `seq > after` named `event` whose data begins with `prefix`, in order.
+    async fn events_with_prefix(
+        &self,
+        run_id: &str,
+        after: u64,
+        event: &str,
+        prefix: &str,
+    ) -> Result<Vec<StoredEvent>, StoreError>;
     /// The sequence number of a run's last stored event (0 when none).
     async fn last_event_seq(&self, run_id: &str) -> Result<u64, StoreError>;
 }

@@ -231,6 +231,87 @@ async fn event_logs_replay_after_a_position() {
 }
 
 #[tokio::test]
+async fn events_are_found_by_name_and_the_beginning_of_their_data() {
+    let (_tmp, stores) = stores().await;
+    for (engine, store) in stores {
+        store
+            .threads
+            .create("local", "t", Map::new())
+            .await
+            .unwrap();
+        store
+            .runs
+            .create(&run("r", "t", RunStatus::Running, "a"))
+            .await
+            .unwrap();
+        let event = |seq: u64, event: &str, data: &str| StoredEvent {
+            seq,
+            event: event.into(),
+            data: data.into(),
+        };
+        store
+            .runs
+            .append_events(
+                "r",
+                &[
+                    event(1, "custom", r#"{"task_id":"a_1","n":1}"#),
+                    event(2, "custom", r#"{"task_id":"ab1","n":2}"#),
+                    event(3, "messages", r#"{"task_id":"a_1","n":3}"#),
+                    event(4, "custom", r#"{"task_id":"a_1","é":4}"#),
+                    event(5, "custom", r#"{"task_id":"a%1","n":5}"#),
+                    event(6, "custom", r#"{"task_id":"a_1"}"#),
+                ],
+            )
+            .await
+            .unwrap();
+        let seqs = |found: Vec<StoredEvent>| found.iter().map(|e| e.seq).collect::<Vec<_>>();
+        let prefix = r#"{"task_id":"a_1","#;
+        // `_` and `%` are plain characters here, not patterns.
+        assert_eq!(
+            seqs(
+                store
+                    .runs
+                    .events_with_prefix("r", 0, "custom", prefix)
+                    .await
+                    .unwrap()
+            ),
+            [1, 4],
+            "{engine}"
+        );
+        assert_eq!(
+            seqs(
+                store
+                    .runs
+                    .events_with_prefix("r", 1, "custom", prefix)
+                    .await
+                    .unwrap()
+            ),
+            [4],
+            "{engine}"
+        );
+        assert_eq!(
+            seqs(
+                store
+                    .runs
+                    .events_with_prefix("r", 0, "custom", r#"{"task_id":"a_1","é""#)
+                    .await
+                    .unwrap()
+            ),
+            [4],
+            "{engine}: counted in characters"
+        );
+        assert!(
+            store
+                .runs
+                .events_with_prefix("other", 0, "custom", prefix)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+    }
+}
+
+#[tokio::test]
 async fn state_saves_are_checkpoints_with_history() {
     let (_tmp, stores) = stores().await;
     for (_engine, store) in stores {

@@ -67,27 +67,35 @@ fn types(cfg: &SubagentConfig, own: &[SubagentType]) -> Vec<SubagentType> {
 }
 
 /// The subagent runs working in this process, by run id: how a cancel through the API (or
-/// from another replica) reaches one.
+/// from another replica) reaches one, and where its followers find its log.
 #[derive(Debug, Default)]
-pub struct ChildRuns(Mutex<HashMap<String, CancellationToken>>);
+pub struct ChildRuns(Mutex<HashMap<String, (CancellationToken, Arc<EventLog>)>>);
 
 impl ChildRuns {
+    fn map(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, (CancellationToken, Arc<EventLog>)>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Cancels the subagent run `run_id`; false when none of this process has that id.
     pub fn cancel(&self, run_id: &str) -> bool {
-        let token = self
-            .0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(run_id)
-            .cloned();
+        let token = self.map().get(run_id).map(|(t, _)| t.clone());
         token.map(|t| t.cancel()).is_some()
     }
 
-    pub(super) fn insert(self: &Arc<Self>, run_id: &str, token: CancellationToken) -> Registered {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(run_id.to_string(), token);
+    /// The log of the subagent run `run_id` working here.
+    pub(crate) fn log(&self, run_id: &str) -> Option<Arc<EventLog>> {
+        self.map().get(run_id).map(|(_, l)| l.clone())
+    }
+
+    pub(super) fn insert(
+        self: &Arc<Self>,
+        run_id: &str,
+        token: CancellationToken,
+        log: Arc<EventLog>,
+    ) -> Registered {
+        self.map().insert(run_id.to_string(), (token, log));
         Registered(self.clone(), run_id.to_string())
     }
 }
@@ -97,11 +105,7 @@ pub(super) struct Registered(Arc<ChildRuns>, String);
 
 impl Drop for Registered {
     fn drop(&mut self) {
-        self.0
-            .0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.1);
+        self.0.map().remove(&self.1);
     }
 }
 

@@ -135,9 +135,20 @@ impl AgentRun<'_> {
             created_at: now,
             updated_at: now,
         };
-        // Cancellable by its id from the moment its record can be seen.
+        let modes: HashSet<StreamMode> = [StreamMode::Messages, StreamMode::Custom].into();
+        let (log, writer) = EventLog::new(
+            &child_id,
+            modes,
+            self.cfg.event_log_max_bytes,
+            self.store.clone(),
+        );
+        log.forward_to(self.log.clone(), call_id);
+        // Cancellable by its id, and followed from memory, from the moment its record can be
+        // seen.
         let cancel = self.cancel.child_token();
-        let _registered = tasks.children.insert(&child_id, cancel.clone());
+        let _registered = tasks
+            .children
+            .insert(&child_id, cancel.clone(), log.clone());
         if let Err(e) = self.store.runs.create(&record).await {
             let why = format!("the subagent could not start: {e}");
             never_started(
@@ -148,14 +159,6 @@ impl AgentRun<'_> {
             );
             return Err(ToolError::Model(why));
         }
-        let modes: HashSet<StreamMode> = [StreamMode::Messages, StreamMode::Custom].into();
-        let (log, writer) = EventLog::new(
-            &child_id,
-            modes,
-            self.cfg.event_log_max_bytes,
-            self.store.clone(),
-        );
-        log.forward_to(self.log.clone(), call_id);
         self.log
             .emit(&StreamEvent::Custom(&CustomEvent::TaskStarted {
                 task_id: call_id.to_string(),

@@ -1,18 +1,24 @@
 //! A run's event log: every SSE event gets a sequence number (its SSE id), is kept in memory
-//! (bounded by bytes) for joiners, broadcast to live subscribers, and persisted in batches so
-//! a client joining after the run — or after the memory bound dropped early events — still
-//! replays everything from the database.
+//! (bounded by bytes) where followers read it with a cursor of their own, and is persisted in
+//! batches so a client joining after the run — or after the memory bound dropped early
+//! events — still replays everything from the database.
+//!
+//! A subagent's log copies its streamed events into its parent's as `task_event`s; those are
+//! stored only there (see [`super::stored`] for how the subagent's stream is read back).
 
-use std::collections::{HashSet, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::task::Waker;
 use std::time::Duration;
 
 use antler_protocol::stream::{StreamEvent, StreamMode};
 use antler_store::{Store, StoredEvent};
-use tokio::sync::{broadcast, mpsc};
+use bytes::Bytes;
+use tokio::sync::{mpsc, watch};
 
 /// One event.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct RunEvent {
     /// Position in the log (the SSE id).
     pub seq: u64,
@@ -22,9 +28,31 @@ pub struct RunEvent {
     pub data: String,
     /// The mode that produced it (`None`: `metadata`, `error`, `end` go to everyone).
     pub mode: Option<StreamMode>,
+    /// The SSE frame, encoded by the first follower for all of them.
+    frame: OnceLock<Bytes>,
 }
 
+impl PartialEq for RunEvent {
+    fn eq(&self, other: &Self) -> bool {
+        (self.seq, &self.event, &self.data, self.mode)
+            == (other.seq, &other.event, &other.data, other.mode)
+    }
+}
+
+impl Eq for RunEvent {}
+
 impl RunEvent {
+    /// An event at `seq`.
+    pub fn new(seq: u64, event: String, data: String, mode: Option<StreamMode>) -> Self {
+        RunEvent {
+            seq,
+            event,
+            data,
+            mode,
+            frame: OnceLock::new(),
+        }
+    }
+
     /// Whether a subscriber asking for `modes` gets it.
     pub fn wanted(&self, modes: &HashSet<StreamMode>) -> bool {
         self.mode.is_none_or(|m| modes.contains(&m))
@@ -32,12 +60,8 @@ impl RunEvent {
 
     /// A stored event (its mode follows from its name).
     pub fn stored(e: StoredEvent) -> Self {
-        RunEvent {
-            mode: StreamMode::of_event(&e.event),
-            seq: e.seq,
-            event: e.event,
-            data: e.data,
-        }
+        let mode = StreamMode::of_event(&e.event);
+        RunEvent::new(e.seq, e.event, e.data, mode)
     }
 
     /// Whether this is the last event of a run.
@@ -45,9 +69,43 @@ impl RunEvent {
         self.event == StreamEvent::End.name()
     }
 
+    /// The event as the bytes of an SSE message (`event:`, `id:`, then one `data:` line per
+    /// line of data), encoded once and shared by every follower.
+    pub fn sse_frame(&self) -> Bytes {
+        self.frame
+            .get_or_init(|| {
+                let mut out = Vec::with_capacity(self.event.len() + self.data.len() + 40);
+                out.extend_from_slice(b"event: ");
+                out.extend_from_slice(self.event.as_bytes());
+                out.extend_from_slice(b"\nid: ");
+                out.extend_from_slice(self.seq.to_string().as_bytes());
+                out.extend_from_slice(b"\ndata: ");
+                // A line break in the data starts another `data:` line (JSON text has none).
+                for b in self.data.bytes() {
+                    out.push(b);
+                    if b == b'\n' || b == b'\r' {
+                        out.extend_from_slice(b"data: ");
+                    }
+                }
+                out.extend_from_slice(b"\n\n");
+                Bytes::from(out)
+            })
+            .clone()
+    }
+
+    /// What it counts for in the log's memory bound (its frame, once a follower asked for
+    /// it, comes on top: a bound of the same events as before frames were shared).
     fn size(&self) -> usize {
         self.event.len() + self.data.len() + 48
     }
+}
+
+/// An event on its way to the database.
+struct ToPersist {
+    event: Arc<RunEvent>,
+    /// The parent's sequence number when the parent's log stores it instead (a forwarded
+    /// subagent event): the writer only waits until the parent has written it.
+    in_parent: Option<u64>,
 }
 
 struct LogState {
@@ -55,21 +113,12 @@ struct LogState {
     bytes: usize,
     next_seq: u64,
     finished: bool,
-    persist: Option<mpsc::UnboundedSender<Arc<RunEvent>>>,
+    persist: Option<mpsc::UnboundedSender<ToPersist>>,
     /// The last sequence number the writer is done with. Only events up to it leave memory,
     /// so a joiner reading the gap from the database never misses one still in flight.
     persisted: u64,
-}
-
-/// What a subscriber starts from.
-pub struct Subscription {
-    /// Events after the requested position still in memory.
-    pub replay: Vec<Arc<RunEvent>>,
-    /// When memory no longer holds the events right after the position: the first sequence
-    /// number in memory (read the ones before it from the database).
-    pub gap_until: Option<u64>,
-    /// Live events from now on.
-    pub live: broadcast::Receiver<Arc<RunEvent>>,
+    /// Followers that read everything there was, by follower id: woken by the next event.
+    waiting: HashMap<u64, Waker>,
 }
 
 /// A subagent's log copies its events into its parent's as `task_event`s.
@@ -79,14 +128,30 @@ struct Forward {
     task_id: String,
 }
 
+/// What a follower finds after its position.
+#[derive(Debug)]
+pub(crate) enum Next {
+    /// The next event it wants.
+    Event(Arc<RunEvent>),
+    /// Memory no longer holds the events right after its position: the first it holds.
+    Gap(u64),
+    /// The log ended with nothing more for it.
+    Ended,
+    /// Nothing yet: the waker given is woken by the next event.
+    Waiting,
+}
+
 /// The log of one run.
 pub struct EventLog {
     run_id: String,
     modes: HashSet<StreamMode>,
     max_bytes: usize,
     state: Mutex<LogState>,
-    tx: broadcast::Sender<Arc<RunEvent>>,
-    forward: std::sync::OnceLock<Forward>,
+    forward: OnceLock<Forward>,
+    /// Ids for followers (to find their waker again).
+    followers: AtomicU64,
+    /// The last sequence number the writer is done with (subagents' writers wait on it).
+    persisted: watch::Sender<u64>,
 }
 
 impl std::fmt::Debug for EventLog {
@@ -107,8 +172,6 @@ impl EventLog {
         store: Store,
     ) -> (Arc<Self>, tokio::task::JoinHandle<()>) {
         let (persist, rx) = mpsc::unbounded_channel();
-        // Slots are allocated up front for every run; a reader that lags re-reads from memory.
-        let (tx, _) = broadcast::channel(512);
         let log = Arc::new(EventLog {
             run_id: run_id.to_string(),
             modes,
@@ -120,9 +183,11 @@ impl EventLog {
                 finished: false,
                 persist: Some(persist),
                 persisted: 0,
+                waiting: HashMap::new(),
             }),
-            tx,
-            forward: std::sync::OnceLock::new(),
+            forward: OnceLock::new(),
+            followers: AtomicU64::new(0),
+            persisted: watch::channel(0).0,
         });
         let writer = tokio::spawn(write_batches(
             run_id.to_string(),
@@ -150,7 +215,8 @@ impl EventLog {
     }
 
     /// From now on, every streamed event (not `metadata`, `error` or `end`) is also sent to
-    /// `parent` as a `custom` event `{"type": "task_event", "task_id", "event", "data"}`.
+    /// `parent` as a `custom` event `{"type": "task_event", "task_id", "event", "data"}`, and
+    /// stored there only.
     pub fn forward_to(&self, parent: Arc<EventLog>, task_id: &str) {
         let task_id = serde_json::Value::from(task_id).to_string();
         let _ = self.forward.set(Forward { parent, task_id });
@@ -162,21 +228,7 @@ impl EventLog {
         if mode.is_some_and(|m| !self.modes.contains(&m)) {
             return None;
         }
-        let recorded = self.record(event.name(), mode, event.data())?;
-        if let (Some(forward), Some(_)) = (self.forward.get(), mode)
-            && forward.parent.wants(StreamMode::Custom)
-        {
-            // Built as text: the child's data is JSON already, and chunks are many.
-            forward.parent.record(
-                "custom",
-                Some(StreamMode::Custom),
-                format!(
-                    r#"{{"type":"task_event","task_id":{},"event":"{}","data":{}}}"#,
-                    forward.task_id, recorded.event, recorded.data
-                ),
-            );
-        }
-        Some(recorded.seq)
+        self.record(event.name(), mode, event.data()).map(|e| e.seq)
     }
 
     /// Records an event given as JSON text (skipped when its mode was not asked for).
@@ -184,30 +236,52 @@ impl EventLog {
         if mode.is_some_and(|m| !self.modes.contains(&m)) {
             return None;
         }
-        let mut state = self.lock();
-        if state.finished {
-            return None;
-        }
-        let event = Arc::new(RunEvent {
-            seq: state.next_seq,
-            event: name.to_string(),
-            data,
-            mode,
-        });
-        state.next_seq += 1;
-        state.bytes += event.size();
-        state.events.push_back(event.clone());
-        self.evict(&mut state);
-        if let Some(p) = &state.persist {
-            let _ = p.send(event.clone());
-        }
-        // Sent under the lock so subscribers see events in order without gaps.
-        let _ = self.tx.send(event.clone());
-        if event.is_end() {
-            state.finished = true;
-            state.persist = None;
+        let (event, woken) = {
+            let mut state = self.lock();
+            if state.finished {
+                return None;
+            }
+            let event = Arc::new(RunEvent::new(state.next_seq, name.to_string(), data, mode));
+            // Copied to the parent under this log's lock, so the parent holds a subagent's
+            // events in their order here (the stored stream of the subagent relies on it).
+            let in_parent = self.forward(&event);
+            state.next_seq += 1;
+            state.bytes += event.size();
+            state.events.push_back(event.clone());
+            self.evict(&mut state);
+            if let Some(p) = &state.persist {
+                let _ = p.send(ToPersist {
+                    event: event.clone(),
+                    in_parent,
+                });
+            }
+            if event.is_end() {
+                state.finished = true;
+                state.persist = None;
+            }
+            let woken: Vec<Waker> = state.waiting.drain().map(|(_, w)| w).collect();
+            (event, woken)
+        };
+        for w in woken {
+            w.wake();
         }
         Some(event)
+    }
+
+    /// Copies a streamed event into the parent's log; the parent's sequence number for it.
+    fn forward(&self, event: &RunEvent) -> Option<u64> {
+        let forward = self.forward.get()?;
+        event.mode?;
+        if !forward.parent.wants(StreamMode::Custom) {
+            return None;
+        }
+        // Built as text: the child's data is JSON already, and chunks are many.
+        let copy = forward.parent.record(
+            StreamMode::Custom.event_name(),
+            Some(StreamMode::Custom),
+            super::stored::task_event(&forward.task_id, &event.event, &event.data),
+        )?;
+        Some(copy.seq)
     }
 
     /// Drops the oldest events over the memory bound, as far as they are persisted.
@@ -230,32 +304,63 @@ impl EventLog {
         let mut state = self.lock();
         state.persisted = state.persisted.max(seq);
         self.evict(&mut state);
+        self.persisted.send_replace(state.persisted);
     }
 
-    /// Starts following the log after position `after`.
-    pub fn subscribe(&self, after: u64) -> Subscription {
-        let state = self.lock();
-        let live = self.tx.subscribe();
-        let first = state.events.front().map(|e| e.seq);
-        let gap_until = first.filter(|f| *f > after + 1);
-        let replay = state
-            .events
-            .iter()
-            .filter(|e| e.seq > after)
-            .cloned()
-            .collect();
-        Subscription {
-            replay,
-            gap_until,
-            live,
+    /// A new follower's id (for [`EventLog::next_after`]).
+    pub(crate) fn follower(&self) -> u64 {
+        self.followers.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The first event after `*last` that `modes` want (empty: all), moving `*last` past the
+    /// ones they do not. When there is none yet, `waker` is woken by the next event.
+    pub(crate) fn next_after(
+        &self,
+        last: &mut u64,
+        modes: &HashSet<StreamMode>,
+        follower: u64,
+        waker: &Waker,
+    ) -> Next {
+        let mut state = self.lock();
+        if let Some(first) = state.events.front().map(|e| e.seq) {
+            let want = last.saturating_add(1);
+            if want < first {
+                return Next::Gap(first);
+            }
+            let skip = usize::try_from(want - first).unwrap_or(usize::MAX);
+            for e in state.events.iter().skip(skip) {
+                *last = e.seq;
+                if modes.is_empty() || e.wanted(modes) {
+                    let e = e.clone();
+                    state.waiting.remove(&follower);
+                    return Next::Event(e);
+                }
+            }
         }
+        if state.finished {
+            state.waiting.remove(&follower);
+            return Next::Ended;
+        }
+        match state.waiting.get_mut(&follower) {
+            Some(w) if w.will_wake(waker) => {}
+            Some(w) => w.clone_from(waker),
+            None => {
+                state.waiting.insert(follower, waker.clone());
+            }
+        }
+        Next::Waiting
+    }
+
+    /// The follower went away.
+    pub(crate) fn unfollow(&self, follower: u64) {
+        self.lock().waiting.remove(&follower);
     }
 }
 
 /// Writes events in batches (one transaction per batch) until the log ends.
 async fn write_batches(
     run_id: String,
-    mut rx: mpsc::UnboundedReceiver<Arc<RunEvent>>,
+    mut rx: mpsc::UnboundedReceiver<ToPersist>,
     store: Store,
     log: std::sync::Weak<EventLog>,
 ) {
@@ -269,16 +374,29 @@ async fn write_batches(
                 break;
             }
         }
+        // Forwarded events are the parent's to write: wait until it has, so that a stored
+        // `end` of a subagent means the events before it are stored too.
+        if let Some(in_parent) = batch.iter().filter_map(|p| p.in_parent).max() {
+            let parent = log
+                .upgrade()
+                .and_then(|l| l.forward.get().map(|f| f.parent.persisted.subscribe()));
+            if let Some(mut parent) = parent {
+                let _ = parent.wait_for(|seq| *seq >= in_parent).await;
+            }
+        }
         let rows: Vec<StoredEvent> = batch
             .iter()
-            .map(|e| StoredEvent {
-                seq: e.seq,
-                event: e.event.clone(),
-                data: e.data.clone(),
+            .filter(|p| p.in_parent.is_none())
+            .map(|p| StoredEvent {
+                seq: p.event.seq,
+                event: p.event.event.clone(),
+                data: p.event.data.clone(),
             })
             .collect();
         let mut attempt = 0;
-        while let Err(error) = store.runs.append_events(&run_id, &rows).await {
+        while !rows.is_empty()
+            && let Err(error) = store.runs.append_events(&run_id, &rows).await
+        {
             attempt += 1;
             if attempt >= 5 {
                 tracing::error!(run.id = %run_id, %error, lost = rows.len(), "run events could not be persisted");
@@ -287,8 +405,8 @@ async fn write_batches(
             tokio::time::sleep(Duration::from_millis(100 * attempt)).await;
         }
         // Written, or given up on after the retries: memory may let these go either way.
-        if let (Some(log), Some(last)) = (log.upgrade(), rows.last()) {
-            log.persisted(last.seq);
+        if let (Some(log), Some(last)) = (log.upgrade(), batch.last()) {
+            log.persisted(last.event.seq);
         }
     }
 }

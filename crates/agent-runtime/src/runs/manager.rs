@@ -123,6 +123,14 @@ impl RunManager {
         lock(&self.active).get(run_id).cloned()
     }
 
+    /// The in-memory log of a run working in this process (a subagent's included).
+    pub(crate) fn live_log(&self, run_id: &str) -> Option<Arc<super::log::EventLog>> {
+        match self.active(run_id) {
+            Some(run) => Some(run.log.clone()),
+            None => self.children.log(run_id),
+        }
+    }
+
     /// Cancels an active run (here, or on another replica through the bus); `wait` returns
     /// once it has stopped.
     pub async fn cancel(
@@ -172,8 +180,12 @@ impl RunManager {
         }
         let mut notices = self.deps.store.bus.subscribe();
         while self.run_is_active(thread_id, run_id).await {
-            super::notices::stored_events(&mut notices, Some(run_id), Duration::from_millis(500))
-                .await;
+            super::notices::stored_events(
+                &mut notices,
+                Some(&[run_id]),
+                Duration::from_millis(500),
+            )
+            .await;
         }
     }
 

@@ -5,12 +5,12 @@ use std::time::Duration;
 use antler_store::{Notice, Topic};
 use tokio::sync::broadcast::{self, error::RecvError};
 
-/// Returns when events of `run_id` (of any run with `None`) were stored, when notices may
-/// have been missed (a lag, or a resync after the listener reconnected), or after `at_most`.
-/// Other notices do not wake the caller.
+/// Returns when events of one of `run_ids` (of any run with `None`) were stored, when
+/// notices may have been missed (a lag, or a resync after the listener reconnected), or after
+/// `at_most`. Other notices do not wake the caller.
 pub(crate) async fn stored_events(
     notices: &mut broadcast::Receiver<Notice>,
-    run_id: Option<&str>,
+    run_ids: Option<&[&str]>,
     at_most: Duration,
 ) {
     let deadline = tokio::time::sleep(at_most);
@@ -21,7 +21,7 @@ pub(crate) async fn stored_events(
             n = notices.recv() => match n {
                 Ok(n) if n.payload.is_empty() => return,
                 Ok(n) if n.topic == Topic::RunEvents
-                    && run_id.is_none_or(|r| n.payload.split(':').next() == Some(r)) => return,
+                    && run_ids.is_none_or(|ids| n.payload.split(':').next().is_some_and(|r| ids.contains(&r))) => return,
                 Ok(_) => {}
                 Err(RecvError::Lagged(_)) => return,
                 Err(RecvError::Closed) => {

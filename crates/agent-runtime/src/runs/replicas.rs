@@ -9,6 +9,7 @@ use antler_protocol::stream::{RunErrorKind, RunFailure, StreamEvent};
 use antler_store::{RunRecord, StoredEvent};
 
 use super::active::RunError;
+use super::log::RunEvent;
 use super::manager::RunManager;
 
 /// How often an instance says it is alive.
@@ -120,16 +121,19 @@ impl RunManager {
     /// idempotent per sequence number, so two writers never produce two `end`s.
     pub(crate) async fn end_stored_log(&self, record: &RunRecord) -> Result<(), RunError> {
         let store = &self.deps.store;
-        let mut seq = store.runs.last_event_seq(&record.run_id).await?;
-        if seq > 0 {
-            let last = store.runs.events_after(&record.run_id, seq - 1).await?;
-            if last
-                .first()
-                .is_some_and(|e| e.event == StreamEvent::End.name())
-            {
-                return Ok(());
-            }
+        let mut log = super::stored::StoredLog::of(store, record).await;
+        let last = match log.parent() {
+            // A subagent's events are partly in its parent's log: read them all.
+            Some(_) => log.after(store, 0).await?.pop(),
+            None => match store.runs.last_event_seq(&record.run_id).await? {
+                0 => None,
+                seq => log.after(store, seq - 1).await?.pop(),
+            },
+        };
+        if last.as_ref().is_some_and(RunEvent::is_end) {
+            return Ok(());
         }
+        let mut seq = last.map_or(0, |e| e.seq);
         let mut events = Vec::new();
         let failure = failure_of(record);
         if let Some(failure) = &failure {

@@ -135,7 +135,7 @@ async fn stopping_a_run_kills_its_running_command_and_keeps_the_history_valid() 
     let h = Harness::new(&url, |_| {}).await;
     let run = h.start("t", "wait a while", json!({})).await;
     // The model's answer is in: its command is about to run, or running.
-    events_until(&run, |e| {
+    events_until(&h.manager, &run, |e| {
         e.event == "updates" && e.data["agent"].is_object()
     })
     .await;
@@ -166,7 +166,7 @@ async fn stopping_a_run_while_the_model_streams_keeps_what_streamed() {
     .await;
     let h = Harness::new(&url, |_| {}).await;
     let run = h.start("t", "talk slowly", json!({})).await;
-    events_until(&run, |e| {
+    events_until(&h.manager, &run, |e| {
         e.event == "messages" && e.data[0]["content"].as_str().is_some_and(|c| !c.is_empty())
     })
     .await;

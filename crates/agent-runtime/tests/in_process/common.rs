@@ -11,6 +11,7 @@ use antler_agent_runtime::runs::{ActiveRun, RunDeps, RunManager};
 use antler_agent_runtime::tools::ToolRegistry;
 use antler_mock_llm::script::{Options, Scenario, Script, ToolCall, Turn};
 use antler_store::{Location, RunRecord, Store};
+use futures::StreamExt;
 use serde_json::{Value, json};
 
 /// A model answer with text only.
@@ -202,7 +203,7 @@ impl Harness {
 
     /// Waits for `run` to end; its stored record and every event it sent.
     pub(crate) async fn finish(&self, run: &ActiveRun) -> (RunRecord, Vec<Event>) {
-        let events = events_until(run, |e| e.event == "end").await;
+        let events = events_until(&self.manager, run, |e| e.event == "end").await;
         run.finished().await;
         let record = self
             .store
@@ -230,32 +231,29 @@ impl Harness {
     }
 }
 
-/// The events of `run` from its start until (and with) the first that `stop` accepts.
-pub(crate) async fn events_until(run: &ActiveRun, stop: impl Fn(&Event) -> bool) -> Vec<Event> {
-    let sub = run.log.subscribe(0);
-    let mut live = sub.live;
-    let mut seen = 0;
+/// The events of `run` (run by `manager`) from its start until (and with) the first that
+/// `stop` accepts.
+pub(crate) async fn events_until(
+    manager: &Arc<RunManager>,
+    run: &ActiveRun,
+    stop: impl Fn(&Event) -> bool,
+) -> Vec<Event> {
     let mut events = Vec::new();
-    let mut take = |e: &antler_agent_runtime::runs::log::RunEvent| {
-        if e.seq <= seen {
-            return false;
-        }
-        seen = e.seq;
+    let mut all = antler_agent_runtime::runs::stream::follow(
+        manager.clone(),
+        run.thread_id.clone(),
+        run.run_id.clone(),
+        0,
+        Default::default(),
+    );
+    while let Some(e) = all.next().await {
         let event = Event {
             event: e.event.clone(),
             data: serde_json::from_str(&e.data).unwrap_or(Value::Null),
         };
         let done = stop(&event);
         events.push(event);
-        done
-    };
-    for e in &sub.replay {
-        if take(e) {
-            return events;
-        }
-    }
-    while let Ok(e) = live.recv().await {
-        if take(&e) {
+        if done {
             break;
         }
     }

@@ -3,6 +3,7 @@
 pub mod artifacts;
 pub mod assistants;
 pub mod auth;
+mod event_stream;
 pub mod health;
 pub mod mcp;
 pub mod memory;

@@ -1,27 +1,19 @@
 //! `/api/threads/{thread_id}/runs…`: the LangGraph Agent Server compatible runs API.
 
 use std::collections::HashSet;
-use std::convert::Infallible;
-use std::sync::Arc;
-use std::time::Duration;
 
-use antler_agent_runtime::runs::ActiveRun;
-use antler_agent_runtime::runs::log::RunEvent;
 use antler_protocol::error::ErrorEnvelope;
-use antler_protocol::runs::{CancelAction, CancelQuery, Run, RunCreate, RunStatus, StopReason};
+use antler_protocol::runs::{CancelAction, CancelQuery, Run, RunCreate, RunStatus};
 use antler_protocol::stream::StreamMode;
 use antler_protocol::threads::ThreadValues;
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use tokio::sync::mpsc;
-use tokio_stream::StreamExt as _;
-use tokio_stream::wrappers::ReceiverStream;
 use utoipa::IntoParams;
 
+pub(crate) use super::event_stream::{DisconnectGuard, sse};
 use crate::error::{ApiResult, AppError};
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::params::ThreadId;
@@ -61,67 +53,6 @@ pub(crate) fn located<T: serde::Serialize>(body: T, thread_id: &str, run_id: &st
     response
 }
 
-/// Cancels the run when a streaming client goes away, unless it asked to continue; then
-/// runs `then` (a stateless run's cleanup) either way.
-pub(crate) struct DisconnectGuard {
-    pub(crate) run: Option<Arc<ActiveRun>>,
-    pub(crate) then: Option<Box<dyn FnOnce() + Send>>,
-}
-
-impl DisconnectGuard {
-    /// The run is over: the client leaving must not cancel anything.
-    fn disarm(&mut self) {
-        self.run = None;
-    }
-}
-
-impl Drop for DisconnectGuard {
-    fn drop(&mut self) {
-        if let Some(run) = self.run.take() {
-            run.cancel(StopReason::Disconnected);
-        }
-        if let Some(then) = self.then.take() {
-            then();
-        }
-    }
-}
-
-/// The SSE response for a run's events `rx`.
-pub(crate) fn sse(
-    app: &AppState,
-    run_id: String,
-    thread_id: &str,
-    rx: mpsc::Receiver<Arc<RunEvent>>,
-    mut guard: DisconnectGuard,
-) -> Response {
-    let heartbeat = Duration::from_secs(app.config.agent.heartbeat_secs);
-    let stream = ReceiverStream::new(rx).map(move |event: Arc<RunEvent>| {
-        if event.is_end() {
-            guard.disarm();
-        }
-        Ok::<Event, Infallible>(
-            Event::default()
-                .event(&event.event)
-                .id(event.seq.to_string())
-                .data(&event.data),
-        )
-    });
-    let mut response = Sse::new(stream)
-        .keep_alive(KeepAlive::new().interval(heartbeat).text(""))
-        .into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_LOCATION, location(thread_id, &run_id));
-    // Where to rejoin after a dropped connection (with Last-Event-ID), relative to the API
-    // root as LangGraph servers send it: the SDKs append it to their base URL (`…/api`).
-    if let Ok(rejoin) = HeaderValue::from_str(&format!("/threads/{thread_id}/runs/{run_id}/stream"))
-    {
-        headers.insert(header::LOCATION, rejoin);
-    }
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
-}
-
 /// Starts a run and streams its events (`text/event-stream`).
 ///
 /// Events: `metadata` first, then `values`, `messages` (`[chunk, metadata]`), `updates`,
@@ -156,10 +87,10 @@ pub async fn stream_run(
         run: run.on_disconnect_cancel.then(|| run.clone()),
         then: None,
     };
-    let rx = app
+    let events = app
         .runs
         .events(&thread_id, &run.run_id, 0, run.log.modes().clone());
-    Ok(sse(&app, run.run_id.clone(), &thread_id, rx, guard))
+    Ok(sse(&app, run.run_id.clone(), &thread_id, events, guard))
 }
 
 /// Starts a run in the background.
@@ -416,7 +347,7 @@ pub async fn join_stream(
             _ => {}
         }
     }
-    let rx = app
+    let events = app
         .runs
         .follow(&caller, &thread_id, &run_id, after, modes)
         .await?;
@@ -428,7 +359,7 @@ pub async fn join_stream(
         },
         then: None,
     };
-    Ok(sse(&app, run_id, &thread_id, rx, guard))
+    Ok(sse(&app, run_id, &thread_id, events, guard))
 }
 
 fn url_pairs(query: &str) -> Vec<(String, String)> {

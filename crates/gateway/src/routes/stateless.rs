@@ -63,10 +63,10 @@ pub async fn stream_stateless(
         run: run.on_disconnect_cancel.then(|| run.clone()),
         then,
     };
-    let rx = app
+    let events = app
         .runs
         .events(&thread_id, &run.run_id, 0, run.log.modes().clone());
-    Ok(sse(&app, run.run_id.clone(), &thread_id, rx, guard))
+    Ok(sse(&app, run.run_id.clone(), &thread_id, events, guard))
 }
 
 /// Starts a stateless run and answers its thread's values when it has finished.

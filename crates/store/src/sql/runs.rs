@@ -224,6 +224,30 @@ impl RunRepo for SqlRuns {
         Ok(rows.into_iter().map(Into::into).collect())
     }
 
+    async fn events_with_prefix(
+        &self,
+        run_id: &str,
+        after: u64,
+        event: &str,
+        prefix: &str,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        // `substr` counts characters in both engines (and needs no escaping, unlike LIKE).
+        let chars = i32::try_from(prefix.chars().count())
+            .map_err(|_| StoreError::Unstorable("the prefix is too long".into()))?;
+        let rows: Vec<EventRow> = on!(&self.0, p => sqlx::query_as(
+            "SELECT seq, event, data FROM run_events \
+             WHERE run_id = $1 AND seq > $2 AND event = $3 AND substr(data, 1, $4) = $5 ORDER BY seq",
+        )
+        .bind(run_id)
+        .bind(stored(after))
+        .bind(event)
+        .bind(chars)
+        .bind(prefix)
+        .fetch_all(p)
+        .await?);
+        Ok(rows.into_iter().map(Into::into).collect())
+    }
+
     async fn last_event_seq(&self, run_id: &str) -> Result<u64, StoreError> {
         let last: i64 = on!(&self.0, p => sqlx::query_scalar(
             "SELECT COALESCE(MAX(seq), 0) FROM run_events WHERE run_id = $1",
