@@ -81,6 +81,8 @@ async fn a_thousand_viewers_of_a_live_run_cost_little_each_and_all_get_every_eve
         futures::future::join_all(followers.into_iter().map(|f| f.collect::<Vec<Arc<_>>>())).await;
     let all = h.read("t", &run.run_id, 0).await;
     assert_eq!(all.last().unwrap().event, "end");
+    // `end` can reach followers before the writer's last batch is stored.
+    run.finished().await;
     let stored = h.store.runs.events_after(&run.run_id, 0).await.unwrap();
     assert_eq!(stored.len(), all.len());
     assert!(all.len() > 20, "{} events", all.len());
