@@ -16,6 +16,7 @@ pub mod runs;
 pub mod skills;
 pub mod stream;
 pub mod threads;
+pub mod validation;
 mod wire_enum;
 
 pub use wire_enum::UnknownValue;

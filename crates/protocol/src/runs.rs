@@ -116,6 +116,12 @@ wire_enum! {
 /// `POST /api/threads/{thread_id}/runs…` body. Fields LangGraph SDKs send that Antler does
 /// not use are accepted and ignored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(examples(json!({
+    "assistant_id": "agent",
+    "input": {"messages": [{"role": "user", "content": "What can you do?"}]},
+    "stream_mode": ["values", "messages-tuple"],
+    "if_not_exists": "create"
+})))]
 pub struct RunCreate {
     /// The assistant: `agent` (the built-in one; `lead_agent` too) or an assistant's id.
     #[schema(pattern = "\\S", min_length = 1, example = "agent")]
@@ -135,11 +141,11 @@ pub struct RunCreate {
     /// Run configuration (`configurable.model_name` selects a configured model).
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
-    pub config: Option<Value>,
+    pub config: Option<Map<String, Value>>,
     /// Run context (same keys as `config.configurable`).
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
-    pub context: Option<Value>,
+    pub context: Option<Map<String, Value>>,
     /// Stored with the run.
     #[serde(default)]
     #[schema(value_type = Option<Object>)]

@@ -314,7 +314,12 @@ fn copy_tree(source: &Path, dest: &Path) -> io::Result<()> {
         .into_iter()
         .take(MAX_FILES)
     {
-        let entry = entry.map_err(io::Error::other)?;
+        // Keeps the kind: a skill deleted while it is copied is `NotFound`, which the
+        // catalog follower expects (the delete syncs again), not an error to log.
+        let entry = entry.map_err(|e| {
+            let kind = e.io_error().map_or(io::ErrorKind::Other, io::Error::kind);
+            io::Error::new(kind, e)
+        })?;
         let rel = entry
             .path()
             .strip_prefix(source)
@@ -408,5 +413,24 @@ mod tests {
                 .count(),
             0
         );
+    }
+
+    #[test]
+    fn a_skill_deleted_before_it_is_projected_fails_as_not_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = tmp.path().join("skills");
+        let gone = skill(&src, "custom/gone", "G");
+        std::fs::remove_dir_all(&gone).unwrap();
+        let view = SkillsView::open(&tmp.path().join("view")).unwrap();
+        let wanted = [ProjectedSkill {
+            category: SkillCategory::Custom,
+            relative_path: "gone".into(),
+            source: gone,
+            load_id: 0,
+        }];
+        // The catalog follower expects this kind for a skill deleted meanwhile (its delete
+        // syncs again) and logs anything else as an error.
+        let error = view.sync(&wanted).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::NotFound, "{error}");
     }
 }

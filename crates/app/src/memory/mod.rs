@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 use crate::Caller;
 
 /// The categories a fact may have.
-pub const CATEGORIES: [&str; 5] = ["preference", "knowledge", "context", "behavior", "goal"];
+pub use antler_protocol::validation::FACT_CATEGORIES as CATEGORIES;
+use antler_protocol::validation::{MAX_FACT_CHARS, MAX_IMPORTED_FACTS};
 
 /// `memory` in the configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,12 +112,13 @@ fn wire(r: FactRecord) -> Fact {
     }
 }
 
+/// A fact's text as stored (trimmed): not blank, at most [`MAX_FACT_CHARS`] as sent, and
+/// nothing that looks like a secret.
 fn checked_content(content: &str) -> Result<String, MemoryError> {
-    let content = content.trim();
-    if content.is_empty() || content.chars().count() > 2000 {
-        return Err(MemoryError::Invalid(
-            "content must be 1-2000 characters".into(),
-        ));
+    if content.chars().count() > MAX_FACT_CHARS || content.trim().is_empty() {
+        return Err(MemoryError::Invalid(format!(
+            "content must be 1-{MAX_FACT_CHARS} characters, not blank"
+        )));
     }
     if secrets::looks_secret(content) {
         return Err(MemoryError::Invalid(
@@ -124,7 +126,21 @@ fn checked_content(content: &str) -> Result<String, MemoryError> {
                 .into(),
         ));
     }
-    Ok(content.to_string())
+    Ok(content.trim().to_string())
+}
+
+/// A summary as stored: none when blank, else checked as a fact's text is.
+fn checked_summary(summary: Option<&str>) -> Result<Option<String>, MemoryError> {
+    match summary {
+        Some(s) if s.chars().count() > MAX_FACT_CHARS => Err(MemoryError::Invalid(format!(
+            "summary: at most {MAX_FACT_CHARS} characters"
+        ))),
+        None => Ok(None),
+        Some(s) if s.trim().is_empty() => Ok(None),
+        Some(s) => checked_content(s)
+            .map(Some)
+            .map_err(|e| MemoryError::Invalid(format!("summary: {e}"))),
+    }
 }
 
 fn checked_category(category: Option<&str>) -> Result<String, MemoryError> {
@@ -305,10 +321,7 @@ impl MemoryService {
         caller: &Caller,
         body: MemorySettingsBody,
     ) -> Result<MemorySettingsBody, MemoryError> {
-        let summary = match body.summary.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(s) => Some(checked_content(s)?),
-        };
+        let summary = checked_summary(body.summary.as_deref())?;
         let settings = MemorySettings {
             enabled: body.enabled,
             summary,
@@ -344,12 +357,12 @@ impl MemoryService {
 
     /// Adds exported facts (each checked; one invalid fact refuses the whole import).
     pub async fn import(&self, caller: &Caller, data: MemoryExport) -> Result<u64, MemoryError> {
-        if data.facts.len() > 1000 {
-            return Err(MemoryError::Invalid("at most 1000 facts per import".into()));
+        if data.facts.len() > MAX_IMPORTED_FACTS {
+            return Err(MemoryError::Invalid(format!(
+                "at most {MAX_IMPORTED_FACTS} facts per import"
+            )));
         }
-        if let Some(summary) = data.summary.as_deref().filter(|s| !s.trim().is_empty()) {
-            checked_content(summary).map_err(|e| MemoryError::Invalid(format!("summary: {e}")))?;
-        }
+        checked_summary(data.summary.as_deref())?;
         for (i, f) in data.facts.iter().enumerate() {
             checked_content(&f.content)
                 .and_then(|_| checked_category(f.category.as_deref()))
@@ -371,3 +384,26 @@ impl MemoryService {
 
 pub(crate) use rank::evict;
 pub(crate) use runs::source;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The limits count what was sent, as the OpenAPI document's `maxLength` does.
+    #[test]
+    fn fact_text_is_counted_as_sent_trimmed_when_kept_and_never_blank() {
+        assert_eq!(checked_content("  Likes tea ").unwrap(), "Likes tea");
+        assert!(checked_content(&"x".repeat(MAX_FACT_CHARS)).is_ok());
+        for bad in [
+            String::new(),
+            " \u{3000}\n".to_string(),
+            "x".repeat(MAX_FACT_CHARS + 1),
+            format!(" {}", "x".repeat(MAX_FACT_CHARS)),
+        ] {
+            assert!(checked_content(&bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(checked_summary(Some("   ")).unwrap(), None);
+        assert_eq!(checked_summary(None).unwrap(), None);
+        assert!(checked_summary(Some(&" ".repeat(MAX_FACT_CHARS + 1))).is_err());
+    }
+}
