@@ -1,6 +1,9 @@
 """Fuzzes the whole API with Schemathesis (every check, bounded in time) against the real
 debug server with the scripted model and the local sandbox. Needs ANTLER_BIN, MOCK_LLM_BIN,
-SCHEMATHESIS (the `st` executable) and API_FUZZ_SECONDS; run by scripts/api-fuzz.sh."""
+SCHEMATHESIS (the `st` executable) and API_FUZZ_SECONDS; run by scripts/api-fuzz.sh, whose
+arguments are passed on to `st run` (e.g. `--include-operation-id create_run`). The run
+fails on any failed check and on the warnings schemathesis.toml makes fatal (operations the
+fuzzer could not reach: refused or 404 for every valid request)."""
 
 import os
 import subprocess
@@ -11,6 +14,12 @@ from pathlib import Path
 
 SCRIPT = textwrap.dedent("""
     scenarios:
+      # hooks.py cancels runs of this one while they work.
+      - match: "fuzz-slow"
+        turns:
+          - content: "A slow answer, one character at a time."
+            chunk_size: 1
+            chunk_delay_ms: 100
       - match: ""
         turns:
           - content: "A short answer."
@@ -24,6 +33,20 @@ def start(cmd, env=None):
         proc.kill()
         raise RuntimeError(f"{cmd[0]} did not start: {line!r}")
     return proc, line[len("listening on "):]
+
+
+def git_repository(path):
+    """A Git repository holding one skill, for the import operation (`file://` URLs work
+    offline)."""
+    skill = path / "fuzz-import"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: fuzz-import\ndescription: A skill the fuzzer imports.\n---\n# Import\n"
+    )
+    git = ["git", "-C", str(path), "-c", "user.name=fuzz", "-c", "user.email=fuzz@antler.test"]
+    for args in (["init", "--quiet"], ["add", "."], ["commit", "--quiet", "-m", "A skill"]):
+        subprocess.run(git + args, check=True)
+    return path.as_uri()
 
 
 def main():
@@ -63,6 +86,16 @@ def main():
             [os.environ["ANTLER_BIN"], "token", "create", "--user", "fuzz-admin@antler.test", "--name", "fuzz"],
             env=env, capture_output=True, text=True, check=True,
         ).stdout.strip()
+        # What hooks.py needs to put existing resources into some of the cases.
+        fuzz_env = dict(os.environ)
+        fuzz_env.update({
+            "SCHEMATHESIS_HOOKS": "hooks",
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(here), os.environ.get("PYTHONPATH")])),
+            "FUZZ_BASE": base,
+            "FUZZ_TOKEN": token,
+            "FUZZ_ADMIN_PASSWORD": env["ANTLER_ADMIN_PASSWORD"],
+            "FUZZ_IMPORT_URL": git_repository(root / "import-repo"),
+        })
         try:
             seconds = os.environ.get("API_FUZZ_SECONDS", "100")
             cmd = [
@@ -79,10 +112,11 @@ def main():
                 "--request-timeout", "20",
                 "--continue-on-failure",
                 "--seed", os.environ.get("API_FUZZ_SEED", "1"),
+                *sys.argv[1:],
             ]
             # Schemathesis keeps a cache in its working directory: the temporary one, never
             # the repository.
-            return subprocess.call(cmd, cwd=tmp)
+            return subprocess.call(cmd, cwd=tmp, env=fuzz_env)
         finally:
             for proc in (server, mock):
                 proc.terminate()

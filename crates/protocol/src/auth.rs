@@ -94,10 +94,11 @@ pub struct PasswordChange {
 #[derive(Debug, Clone, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TokenRequest {
-    /// A name to recognise the token by (1–100 characters).
+    /// A name to recognise the token by (1–100 characters, not blank, no control
+    /// characters; stored trimmed).
     pub name: String,
     /// Days until the token stops working (1–3650); none means it never expires.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::opt_u32")]
     pub expires_in_days: Option<u32>,
 }
 

@@ -17,6 +17,7 @@ pub mod runs;
 pub mod skills;
 pub mod stream;
 pub mod threads;
+pub mod validation;
 pub mod wire_enum;
 
 pub use wire_enum::UnknownValue;

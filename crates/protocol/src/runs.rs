@@ -116,6 +116,12 @@ wire_enum! {
 /// `POST /api/threads/{thread_id}/runs…` body. Fields LangGraph SDKs send that Antler does
 /// not use are accepted and ignored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(examples(json!({
+    "assistant_id": "agent",
+    "input": {"messages": [{"role": "user", "content": "What can you do?"}]},
+    "stream_mode": ["values", "messages-tuple"],
+    "if_not_exists": "create"
+})))]
 pub struct RunCreate {
     /// The assistant: `agent` (the built-in one; `lead_agent` too) or an assistant's id.
     #[schema(pattern = "\\S", min_length = 1, example = "agent")]
@@ -135,11 +141,11 @@ pub struct RunCreate {
     /// Run configuration (`configurable.model_name` selects a configured model).
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
-    pub config: Option<Value>,
+    pub config: Option<Map<String, Value>>,
     /// Run context (same keys as `config.configurable`).
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
-    pub context: Option<Value>,
+    pub context: Option<Map<String, Value>>,
     /// Stored with the run.
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
@@ -194,9 +200,9 @@ impl RunOptions {
         }
     }
 
-    fn of(map: Option<&Value>) -> RunOptions {
-        map.filter(|v| v.is_object())
-            .and_then(|v| RunOptions::deserialize(v).ok())
+    fn of(map: Option<&Map<String, Value>>) -> RunOptions {
+        // Small maps: a copy is cheaper than a deserializer of borrowed maps.
+        map.and_then(|m| RunOptions::deserialize(Value::Object(m.clone())).ok())
             .unwrap_or_default()
     }
 }
@@ -204,7 +210,10 @@ impl RunOptions {
 impl RunCreate {
     /// What the run asks of the agent (`context` over `config.configurable`).
     pub fn options(&self) -> RunOptions {
-        let configurable = self.config.as_ref().and_then(|c| c.get("configurable"));
+        let configurable = self
+            .config
+            .as_ref()
+            .and_then(|c| c.get("configurable")?.as_object());
         RunOptions::of(self.context.as_ref()).or(RunOptions::of(configurable))
     }
 

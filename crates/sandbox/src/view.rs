@@ -444,4 +444,23 @@ mod tests {
             0
         );
     }
+
+    #[test]
+    fn a_skill_deleted_before_it_is_projected_fails_as_not_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = tmp.path().join("skills");
+        let gone = skill(&src, "custom/gone", "G");
+        std::fs::remove_dir_all(&gone).unwrap();
+        let view = SkillsView::open(&tmp.path().join("view")).unwrap();
+        let wanted = [ProjectedSkill {
+            category: SkillCategory::Custom,
+            relative_path: "gone".into(),
+            source: gone,
+            load_id: 0,
+        }];
+        // The catalog follower expects this kind for a skill deleted meanwhile (its delete
+        // syncs again) and logs anything else as an error.
+        let error = view.sync(&wanted).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::NotFound, "{error}");
+    }
 }

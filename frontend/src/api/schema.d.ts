@@ -1173,9 +1173,9 @@ export interface components {
              * @description `custom` (shared; admins only) or `user` (personal); default `custom` for admins,
              *     `user` for everyone else.
              */
-            category?: string | null;
+            category?: string;
             /** @description Enable it after installing (same values; default true). */
-            enable?: string | null;
+            enable?: string;
             /**
              * Format: binary
              * @description The `.skill` archive (a zip).
@@ -1185,7 +1185,7 @@ export interface components {
              * @description Replace an installed custom skill of the same name: `true` or `false` (also
              *     `1`/`0`, `on`/`off`, `yes`/`no`; default false).
              */
-            overwrite?: string | null;
+            overwrite?: string;
         };
         /** @description The member list of a `.skill` archive plus its validation result. */
         ArchivePreview: {
@@ -1284,7 +1284,10 @@ export interface components {
         };
         /** @description `POST /api/assistants` body. */
         AssistantCreate: {
-            /** @description Its id (a UUID); generated when absent. */
+            /**
+             * Format: uuid
+             * @description Its id (a UUID); generated when absent.
+             */
             assistant_id?: string | null;
             /** @description LangGraph run configuration; `configurable` may hold the settings too. */
             config?: Record<string, unknown> | null;
@@ -1292,8 +1295,11 @@ export interface components {
             context?: Record<string, unknown> | null;
             /** @description What it is for, at most 2,000 characters. */
             description?: string | null;
-            /** @description `agent` (the only graph). */
-            graph_id: string;
+            /**
+             * @description `agent` (the only graph).
+             * @enum {string}
+             */
+            graph_id: "agent" | "lead_agent";
             if_exists?: null | components["schemas"]["AssistantIfExists"];
             /** @description Free-form metadata. */
             metadata?: Record<string, unknown> | null;
@@ -1328,8 +1334,11 @@ export interface components {
             context?: Record<string, unknown> | null;
             /** @description Replaces the description. */
             description?: string | null;
-            /** @description `agent` (the only graph). */
-            graph_id?: string | null;
+            /**
+             * @description `agent` (the only graph).
+             * @enum {string|null}
+             */
+            graph_id?: "agent" | "lead_agent" | null;
             /** @description Merged into the metadata. */
             metadata?: Record<string, unknown> | null;
             /** @description Replaces the name. */
@@ -2033,6 +2042,22 @@ export interface components {
         /**
          * @description `POST /api/threads/{thread_id}/runs…` body. Fields LangGraph SDKs send that Antler does
          *     not use are accepted and ignored.
+         * @example {
+         *       "assistant_id": "agent",
+         *       "if_not_exists": "create",
+         *       "input": {
+         *         "messages": [
+         *           {
+         *             "content": "What can you do?",
+         *             "role": "user"
+         *           }
+         *         ]
+         *       },
+         *       "stream_mode": [
+         *         "values",
+         *         "messages-tuple"
+         *       ]
+         *     }
          */
         RunCreate: {
             /**
@@ -2047,7 +2072,9 @@ export interface components {
              * @description `{"resume": …}` answers the thread's pending interrupt (its question) instead of
              *     `input`: a string as it is, anything else as JSON text.
              */
-            command?: Record<string, unknown> | null;
+            command?: null | {
+                resume: string | (number | boolean | Record<string, unknown> | unknown[]);
+            };
             /** @description Run configuration (`configurable.model_name` selects a configured model). */
             config?: Record<string, unknown> | null;
             /** @description Run context (same keys as `config.configurable`). */
@@ -2060,7 +2087,9 @@ export interface components {
              *     last message when it has no answer yet (its run failed or was stopped before the
              *     model replied).
              */
-            input?: Record<string, unknown> | null;
+            input?: null | {
+                messages?: null | components["schemas"]["RunInputMessage"] | components["schemas"]["RunInputMessage"][];
+            };
             /** @description Stored with the run. */
             metadata?: Record<string, unknown> | null;
             multitask_strategy?: null | components["schemas"]["MultitaskStrategy"];
@@ -2084,6 +2113,36 @@ export interface components {
             message: string;
             /** @description The kind again. */
             name: components["schemas"]["RunErrorKind"];
+        };
+        /**
+         * @description A message of a run's input: the person's (`human` or `user`, with content that is not blank), the AI's (`ai` or `assistant`, with its `tool_calls`) or a tool's result (`tool`, with the `tool_call_id` of a call in the conversation). The kind is `type`, or `role` without `type`; LangChain and OpenAI shapes both work.
+         * @example {
+         *       "content": "Summarise the attached report.",
+         *       "role": "user"
+         *     }
+         */
+        RunInputMessage: {
+            content: string | (number | boolean | Record<string, unknown> | unknown[]);
+            /** @enum {unknown} */
+            type: "human" | "user";
+        } | {
+            /** @enum {unknown} */
+            type: "ai" | "assistant";
+        } | {
+            tool_call_id: string;
+            /** @constant */
+            type: "tool";
+        } | {
+            content: string | (number | boolean | Record<string, unknown> | unknown[]);
+            /** @enum {unknown} */
+            role: "human" | "user";
+        } | {
+            /** @enum {unknown} */
+            role: "ai" | "assistant";
+        } | {
+            /** @constant */
+            role: "tool";
+            tool_call_id: string;
         };
         /** @description The first event of every run stream. */
         RunMetadata: {
@@ -2382,7 +2441,13 @@ export interface components {
         /** @description `POST /api/threads/{thread_id}/state/checkpoint` body. */
         StateAtCheckpoint: {
             /** @description The checkpoint to read. */
-            checkpoint: components["schemas"]["CheckpointSelector"];
+            checkpoint: string | {
+                checkpoint_id: string;
+            } | {
+                configurable: {
+                    checkpoint_id: string;
+                };
+            };
             /** @description Accepted and ignored (there are no subgraphs). */
             subgraphs?: boolean | null;
         };
@@ -2390,6 +2455,52 @@ export interface components {
         StateUpdated: {
             /** @description The new checkpoint. */
             checkpoint: components["schemas"]["Checkpoint"];
+        };
+        /**
+         * @description `POST /api/runs…` body: a run on a new thread, deleted when the run has ended unless `on_completion` is `keep`.
+         * @example {
+         *       "assistant_id": "agent",
+         *       "if_not_exists": "create",
+         *       "input": {
+         *         "messages": [
+         *           {
+         *             "content": "What can you do?",
+         *             "role": "user"
+         *           }
+         *         ]
+         *       },
+         *       "stream_mode": [
+         *         "values",
+         *         "messages-tuple"
+         *       ]
+         *     }
+         */
+        StatelessRunCreate: {
+            /**
+             * @description The assistant: `agent` (the built-in one; `lead_agent` too) or an assistant's id.
+             * @example agent
+             */
+            assistant_id: string;
+            checkpoint?: null | components["schemas"]["CheckpointSelector"];
+            /** @description Not for stateless runs: their thread is new. */
+            checkpoint_id?: null;
+            /** @description Not for stateless runs: their thread is new. */
+            command?: null;
+            /** @description Run configuration (`configurable.model_name` selects a configured model). */
+            config?: Record<string, unknown> | null;
+            /** @description Run context (same keys as `config.configurable`). */
+            context?: Record<string, unknown> | null;
+            if_not_exists?: null | components["schemas"]["IfNotExists"];
+            /** @description `{"messages": [...]}`: the messages the run answers (at least one). */
+            input: {
+                messages: components["schemas"]["RunInputMessage"] | components["schemas"]["RunInputMessage"][];
+            };
+            /** @description Stored with the run. */
+            metadata?: Record<string, unknown> | null;
+            multitask_strategy?: null | components["schemas"]["MultitaskStrategy"];
+            on_completion?: null | components["schemas"]["OnCompletion"];
+            on_disconnect?: null | components["schemas"]["OnDisconnect"];
+            stream_mode?: null | components["schemas"]["StreamModes"];
         };
         /**
          * @description Why a run stopped.
@@ -2576,7 +2687,10 @@ export interface components {
              * @description Days until the token stops working (1–3650); none means it never expires.
              */
             expires_in_days?: number | null;
-            /** @description A name to recognise the token by (1–100 characters). */
+            /**
+             * @description A name to recognise the token by (1–100 characters, not blank, no control
+             *     characters; stored trimmed).
+             */
             name: string;
         };
         /** @description A tool call the model made. */
@@ -4889,9 +5003,9 @@ export interface operations {
     };
     forget_memory: {
         parameters: {
-            query?: {
+            query: {
                 /** @description Must be `true`: forgetting everything cannot be undone. */
-                confirm?: boolean;
+                confirm: true;
             };
             header?: never;
             path?: never;
@@ -5704,7 +5818,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RunCreate"];
+                "application/json": components["schemas"]["StatelessRunCreate"];
             };
         };
         responses: {
@@ -5827,7 +5941,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RunCreate"];
+                "application/json": components["schemas"]["StatelessRunCreate"];
             };
         };
         responses: {
@@ -5952,7 +6066,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["RunCreate"];
+                "application/json": components["schemas"]["StatelessRunCreate"];
             };
         };
         responses: {
@@ -7570,19 +7684,23 @@ export interface operations {
             path: {
                 /** @description Thread id */
                 thread_id: string;
-                /** @description Container path without the leading '/', e.g. mnt/user-data/outputs/report.md */
+                /**
+                 * @description Container path without the leading '/' (its slashes literal or percent-encoded)
+                 * @example mnt/user-data/outputs/report.md
+                 */
                 path: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The file (or archive member, or `ArchivePreview` for `.skill/`) */
+            /** @description The file (or archive member) with its own content type, or `ArchivePreview` for `.skill/` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "*/*": string;
                     "application/json": components["schemas"]["ArchivePreview"];
                 };
             };

@@ -10,12 +10,17 @@ mod tokens;
 mod users;
 
 use std::net::IpAddr;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use antler_protocol::auth::{AuthMode, AuthStatus, CreatedToken, Role, TokenInfo, UserInfo};
+use antler_protocol::validation::{
+    EMAIL_PATTERN, MAX_EMAIL_CHARS, MAX_TOKEN_NAME_CHARS, TOKEN_NAME_PATTERN,
+};
 use antler_sandbox::paths::LOCAL_OWNER;
 use antler_store::{SetupOutcome, Store, StoreError, TokenRecord, UserRecord, UserUpdate};
 use chrono::{DateTime, Utc};
+use regex::Regex;
 
 use crate::config::AuthConfig;
 use crate::identity::Caller;
@@ -129,20 +134,33 @@ async fn hashed(password: String) -> Result<String, AccountError> {
     Ok(password_work(move || hash_password(&password)).await??)
 }
 
-/// An email address as stored: trimmed, lower case; refused unless it looks like one.
+/// An email address as stored: trimmed, lower case; refused unless it looks like one
+/// ([`EMAIL_PATTERN`], at most [`MAX_EMAIL_CHARS`] as sent).
 fn normalise_email(email: &str) -> Result<String, AccountError> {
-    let email = email.trim().to_lowercase();
-    let valid = email.len() <= 254
-        && email.split_once('@').is_some_and(|(local, domain)| {
-            !local.is_empty() && !domain.is_empty() && !domain.contains('@')
-        })
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control());
+    static EMAIL: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(EMAIL_PATTERN).ok());
+    let valid = email.chars().count() <= MAX_EMAIL_CHARS
+        && EMAIL.as_ref().is_some_and(|re| re.is_match(email));
     if valid {
-        Ok(email)
+        Ok(email.trim().to_lowercase())
     } else {
-        Err(AccountError::Invalid(
-            "the email must be an address like name@example.com".into(),
-        ))
+        Err(AccountError::Invalid(format!(
+            "the email must be an address like name@example.com (at most {MAX_EMAIL_CHARS} characters)"
+        )))
+    }
+}
+
+/// A personal access token's name as stored (trimmed), or why it is refused
+/// ([`TOKEN_NAME_PATTERN`], at most [`MAX_TOKEN_NAME_CHARS`] as sent).
+fn checked_token_name(name: &str) -> Result<&str, AccountError> {
+    static NAME: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(TOKEN_NAME_PATTERN).ok());
+    let valid = name.chars().count() <= MAX_TOKEN_NAME_CHARS
+        && NAME.as_ref().is_some_and(|re| re.is_match(name));
+    if valid {
+        Ok(name.trim())
+    } else {
+        Err(AccountError::Invalid(format!(
+            "the token name must have 1 to {MAX_TOKEN_NAME_CHARS} printable characters"
+        )))
     }
 }
 
@@ -259,8 +277,56 @@ mod tests {
             normalise_email(" Ann@Example.COM ").unwrap(),
             "ann@example.com"
         );
-        for bad in ["", "ann", "@x", "ann@", "a b@x.y", "a@b@c", "a\u{0}@x.y"] {
+        for bad in [
+            "",
+            "ann",
+            "@x",
+            "ann@",
+            "a b@x.y",
+            "a@b@c",
+            "a\u{0}@x.y",
+            "\u{1}a@x.y",
+        ] {
             assert!(normalise_email(bad).is_err(), "{bad:?}");
+        }
+        // The limit counts characters as sent, as the document's maxLength does.
+        let long = format!("{}@x.y", "é".repeat(MAX_EMAIL_CHARS - 4));
+        assert!(normalise_email(&long).is_ok());
+        assert!(normalise_email(&format!("é{long}")).is_err());
+        assert!(normalise_email(&format!("\u{3000}{long}")).is_err());
+    }
+
+    #[test]
+    fn token_names_are_printable_not_blank_and_trimmed() {
+        assert_eq!(checked_token_name("  laptop ").unwrap(), "laptop");
+        assert!(checked_token_name(&"n".repeat(MAX_TOKEN_NAME_CHARS)).is_ok());
+        for bad in [
+            "",
+            " \u{3000}",
+            "a\u{7}b",
+            "tab\there",
+            &"n".repeat(MAX_TOKEN_NAME_CHARS + 1),
+            &format!(" {}", "n".repeat(MAX_TOKEN_NAME_CHARS)),
+        ] {
+            assert!(checked_token_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    /// The patterns the document publishes name their classes character by character: they
+    /// must hold exactly what `char::is_whitespace` and `char::is_control` say.
+    #[test]
+    fn the_published_character_classes_match_rusts() {
+        use antler_protocol::validation::{CONTROL_OR_SPACE, WHITE_SPACE};
+        let space = Regex::new(&format!("^[{WHITE_SPACE}]$")).unwrap();
+        let hidden = Regex::new(&format!("^[{CONTROL_OR_SPACE}]$")).unwrap();
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let s = c.to_string();
+            assert_eq!(space.is_match(&s), c.is_whitespace(), "{c:?}");
+            assert_eq!(
+                hidden.is_match(&s),
+                c.is_whitespace() || c.is_control(),
+                "{c:?}"
+            );
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Passwords (Argon2id) and random secrets (sessions, CSRF, tokens; stored as SHA-256).
 
+use antler_protocol::validation::{MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS};
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use rand_core::{OsRng, RngCore};
@@ -8,11 +9,6 @@ use sha2::{Digest, Sha256};
 /// Prefix of personal access tokens, so they are recognisable (and findable by secret
 /// scanners) when leaked.
 pub(crate) const TOKEN_PREFIX: &str = "antler_pat_";
-
-/// Shortest password accepted.
-pub(crate) const MIN_PASSWORD_CHARS: usize = 8;
-/// Longest password accepted (hashing cost grows with length).
-pub(crate) const MAX_PASSWORD_BYTES: usize = 1024;
 
 /// 32 random bytes as 64 hex characters.
 pub(crate) fn random_secret() -> String {
@@ -52,14 +48,15 @@ pub(crate) fn verify_password(password: &str, hash: &str) -> bool {
 
 /// A password that is not acceptable, and why.
 pub(crate) fn password_problem(password: &str) -> Option<String> {
-    if password.chars().count() < MIN_PASSWORD_CHARS {
+    let chars = password.chars().count();
+    if chars < MIN_PASSWORD_CHARS {
         return Some(format!(
             "the password must have at least {MIN_PASSWORD_CHARS} characters"
         ));
     }
-    if password.len() > MAX_PASSWORD_BYTES {
+    if chars > MAX_PASSWORD_CHARS {
         return Some(format!(
-            "the password must have at most {MAX_PASSWORD_BYTES} bytes"
+            "the password must have at most {MAX_PASSWORD_CHARS} characters"
         ));
     }
     None
@@ -100,6 +97,8 @@ mod tests {
     fn short_and_huge_passwords_are_refused() {
         assert!(password_problem("1234567").is_some());
         assert!(password_problem("12345678").is_none());
-        assert!(password_problem(&"x".repeat(MAX_PASSWORD_BYTES + 1)).is_some());
+        assert!(password_problem(&"x".repeat(MAX_PASSWORD_CHARS + 1)).is_some());
+        // Characters, not bytes, as the OpenAPI document's maxLength counts.
+        assert!(password_problem(&"é".repeat(MAX_PASSWORD_CHARS)).is_none());
     }
 }

@@ -1,6 +1,7 @@
 //! Personal access tokens: made, listed and revoked by their owner.
 
 use super::*;
+use antler_protocol::validation::MAX_TOKEN_DAYS;
 
 impl AccountsService {
     /// Creates a personal access token for the caller.
@@ -15,16 +16,11 @@ impl AccountsService {
                 "personal access tokens belong to accounts, and auth.mode is none".into(),
             ));
         }
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
-            return Err(AccountError::Invalid(
-                "the token name must have 1 to 100 printable characters".into(),
-            ));
-        }
-        if expires_in_days.is_some_and(|d| d == 0 || d > 3650) {
-            return Err(AccountError::Invalid(
-                "expires_in_days must be between 1 and 3650".into(),
-            ));
+        let name = checked_token_name(name)?;
+        if expires_in_days.is_some_and(|d| d == 0 || d > MAX_TOKEN_DAYS) {
+            return Err(AccountError::Invalid(format!(
+                "expires_in_days must be between 1 and {MAX_TOKEN_DAYS}"
+            )));
         }
         let secret = secret::new_token();
         let now = Utc::now();

@@ -3,6 +3,15 @@
 /// Longest stored file name, in bytes.
 pub const MAX_NAME_BYTES: usize = 255;
 
+/// A stored file name as [`safe_file_name`] leaves it (what deleting an upload takes): no
+/// separator or control character, not starting with a dot, no white space at either end.
+/// (Its length limit is in bytes, [`MAX_NAME_BYTES`], which a pattern cannot count.)
+pub const PLAIN_FILE_NAME_PATTERN: &str = concat!(
+    r"^[^./\\\x00-\x20\x7F-\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]",
+    r"(?:[^/\\\x00-\x1F\x7F-\x9F]*",
+    r"[^/\\\x00-\x20\x7F-\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000])?$",
+);
+
 /// Reduces a client-supplied file name to a safe base name: the last path component (either
 /// separator), without control characters or leading dots and spaces, at most 255 bytes with
 /// the extension kept. `None` when nothing usable is left.
@@ -72,6 +81,31 @@ mod tests {
         let long = format!("{}.csv", "é".repeat(200));
         let cut = safe_file_name(&long).unwrap();
         assert!(cut.len() <= 255 && cut.ends_with(".csv"), "{cut}");
+    }
+
+    /// The pattern the document gives for stored names holds exactly the names
+    /// `safe_file_name` leaves as they are (up to its byte limit).
+    #[test]
+    fn the_published_plain_name_pattern_is_what_safe_file_name_keeps() {
+        let pattern = regex::Regex::new(PLAIN_FILE_NAME_PATTERN).unwrap();
+        let chars: Vec<char> = (0..0x3100)
+            .filter_map(char::from_u32)
+            .chain(['\u{FEFF}', '\u{1F600}'])
+            .collect();
+        let mut names: Vec<String> = Vec::new();
+        for &c in &chars {
+            for wrap in ["", "a", "a b", ".a"] {
+                names.push(c.to_string());
+                names.push(format!("{wrap}{c}"));
+                names.push(format!("{c}{wrap}"));
+                names.push(format!("x{c}y{wrap}"));
+            }
+        }
+        names.extend(["report.pdf", "a..b", "..a", ". a", "a/b", "a\\b"].map(String::from));
+        for name in &names {
+            let kept = safe_file_name(name).as_deref() == Some(name.as_str());
+            assert_eq!(pattern.is_match(name), kept, "{name:?}");
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{MemoryConfig, secrets::looks_secret};
 use antler_protocol::memory::FactCategory;
+use antler_protocol::validation::MAX_FACT_CHARS;
 
 const SYSTEM: &str = "You maintain what an assistant remembers about a person across conversations. \
 Read the known facts and the latest conversation, and answer with ONLY a JSON object: \
@@ -261,7 +262,7 @@ impl Extractor {
             let content = f.content.trim().to_string();
             let confidence = f.confidence.unwrap_or(0.8).clamp(0.0, 1.0);
             if content.is_empty()
-                || content.chars().count() > 2000
+                || content.chars().count() > MAX_FACT_CHARS
                 || confidence < self.cfg.min_confidence
                 || looks_secret(&content)
                 || !seen.insert(content.to_lowercase())
@@ -310,7 +311,10 @@ impl Extractor {
                 continue;
             };
             let content = c.content.trim().to_string();
-            if content.is_empty() || content.chars().count() > 2000 || looks_secret(&content) {
+            if content.is_empty()
+                || content.chars().count() > MAX_FACT_CHARS
+                || looks_secret(&content)
+            {
                 continue;
             }
             if scope.is_some() && old.assistant_id.is_none() {

@@ -19,6 +19,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::Caller;
 
+use antler_protocol::validation::{MAX_FACT_CHARS, MAX_IMPORTED_FACTS};
+
 /// `memory` in the configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -113,12 +115,13 @@ fn wire(r: FactRecord) -> Fact {
     }
 }
 
+/// A fact's text as stored (trimmed): not blank, at most [`MAX_FACT_CHARS`] as sent, and
+/// nothing that looks like a secret.
 fn checked_content(content: &str) -> Result<String, MemoryError> {
-    let content = content.trim();
-    if content.is_empty() || content.chars().count() > 2000 {
-        return Err(MemoryError::Invalid(
-            "content must be 1-2000 characters".into(),
-        ));
+    if content.chars().count() > MAX_FACT_CHARS || content.trim().is_empty() {
+        return Err(MemoryError::Invalid(format!(
+            "content must be 1-{MAX_FACT_CHARS} characters, not blank"
+        )));
     }
     if secrets::looks_secret(content) {
         return Err(MemoryError::Invalid(
@@ -126,7 +129,21 @@ fn checked_content(content: &str) -> Result<String, MemoryError> {
                 .into(),
         ));
     }
-    Ok(content.to_string())
+    Ok(content.trim().to_string())
+}
+
+/// A summary as stored: none when blank, else checked as a fact's text is.
+fn checked_summary(summary: Option<&str>) -> Result<Option<String>, MemoryError> {
+    match summary {
+        Some(s) if s.chars().count() > MAX_FACT_CHARS => Err(MemoryError::Invalid(format!(
+            "summary: at most {MAX_FACT_CHARS} characters"
+        ))),
+        None => Ok(None),
+        Some(s) if s.trim().is_empty() => Ok(None),
+        Some(s) => checked_content(s)
+            .map(Some)
+            .map_err(|e| MemoryError::Invalid(format!("summary: {e}"))),
+    }
 }
 
 fn checked_confidence(confidence: Option<f64>) -> Result<f64, MemoryError> {
@@ -295,10 +312,7 @@ impl MemoryService {
         caller: &Caller,
         body: MemorySettingsBody,
     ) -> Result<MemorySettingsBody, MemoryError> {
-        let summary = match body.summary.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(s) => Some(checked_content(s)?),
-        };
+        let summary = checked_summary(body.summary.as_deref())?;
         let settings = MemorySettings {
             enabled: body.enabled,
             summary,
@@ -341,15 +355,12 @@ impl MemoryService {
         caller: &Caller,
         data: MemoryExport,
     ) -> Result<MemoryImported, MemoryError> {
-        if data.facts.len() > 1000 {
-            return Err(MemoryError::Invalid("at most 1000 facts per import".into()));
+        if data.facts.len() > MAX_IMPORTED_FACTS {
+            return Err(MemoryError::Invalid(format!(
+                "at most {MAX_IMPORTED_FACTS} facts per import"
+            )));
         }
-        let summary = match data.summary.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(s) => Some(
-                checked_content(s).map_err(|e| MemoryError::Invalid(format!("summary: {e}")))?,
-            ),
-        };
+        let summary = checked_summary(data.summary.as_deref())?;
         let owner = caller.owner();
         let now = Utc::now();
         let mut fresh = Vec::with_capacity(data.facts.len());
@@ -398,3 +409,26 @@ impl MemoryService {
 
 pub(crate) use rank::evict;
 pub(crate) use runs::source;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The limits count what was sent, as the OpenAPI document's `maxLength` does.
+    #[test]
+    fn fact_text_is_counted_as_sent_trimmed_when_kept_and_never_blank() {
+        assert_eq!(checked_content("  Likes tea ").unwrap(), "Likes tea");
+        assert!(checked_content(&"x".repeat(MAX_FACT_CHARS)).is_ok());
+        for bad in [
+            String::new(),
+            " \u{3000}\n".to_string(),
+            "x".repeat(MAX_FACT_CHARS + 1),
+            format!(" {}", "x".repeat(MAX_FACT_CHARS)),
+        ] {
+            assert!(checked_content(&bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(checked_summary(Some("   ")).unwrap(), None);
+        assert_eq!(checked_summary(None).unwrap(), None);
+        assert!(checked_summary(Some(&" ".repeat(MAX_FACT_CHARS + 1))).is_err());
+    }
+}

@@ -95,6 +95,22 @@ async fn traversal_in_every_disguise_is_refused() {
     }
 }
 
+/// OpenAPI clients percent-encode the `path` parameter, slashes included.
+#[tokio::test]
+async fn a_path_with_encoded_slashes_serves_the_same_file() {
+    let (env, server) = setup();
+    server.create_thread("t").await;
+    std::fs::write(env.user_data("t").join("outputs/report.md"), "# Report\n").unwrap();
+    for path in [
+        "/api/threads/t/artifacts/mnt/user-data/outputs/report.md",
+        "/api/threads/t/artifacts/mnt%2Fuser-data%2Foutputs%2Freport.md",
+        "/api/threads/t/artifacts/mnt/user-data%2foutputs/report.md",
+    ] {
+        let (status, body) = server.raw_get(path).await;
+        assert_eq!((status, body.as_str()), (200, "# Report\n"), "{path}");
+    }
+}
+
 #[tokio::test]
 async fn symlinks_leading_outside_are_forbidden_and_inside_ones_work() {
     let (env, server) = setup();

@@ -1081,6 +1081,15 @@ async fn bad_run_requests_are_refused_clearly() {
             json!({"assistant_id": "lead_agent", "input": {"messages": [{"role": "user", "content": "x"}]}, "multitask_strategy": "rollback"}),
             422,
         ),
+        // The document says objects: anything else is refused, not ignored.
+        (
+            json!({"assistant_id": "lead_agent", "input": {"messages": [{"role": "user", "content": "x"}]}, "context": [null]}),
+            422,
+        ),
+        (
+            json!({"assistant_id": "lead_agent", "input": {"messages": [{"role": "user", "content": "x"}]}, "config": "fast"}),
+            422,
+        ),
     ] {
         let (status, reply) = server.post_json("/api/threads/t/runs", body.clone()).await;
         assert_eq!(status, want, "{body}: {reply}");

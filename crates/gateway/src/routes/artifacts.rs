@@ -72,11 +72,13 @@ pub struct DownloadQuery {
     tag = "artifacts",
     params(
         ("thread_id" = String, Path, description = "Thread id"),
-        ("path" = String, Path, description = "Container path without the leading '/', e.g. mnt/user-data/outputs/report.md"),
+        ("path" = String, Path, example = "mnt/user-data/outputs/report.md",
+            description = "Container path without the leading '/' (its slashes literal or percent-encoded)"),
         DownloadQuery,
     ),
     responses(
-        (status = 200, description = "The file (or archive member, or `ArchivePreview` for `.skill/`)", body = ArchivePreview),
+        (status = 200, description = "The file (or archive member) with its own content type, or `ArchivePreview` for `.skill/`",
+            content((ArchivePreview = "application/json"), (String = "*/*"))),
         (status = 206, description = "The requested byte range"),
         (status = 304, description = "Matches If-None-Match"),
         (status = 400, description = "Not under /mnt/user-data, a traversal attempt, or a directory", body = ErrorEnvelope),
@@ -114,31 +116,21 @@ pub async fn get_artifact(
     })
 }
 
-/// Percent-decodes each segment once. A segment that decodes to a `/` (an encoded slash) is
-/// refused here, before segments are joined.
+/// Percent-decodes the path once. Slashes may be sent literally (as `artifact_url`s have
+/// them) or encoded, as OpenAPI clients encode a path parameter: the segments are checked
+/// after decoding, so an encoded `..` or separator is refused all the same, and a segment
+/// still encoded after this decode (`%252e`) is refused as a disguise.
 fn decode(raw: &str) -> Result<String, AppError> {
-    let mut out = String::with_capacity(raw.len());
-    for (i, segment) in raw.split('/').enumerate() {
-        if i > 0 {
-            out.push('/');
-        }
-        let decoded = percent_decode_str(segment).decode_utf8().map_err(|_| {
+    percent_decode_str(raw)
+        .decode_utf8()
+        .map(|path| path.into_owned())
+        .map_err(|_| {
             AppError::new(
                 StatusCode::BAD_REQUEST,
                 "invalid_path",
                 "path is not valid UTF-8",
             )
-        })?;
-        if decoded.contains('/') {
-            return Err(AppError::new(
-                StatusCode::BAD_REQUEST,
-                "invalid_path",
-                format!("path segment {segment:?} encodes a '/'"),
-            ));
-        }
-        out.push_str(&decoded);
-    }
-    Ok(out)
+        })
 }
 
 enum Resolved {

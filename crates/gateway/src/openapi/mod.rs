@@ -1,13 +1,17 @@
 //! The OpenAPI document: metadata here, paths from the handlers' annotations, and the rules
 //! every operation shares added in one place ([`complete`]), so the document states exactly
-//! what the server enforces: the id formats the extractors check, and the error statuses
-//! that the extractors and limits answer for every operation of a kind.
+//! what the server enforces: the id formats the extractors check, the error statuses that
+//! the extractors and limits answer for every operation of a kind, the field constraints
+//! the services check ([`constraints`]) and the links between operations ([`links`]).
 
 use antler_protocol::paths::MAX_THREAD_ID_LEN;
 use serde_json::{Map, Value, json};
 use utoipa::OpenApi;
 
 use crate::routes::artifacts;
+
+mod constraints;
+mod links;
 
 /// Top-level OpenAPI metadata; paths are added by the router.
 #[derive(OpenApi)]
@@ -87,8 +91,9 @@ pub fn complete(doc: &utoipa::openapi::OpenApi) -> Value {
                 }
             }
         }
-        add_links(paths);
+        links::add_links(paths);
     }
+    constraints::constrain(&mut value);
     if let Some(root) = value.as_object_mut() {
         let components = root.entry("components").or_insert_with(|| json!({}));
         if let Some(components) = components.as_object_mut() {
@@ -118,60 +123,6 @@ fn require_credentials(op: &mut Map<String, Value>) {
         responses.entry("401").or_insert_with(|| {
             error_response("No credential, or one that is unknown, expired or revoked")
         });
-    }
-}
-
-/// OpenAPI links from the operations that create threads and runs to the operations that
-/// take their ids, so clients (and the API fuzzer's stateful phase) can follow them.
-fn add_links(paths: &mut Map<String, Value>) {
-    let mut takes_thread = Vec::new();
-    let mut takes_run = Vec::new();
-    for (path, item) in paths.iter() {
-        for (method, op) in item.as_object().into_iter().flatten() {
-            let Some(id) = op.get("operationId").and_then(Value::as_str) else {
-                continue;
-            };
-            if path.contains("{run_id}") {
-                takes_run.push(id.to_string());
-            } else if path.contains("{thread_id}") && !(method == "post" && path.ends_with("/runs"))
-            {
-                takes_thread.push(id.to_string());
-            }
-        }
-    }
-    let link = |id: &str, params: Value| {
-        (
-            id.to_string(),
-            json!({"operationId": id, "parameters": params}),
-        )
-    };
-    let thread_links: Map<String, Value> = takes_thread
-        .iter()
-        .chain(std::iter::once(&"create_run".to_string()))
-        .map(|id| link(id, json!({"thread_id": "$response.body#/thread_id"})))
-        .collect();
-    let run_links: Map<String, Value> = takes_run
-        .iter()
-        .map(|id| {
-            link(
-                id,
-                json!({"thread_id": "$response.body#/thread_id", "run_id": "$response.body#/run_id"}),
-            )
-        })
-        .collect();
-    for (path, method, links) in [
-        ("/api/threads", "post", thread_links),
-        ("/api/threads/{thread_id}/runs", "post", run_links),
-    ] {
-        if let Some(ok) = paths
-            .get_mut(path)
-            .and_then(|item| item.get_mut(method))
-            .and_then(|op| op.get_mut("responses"))
-            .and_then(|r| r.get_mut("200"))
-            .and_then(Value::as_object_mut)
-        {
-            ok.insert("links".into(), Value::Object(links));
-        }
     }
 }
 

@@ -1,0 +1,220 @@
+"""Schemathesis hooks of the API fuzz run (tests/api-fuzz/run.py loads them).
+
+A few operations reach their logic only with something no schema can describe: a zip
+archive, a Git repository this machine can fetch, a file that is in a thread, a run that is
+still working (or one that has finished, on a thread that is still there: a stateless run's
+thread goes with it), the caller's own password, an MCP server that is configured. In the
+positive cases of those operations (all of them, or every other one where generated ids are
+worth fuzzing too) that one field is a real one, made through the API first when the fuzzer
+removed it; the rest of the request stays as generated, and negative cases stay as they are.
+Everything else comes from the document: its constraints, examples and links.
+
+Reads FUZZ_BASE, FUZZ_TOKEN, FUZZ_ADMIN_PASSWORD and FUZZ_IMPORT_URL.
+"""
+
+import collections
+import io
+import os
+import sys
+import zipfile
+
+import requests
+import schemathesis
+from schemathesis import GenerationMode
+
+BASE = os.environ["FUZZ_BASE"]
+HEADERS = {"Authorization": f"Bearer {os.environ['FUZZ_TOKEN']}"}
+# The thread holding the files the artifact and install operations are given, and the runs
+# the fuzzer cancels; finished runs are kept on their own thread.
+THREAD = "fuzz-seeded"
+RUNS_THREAD = "fuzz-runs"
+NOTES = "notes.txt"
+ARCHIVE = "fuzz-install.skill"
+MCP_SERVER = "fuzz-mcp"
+# What the scripted model answers slowly (run.py's script), so a run is still working when
+# the fuzzer cancels it.
+SLOW = "fuzz-slow"
+
+_made = collections.Counter()
+_positive = collections.Counter()
+# The checkpoint post_state_at reads and the finished run the run readers read.
+_kept = {}
+
+
+def skill_archive(name):
+    """A valid `.skill` archive holding the skill `name`."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr(
+            f"{name}/SKILL.md",
+            f"---\nname: {name}\ndescription: A skill the API fuzzer installs.\n---\n# {name}\n",
+        )
+    return out.getvalue()
+
+
+def api(method, path, **kwargs):
+    response = requests.request(method, BASE + path, headers=HEADERS, timeout=30, **kwargs)
+    response.raise_for_status()
+    return response
+
+
+def exists(path):
+    return requests.get(BASE + path, headers=HEADERS, timeout=30).status_code == 200
+
+
+def ensure_upload(name, content):
+    """The seeded thread, with `name` among its uploads."""
+    api("POST", "/api/threads", json={"thread_id": THREAD})
+    listed = api("GET", f"/api/threads/{THREAD}/uploads").json()["files"]
+    if not any(f["filename"] == name for f in listed):
+        api("POST", f"/api/threads/{THREAD}/uploads", files={"files": (name, content)})
+
+
+def start_run(thread, text, strategy, wait=False):
+    """A run of `thread` answering `text`: its id (once it has finished, with `wait`)."""
+    response = api("POST", f"/api/threads/{thread}/runs{'/wait' if wait else ''}", json={
+        "assistant_id": "agent",
+        "input": {"messages": [{"role": "user", "content": text}]},
+        "if_not_exists": "create",
+        "multitask_strategy": strategy,
+    })
+    return response.headers["Content-Location"].rsplit("/", 1)[-1]
+
+
+def upload_skill(case):
+    # A few names, so installs also meet existing skills (`overwrite` decides).
+    _made["skill"] += 1
+    case.body["file"] = skill_archive(f"fuzz-upload-{_made['skill'] % 3}")
+
+
+def preview_skill(case):
+    case.body["file"] = skill_archive("fuzz-preview")
+
+
+def install_skill(case):
+    ensure_upload(ARCHIVE, skill_archive("fuzz-install"))
+    case.body.update(thread_id=THREAD, path=f"/mnt/user-data/uploads/{ARCHIVE}", overwrite=True)
+
+
+def import_skills(case):
+    case.body.pop("ref", None)
+    case.body.update(url=os.environ["FUZZ_IMPORT_URL"], skills=[])
+
+
+def get_artifact(case):
+    ensure_upload(NOTES, b"Notes the API fuzzer reads back.\n")
+    case.path_parameters.update(thread_id=THREAD, path=f"mnt/user-data/uploads/{NOTES}")
+
+
+def delete_upload(case):
+    _made["scratch"] += 1
+    name = f"scratch-{_made['scratch']}.txt"
+    ensure_upload(name, b"To be deleted.\n")
+    case.path_parameters.update(thread_id=THREAD, filename=name)
+
+
+def cancel_run(case):
+    run = start_run(THREAD, SLOW, "interrupt")
+    case.path_parameters.update(thread_id=THREAD, run_id=run)
+
+
+def finished_run(case):
+    """A finished run (one, made again when the fuzzer deleted it or its thread)."""
+    run = _kept.get("run")
+    if run is None or not exists(f"/api/threads/{RUNS_THREAD}/runs/{run}"):
+        run = _kept["run"] = start_run(RUNS_THREAD, "Hello", "enqueue", wait=True)
+    case.path_parameters.update(thread_id=RUNS_THREAD, run_id=run)
+
+
+def delete_run(case):
+    run = start_run(RUNS_THREAD, "Hello", "enqueue", wait=True)
+    case.path_parameters.update(thread_id=RUNS_THREAD, run_id=run)
+
+
+def fact(case):
+    """A fact of the caller's: the fuzzer forgets, corrects and crowds out facts."""
+    made = api("POST", "/api/memory/facts", json={"content": "Likes fuzzing."}).json()
+    case.path_parameters["fact_id"] = made["fact_id"]
+
+
+def post_state_at(case):
+    """A checkpoint of a thread (one, made again when the fuzzer has not left it)."""
+    thread, checkpoint = _kept.get("state_thread"), _kept.get("checkpoint")
+    if checkpoint is None or not exists(f"/api/threads/{thread}/state/{checkpoint}"):
+        # A new thread each time: the old one may be gone, or busy with a run.
+        _made["threads"] += 1
+        thread = f"fuzz-state-{_made['threads']}"
+        api("POST", "/api/threads", json={"thread_id": thread})
+        update = api("POST", f"/api/threads/{thread}/state", json={"values": {"title": "Fuzzed"}})
+        checkpoint = update.json()["checkpoint"]["checkpoint_id"]
+        _kept.update(state_thread=thread, checkpoint=checkpoint)
+    case.path_parameters["thread_id"] = thread
+    case.body["checkpoint"] = checkpoint
+
+
+def change_password(case):
+    # The same password again: the fuzzer's own sign-in keeps working.
+    password = os.environ["FUZZ_ADMIN_PASSWORD"]
+    case.body.update(current=password, new=password)
+
+
+def restart_server(case):
+    servers = api("GET", "/api/mcp/servers").json()["servers"]
+    if not any(s["name"] == MCP_SERVER for s in servers):
+        # Replaces what the fuzzer configured: that was fuzz data.
+        api("PUT", "/api/mcp/config", json={"servers": {MCP_SERVER: {"command": "true", "enabled": False}}})
+    case.path_parameters["name"] = MCP_SERVER
+
+
+# operation id: (substitution, which positive cases: 1 every one, 2 every other one, whether
+# it goes in the path rather than the body).
+SUBSTITUTIONS = {
+    "upload_skill": (upload_skill, 1, False),
+    "preview_skill": (preview_skill, 1, False),
+    "install_skill": (install_skill, 1, False),
+    "import_skills": (import_skills, 1, False),
+    "post_state_at": (post_state_at, 1, False),
+    "change_password": (change_password, 1, False),
+    "get_artifact": (get_artifact, 1, True),
+    "delete_upload": (delete_upload, 1, True),
+    "cancel_run": (cancel_run, 1, True),
+    "update_fact": (fact, 1, True),
+    "delete_fact": (fact, 1, True),
+    "restart_server": (restart_server, 1, True),
+    "get_run": (finished_run, 2, True),
+    "join_run": (finished_run, 2, True),
+    "join_stream": (finished_run, 2, True),
+    "delete_run": (delete_run, 2, True),
+}
+
+
+def substitute(case):
+    operation = case.operation.definition.raw.get("operationId")
+    if operation not in SUBSTITUTIONS:
+        return
+    substitution, every, in_path = SUBSTITUTIONS[operation]
+    if not in_path and not isinstance(case.body, dict):
+        return
+    _positive[operation] += 1
+    if (_positive[operation] - 1) % every:
+        return
+    try:
+        substitution(case)
+    except requests.RequestException as error:
+        # The case goes as generated; a seeding that keeps failing shows as a warning.
+        print(f"hooks.py: {operation}: {error}", file=sys.stderr)
+
+
+@schemathesis.hook
+def map_case(context, case):
+    meta = case.meta
+    if meta is not None and meta.generation.mode == GenerationMode.POSITIVE:
+        substitute(case)
+    return case
+
+
+@schemathesis.hook
+def before_add_examples(context, examples):
+    # The document's examples are valid requests; they get the same real resources.
+    for case in examples:
+        substitute(case)
