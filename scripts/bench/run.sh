@@ -21,6 +21,7 @@ python3 scripts/bench/catalog_scale.py
 python3 scripts/bench/files.py
 python3 scripts/bench/sandbox.py
 python3 scripts/bench/runs.py
+python3 scripts/bench/throughput.py
 python3 scripts/bench/joins.py
 python3 scripts/bench/replicas.py
 python3 scripts/bench/memory.py

@@ -9,7 +9,7 @@
 //!   another over one reused connection, from the model directly vs through
 //!   `POST /api/threads/{id}/runs/stream` (the median of 20, after one that opens it).
 //!
-//! Usage: `runs_bench <antler base> <model base /v1> <concurrent runs> [concurrent-only|subtasks|latency]`.
+//! Usage: `runs_bench <antler base> <model base /v1> <concurrent runs> [concurrent-only|subtasks|latency|throughput]`.
 
 use std::time::Instant;
 
@@ -61,7 +61,7 @@ async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     anyhow::ensure!(
         args.len() == 4 || args.len() == 5,
-        "usage: runs_bench <antler base> <model base> <concurrent runs> [concurrent-only|subtasks|latency]"
+        "usage: runs_bench <antler base> <model base> <concurrent runs> [concurrent-only|subtasks|latency|throughput]"
     );
     let (base, model, n): (&str, &str, usize) = (&args[1], &args[2], args[3].parse()?);
     // The server's token (scripts/bench sets it): every API call carries it.
@@ -79,6 +79,7 @@ async fn main() -> anyhow::Result<()> {
     match args.get(4).map(String::as_str) {
         Some("subtasks") => return subtasks(&http, base, model).await,
         Some("latency") => return latency(base, model).await,
+        Some("throughput") => return throughput(&http, base, model, n).await,
         Some(_) => return concurrent(&http, base, n).await,
         None => {}
     }
@@ -307,5 +308,69 @@ async fn concurrent(http: &reqwest::Client, base: &str, n: usize) -> anyhow::Res
     println!(
         "{{\"name\":\"concurrent\",\"runs\":{n},\"ms\":{elapsed:.1},\"events\":{events},\"runs_with_lost_events\":{lost},\"failed\":{failed}}}"
     );
+    Ok(())
+}
+
+/// Run throughput: `n` runs of a 20-chunk answer at once on `n` fresh threads, against the
+/// same `n` answers streamed by the model directly (the floor), in alternating rounds after a
+/// warm-up; prints each round's wall time and whether every run ended well.
+async fn throughput(
+    http: &reqwest::Client,
+    base: &str,
+    model: &str,
+    n: usize,
+) -> anyhow::Result<()> {
+    const ROUNDS: usize = 5;
+    let direct = json!({"model": "mock", "stream": true, "messages": [{"role": "user", "content": "twenty chunks"}]});
+    for round in 0..=ROUNDS {
+        let threads: Vec<String> =
+            futures::future::try_join_all((0..n).map(|_| thread(http, base))).await?;
+        let started = Instant::now();
+        let floor = futures::future::join_all((0..n).map(|_| async {
+            let r = http
+                .post(format!("{model}/chat/completions"))
+                .json(&direct)
+                .send()
+                .await?;
+            sse(r).await
+        }))
+        .await;
+        let floor_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let started = Instant::now();
+        let runs = futures::future::join_all(threads.iter().map(|id| async move {
+            let body = json!({
+                "assistant_id": "lead_agent",
+                "input": {"messages": [{"role": "user", "content": "twenty chunks"}]},
+                "stream_mode": ["values", "messages-tuple"],
+            });
+            let r = http
+                .post(format!("{base}/api/threads/{id}/runs/stream"))
+                .json(&body)
+                .send()
+                .await?;
+            sse(r).await
+        }))
+        .await;
+        let runs_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let chunks = floor
+            .iter()
+            .flatten()
+            .map(|l| l.iter().filter(|e| e.data != "[DONE]").count())
+            .min()
+            .unwrap_or(0);
+        let ok = runs
+            .iter()
+            .flatten()
+            .filter(|l| {
+                l.last().is_some_and(|e| e.event == "end") && !l.iter().any(|e| e.event == "error")
+            })
+            .count();
+        // Round 0 warms both paths up.
+        if round > 0 {
+            println!(
+                "{{\"name\":\"throughput\",\"runs\":{n},\"chunks\":{chunks},\"floor_ms\":{floor_ms:.1},\"runs_ms\":{runs_ms:.1},\"ok\":{ok}}}"
+            );
+        }
+    }
     Ok(())
 }

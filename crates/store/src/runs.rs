@@ -128,6 +128,8 @@ pub trait RunRepo: Send + Sync + 'static {
         limit: u32,
         offset: u32,
     ) -> Result<Vec<RunRecord>, StoreError>;
+    /// A thread's `pending` and `running` runs (of every instance), oldest first.
+    async fn active(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError>;
     /// Deletes a thread's run with its events unless it is `pending` or `running`; false
     /// when no such finished run exists.
     async fn delete(&self, thread_id: &str, run_id: &str) -> Result<bool, StoreError>;

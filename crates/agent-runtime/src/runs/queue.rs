@@ -4,7 +4,6 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use antler_protocol::runs::RunStatus;
 use antler_store::RunRecord;
 
 use super::active::{ActiveRun, RunError};
@@ -47,16 +46,9 @@ impl RunManager {
             .deps
             .store
             .runs
-            .list(thread_id, Some(RunStatus::Running), 1000, 0)
+            .active(thread_id)
             .await?
             .into_iter()
-            .chain(
-                self.deps
-                    .store
-                    .runs
-                    .list(thread_id, Some(RunStatus::Pending), 1000, 0)
-                    .await?,
-            )
             // Subagents' runs belong to their lead, which is what waits or is waited for.
             .filter(|r| {
                 r.instance != self.deps.instance && !r.metadata.contains_key("parent_run_id")

@@ -16,6 +16,7 @@ mod memory;
 mod rows;
 mod runs;
 mod skill_states;
+mod sqlite;
 mod state;
 mod threads;
 mod wire;
@@ -27,9 +28,9 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+use self::sqlite::SqliteDb;
 
 use crate::threads::timestamp;
 use crate::{Store, StoreError};
@@ -38,7 +39,7 @@ use crate::{Store, StoreError};
 #[derive(Clone)]
 pub(crate) enum Db {
     /// A SQLite file.
-    Sqlite(SqlitePool),
+    Sqlite(SqliteDb),
     /// A PostgreSQL database.
     Postgres(PgPool),
 }
@@ -69,13 +70,13 @@ pub(crate) trait Engine {
     fn for_update(&self) -> &'static str;
 }
 
-impl Engine for SqlitePool {
+impl Engine for SqliteDb {
     type Database = sqlx::Sqlite;
     type Time = String;
 
     async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
         // Take the write lock now rather than fail when a read upgrades to a write.
-        self.begin_with("BEGIN IMMEDIATE").await
+        self.writer().begin_with("BEGIN IMMEDIATE").await
     }
 
     fn time(&self, t: DateTime<Utc>) -> String {
@@ -120,12 +121,22 @@ impl Db {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(5))
             .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
+        // The writer stays open: its WAL files are there for the readers.
+        let write = SqlitePoolOptions::new()
+            .max_connections(1)
+            .min_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
+            .connect_with(options.clone())
+            .await?;
+        sqlx::migrate!("../../migrations/sqlite")
+            .run(&write)
+            .await?;
+        let read = SqlitePoolOptions::new()
             .max_connections(max_connections.max(1))
             .connect_with(options)
             .await?;
-        sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
-        Ok(Db::Sqlite(pool))
+        Ok(Db::Sqlite(SqliteDb::new(read, write)))
     }
 
     /// Connects to a PostgreSQL database (a lock in the migrator keeps replicas from racing).

@@ -80,6 +80,16 @@ impl RunRepo for SqlRuns {
         Ok(rows.into_iter().map(Into::into).collect())
     }
 
+    async fn active(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError> {
+        let sql = format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE thread_id = $1 \
+             AND status IN ('pending', 'running') ORDER BY created_at, run_id"
+        );
+        let rows: Vec<RunRow> =
+            on!(&self.0, p => sqlx::query_as(&sql).bind(thread_id).fetch_all(p).await?);
+        Ok(rows.into_iter().map(Into::into).collect())
+    }
+
     async fn delete(&self, thread_id: &str, run_id: &str) -> Result<bool, StoreError> {
         let deleted = on!(&self.0, p => {
             let mut tx = p.begin_write().await?;
