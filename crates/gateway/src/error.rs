@@ -250,7 +250,8 @@ impl From<SkillOpError> for AppError {
         match e {
             e @ (SkillOpError::NotFound(_)
             | SkillOpError::NoCustom(_)
-            | SkillOpError::NoPersonal(_)) => AppError::not_found(e.to_string()),
+            | SkillOpError::NoPersonal(_)
+            | SkillOpError::Vanished(_)) => AppError::not_found(e.to_string()),
             SkillOpError::Ambiguous(name, categories) => {
                 let details = json!({ "name": name, "categories": categories });
                 AppError::conflict(SkillOpError::Ambiguous(name, categories).to_string())

@@ -8,6 +8,7 @@
 //! (`crate::sandbox::follow_catalog`); a change waits until the view holds its catalog
 //! version before answering, so a disabled skill is gone from `/mnt/skills` by then.
 
+mod detail;
 mod error;
 mod import;
 mod mine;
