@@ -25,6 +25,7 @@ pub mod skills;
 pub mod threads;
 
 pub use accounts::{AccountError, AccountsService, Authenticated};
+pub use antler_store::StoreError;
 pub use app::App;
 pub use assistants::{AssistantError, AssistantsService};
 pub use config::Config;

@@ -1,9 +1,9 @@
 //! Installing skills from `.skill` archives (from a thread or uploaded) and deleting custom
 //! skills. Both install routes share one pipeline (`App::install_archive`).
 
+use antler_app::files::VirtualPath;
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::skills::{ArchivePreview, InstallFromThread, InstallResult, SkillCategory};
-use antler_sandbox::VirtualPath;
 use axum::Json;
 use axum::extract::State;
 use axum::extract::multipart::{Multipart, MultipartRejection};
@@ -109,8 +109,7 @@ pub async fn preview_skill(
 ) -> ApiResult<Json<ArchivePreview>> {
     let form = read_archive_form(&app, multipart).await?;
     let file = form.archive.reopen().map_err(AppError::internal)?;
-    let inspection = app.skills.inspect(file).await?;
-    Ok(Json(crate::files::archive::preview(inspection)))
+    Ok(Json(app.skills.preview(file).await?))
 }
 
 /// The form of `POST /api/skills/upload` (documentation only: parts are streamed).

@@ -1,8 +1,8 @@
 //! `/api/skills`: list, details, toggle, reload.
 
+use antler_app::skills::Snapshot;
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::skills::{SetSkillEnabled, Skill, SkillDetail, SkillList};
-use antler_skills::Snapshot;
 use axum::Json;
 use axum::body::Body;
 use axum::extract::State;
