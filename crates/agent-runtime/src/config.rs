@@ -36,6 +36,13 @@ pub struct ModelConfig {
     pub demo: bool,
 }
 
+/// Lets [`AgentConfig::default_model_in`] choose among configurations and clients alike.
+impl AsRef<ModelConfig> for ModelConfig {
+    fn as_ref(&self) -> &ModelConfig {
+        self
+    }
+}
+
 impl Default for ModelConfig {
     fn default() -> Self {
         ModelConfig {
@@ -173,6 +180,16 @@ impl Default for AgentConfig {
 }
 
 impl AgentConfig {
+    /// The model a run uses when it names none: `default_model` when set, else the first of
+    /// `models` (`None` when there are none). The one place this rule is written: runs,
+    /// memory extraction and `GET /api/models` all ask here, so they never disagree.
+    pub fn default_model_in<'m, M: AsRef<ModelConfig>>(&self, models: &'m [M]) -> Option<&'m M> {
+        match self.default_model.as_deref().filter(|n| !n.is_empty()) {
+            Some(name) => models.iter().find(|m| m.as_ref().name == name),
+            None => models.first(),
+        }
+    }
+
     /// Checks values that parse but make no sense; returns (key, message).
     pub fn validate(&self, models: &[ModelConfig]) -> Result<(), (String, String)> {
         let bad = |k: &str, m: &str| Err((k.to_string(), m.to_string()));
@@ -270,5 +287,41 @@ pub fn apply_model_env(
     }
     if let Some(model) = model {
         first.model = model;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(names: &[&str]) -> Vec<ModelConfig> {
+        names
+            .iter()
+            .map(|n| ModelConfig {
+                name: n.to_string(),
+                ..ModelConfig::default()
+            })
+            .collect()
+    }
+
+    fn default_of(default_model: Option<&str>, names: &[&str]) -> Option<String> {
+        let agent = AgentConfig {
+            default_model: default_model.map(str::to_string),
+            ..AgentConfig::default()
+        };
+        agent
+            .default_model_in(&named(names))
+            .map(|m| m.name.clone())
+    }
+
+    #[test]
+    fn the_default_model_is_the_named_one_else_the_first_configured() {
+        let names = ["fast", "smart"];
+        assert_eq!(default_of(Some("smart"), &names).as_deref(), Some("smart"));
+        assert_eq!(default_of(None, &names).as_deref(), Some("fast"));
+        assert_eq!(default_of(Some(""), &names).as_deref(), Some("fast"));
+        assert_eq!(default_of(None, &[]), None);
+        // Validation refuses this configuration; asked anyway, nothing is chosen.
+        assert_eq!(default_of(Some("missing"), &names), None);
     }
 }

@@ -243,17 +243,7 @@ impl App {
         }
         let memory = MemoryService::new(store.clone(), config.memory.clone());
         if serving {
-            // The model that reads conversations: memory.model, else the runs' default.
-            let wanted = config
-                .memory
-                .model
-                .as_deref()
-                .or(config.agent.default_model.as_deref())
-                .filter(|n| !n.is_empty());
-            let model = match wanted {
-                Some(name) => models.iter().find(|m| m.config().name == name).cloned(),
-                None => models.first().cloned(),
-            };
+            let model = crate::memory::extraction_model(&config, &models).cloned();
             if let Some(task) = memory.start_extraction(model, &instance) {
                 tasks.push(AbortOnDrop(task));
             }

@@ -2,7 +2,7 @@
 //! command line (`antler-cli`).
 //!
 //! [`App`] is built once at startup from a [`Config`]. Its services own the use-cases:
-//! [`SkillsService`] (toggle, install, delete, reload), [`ThreadsService`] and [`RunsService`].
+//! [`SkillsService`] (details, toggle, install, delete, reload), [`ThreadsService`] and [`RunsService`].
 //! They take the caller's identity as a typed [`Caller`] and answer domain errors
 //! ([`SkillOpError`], [`ThreadError`], [`RunOpError`]) that the gateway maps to HTTP statuses in
 //! one place.
@@ -25,6 +25,7 @@ pub mod skills;
 pub mod threads;
 
 pub use accounts::{AccountError, AccountsService, Authenticated};
+pub use antler_store::StoreError;
 pub use app::App;
 pub use assistants::{AssistantError, AssistantsService};
 pub use config::Config;

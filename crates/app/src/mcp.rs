@@ -6,11 +6,15 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use antler_mcp::config::check;
-use antler_mcp::view::{McpConfigView, ServerConfigView};
-use antler_mcp::{McpError, McpHub, ServerConfig, ServerStatus};
+use antler_mcp::view::ServerConfigView;
+use antler_mcp::{McpError, McpHub, ServerConfig};
 use antler_store::{Store, StoreError, Topic};
 use serde_json::{Map, Value};
 use tokio::sync::broadcast::error::RecvError;
+
+// What the MCP use-cases answer.
+pub use antler_mcp::ServerStatus;
+pub use antler_mcp::view::McpConfigView;
 
 /// What can go wrong with the MCP configuration.
 #[derive(Debug, thiserror::Error)]

@@ -4,8 +4,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use antler_agent_runtime::runs::stream::Events;
-use antler_agent_runtime::runs::{ActiveRun, RunError, RunManager};
+use antler_agent_runtime::runs::RunManager;
 use antler_protocol::runs::{Run, RunCreate, RunStatus};
 use antler_protocol::stream::StreamMode;
 use antler_protocol::threads::ThreadValues;
@@ -16,6 +15,11 @@ use crate::Caller;
 use crate::assistants::{AssistantError, AssistantsService};
 use crate::config::ThreadsConfig;
 use crate::threads::{ThreadError, check_id, parse_values};
+
+// What the HTTP layer holds of a run: its event follower, the run itself (to cancel it when
+// a client goes away) and the run manager's errors.
+pub use antler_agent_runtime::runs::stream::Events;
+pub use antler_agent_runtime::runs::{ActiveRun, RunError};
 
 /// Largest page of runs or checkpoints.
 pub const MAX_PAGE: u32 = 1000;

@@ -2,12 +2,13 @@
 //! statuses. Every failure becomes the JSON envelope `{"error":{"code","message","details"?}}`;
 //! internal error text stays in the logs.
 
-use antler_agent_runtime::runs::RunError;
-use antler_app::{AccountError, AssistantError, FileError, RunOpError, SkillOpError, ThreadError};
+use antler_app::runs::RunError;
+use antler_app::skills::{ImportError, InstallError};
+use antler_app::{
+    AccountError, AssistantError, FileError, RunOpError, SkillOpError, StoreError, ThreadError,
+};
 use antler_protocol::error::{ErrorBody, ErrorEnvelope};
 use antler_protocol::skills::InstallFinding;
-use antler_skills::import::ImportError;
-use antler_skills::install::InstallError;
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -101,11 +102,11 @@ impl AppError {
     }
 }
 
-impl From<antler_store::StoreError> for AppError {
-    fn from(e: antler_store::StoreError) -> Self {
+impl From<StoreError> for AppError {
+    fn from(e: StoreError) -> Self {
         match e {
-            antler_store::StoreError::Conflict(m) => AppError::conflict(m),
-            antler_store::StoreError::Unstorable(m) => {
+            StoreError::Conflict(m) => AppError::conflict(m),
+            StoreError::Unstorable(m) => {
                 AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "unstorable_value", m)
             }
             other => AppError::internal(other),
@@ -250,7 +251,8 @@ impl From<SkillOpError> for AppError {
         match e {
             e @ (SkillOpError::NotFound(_)
             | SkillOpError::NoCustom(_)
-            | SkillOpError::NoPersonal(_)) => AppError::not_found(e.to_string()),
+            | SkillOpError::NoPersonal(_)
+            | SkillOpError::Vanished(_)) => AppError::not_found(e.to_string()),
             SkillOpError::Ambiguous(name, categories) => {
                 let details = json!({ "name": name, "categories": categories });
                 AppError::conflict(SkillOpError::Ambiguous(name, categories).to_string())

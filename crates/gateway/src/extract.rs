@@ -90,6 +90,14 @@ pub struct ApiPath<T>(pub T);
 #[from_request(via(axum::extract::Query), rejection(AppError))]
 pub struct ApiQuery<T>(pub T);
 
+/// `axum_extra::extract::Query`, which reads a repeated key (`stream_mode=a&stream_mode=b`)
+/// into a `Vec` where axum's own refuses it, with enveloped rejections: 422
+/// `invalid_query`, what the run stream has always answered for a stream mode it does not
+/// know.
+#[derive(Debug, Clone, Copy, Default, FromRequestParts)]
+#[from_request(via(axum_extra::extract::Query), rejection(AppError))]
+pub struct ApiListQuery<T>(pub T);
+
 impl From<JsonRejection> for AppError {
     fn from(rejection: JsonRejection) -> Self {
         let status = rejection.status();
@@ -124,6 +132,16 @@ impl From<QueryRejection> for AppError {
     fn from(rejection: QueryRejection) -> Self {
         AppError::new(
             StatusCode::BAD_REQUEST,
+            "invalid_query",
+            rejection.body_text(),
+        )
+    }
+}
+
+impl From<axum_extra::extract::QueryRejection> for AppError {
+    fn from(rejection: axum_extra::extract::QueryRejection) -> Self {
+        AppError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
             "invalid_query",
             rejection.body_text(),
         )

@@ -20,7 +20,7 @@ impl SkillName {
 impl<'de> Deserialize<'de> for SkillName {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = String::deserialize(d)?;
-        antler_skills::name::check_usable_name(&raw).map_err(|why| {
+        antler_app::skills::check_usable_name(&raw).map_err(|why| {
             // A hostile name can be long: quote only its start.
             let shown: String = raw.chars().take(80).collect();
             let more = if shown.len() < raw.len() { "…" } else { "" };

@@ -8867,7 +8867,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Invalid thread or run id, or stream mode */
+            /** @description Invalid thread or run id, stream mode or cancel_on_disconnect */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -97,6 +97,12 @@ pub struct ModelClient {
     cfg: ModelConfig,
 }
 
+impl AsRef<ModelConfig> for ModelClient {
+    fn as_ref(&self) -> &ModelConfig {
+        &self.cfg
+    }
+}
+
 impl ModelClient {
     /// A client for `cfg`.
     pub fn new(cfg: ModelConfig) -> Result<Self, ModelError> {

@@ -250,18 +250,7 @@ impl RunManager {
                 .cloned()
                 .map(Some)
                 .ok_or_else(|| RunError::Invalid(format!("no model named '{name}' is configured"))),
-            None => Ok(
-                match self
-                    .deps
-                    .cfg
-                    .default_model
-                    .as_deref()
-                    .filter(|n| !n.is_empty())
-                {
-                    Some(name) => models.iter().find(|m| m.config().name == name).cloned(),
-                    None => models.first().cloned(),
-                },
-            ),
+            None => Ok(self.deps.cfg.default_model_in(models).cloned()),
         }
     }
 }

@@ -13,11 +13,16 @@ use std::path::{Path, PathBuf};
 use antler_protocol::files::{UploadList, UploadedFile};
 use antler_protocol::paths::USER_DATA_ROOT;
 use antler_sandbox::{FileAccess, UserDataDir};
-use antler_store::threads::timestamp;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 use crate::Caller;
 use crate::threads::{ThreadError, ThreadsService};
+
+// The HTTP layer serves a thread's files itself (ranges, ETags, archive members): it
+// resolves virtual paths, opens and walks beneath the thread's directories without
+// following links out, and dates what it lists as every stored time is dated.
+pub use antler_sandbox::{ThreadDirs, VirtualPath, beneath, walk};
+pub use antler_store::threads::timestamp;
 
 /// What can go wrong with a thread's files.
 #[derive(Debug, thiserror::Error)]

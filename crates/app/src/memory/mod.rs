@@ -408,7 +408,7 @@ impl MemoryService {
 }
 
 pub(crate) use rank::evict;
-pub(crate) use runs::source;
+pub(crate) use runs::{extraction_model, source};
 
 #[cfg(test)]
 mod tests {

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use antler_agent_runtime::config::ModelConfig;
 use antler_agent_runtime::memory::{MemorySource, RememberedFact};
 use antler_protocol::memory::{FactCategory, FactCreate, FactPatch};
 use antler_store::{FactQuery, FactRecord, StoreError};
@@ -11,7 +12,7 @@ use chrono::Utc;
 
 use super::rank::usefulness;
 use super::{MemoryService, extract};
-use crate::Caller;
+use crate::{Caller, Config};
 
 fn remembered(f: FactRecord) -> RememberedFact {
     RememberedFact {
@@ -274,4 +275,66 @@ impl MemoryService {
 /// The run manager's view of memory.
 pub(crate) fn source(service: &MemoryService) -> Arc<dyn MemorySource> {
     Arc::new(service.clone())
+}
+
+/// The model that reads conversations: `memory.model` when set, else the one runs use by
+/// default (`None` when the name matches no configured model, or none is configured).
+pub(crate) fn extraction_model<'m, M: AsRef<ModelConfig>>(
+    config: &Config,
+    models: &'m [M],
+) -> Option<&'m M> {
+    match config.memory.model.as_deref().filter(|n| !n.is_empty()) {
+        Some(name) => models.iter().find(|m| m.as_ref().name == name),
+        None => config.agent.default_model_in(models),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn models(names: &[&str]) -> Vec<ModelConfig> {
+        names
+            .iter()
+            .map(|n| ModelConfig {
+                name: n.to_string(),
+                ..ModelConfig::default()
+            })
+            .collect()
+    }
+
+    fn chosen(memory: Option<&str>, default: Option<&str>, names: &[&str]) -> Option<String> {
+        let mut config = Config::default();
+        config.memory.model = memory.map(str::to_string);
+        config.agent.default_model = default.map(str::to_string);
+        extraction_model(&config, &models(names)).map(|m| m.name.clone())
+    }
+
+    #[test]
+    fn extraction_uses_memory_model_else_the_runs_default_else_the_first_model() {
+        let names = ["fast", "smart", "cheap"];
+        assert_eq!(
+            chosen(Some("cheap"), Some("smart"), &names).as_deref(),
+            Some("cheap")
+        );
+        assert_eq!(
+            chosen(None, Some("smart"), &names).as_deref(),
+            Some("smart")
+        );
+        assert_eq!(chosen(None, None, &names).as_deref(), Some("fast"));
+        assert_eq!(chosen(Some("missing"), None, &names), None);
+        assert_eq!(chosen(None, None, &[]), None);
+    }
+
+    /// An empty `memory.model` means "not set": the runs' default applies, as it does for
+    /// an empty `agent.default_model`.
+    #[test]
+    fn an_empty_memory_model_falls_back_to_the_runs_default() {
+        let names = ["fast", "smart"];
+        assert_eq!(
+            chosen(Some(""), Some("smart"), &names).as_deref(),
+            Some("smart")
+        );
+        assert_eq!(chosen(Some(""), Some(""), &names).as_deref(), Some("fast"));
+    }
 }

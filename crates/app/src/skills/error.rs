@@ -16,6 +16,9 @@ pub enum SkillOpError {
     /// No personal skill of that name.
     #[error("you have no personal skill named '{0}'")]
     NoPersonal(String),
+    /// The skill is listed, but its folder went away since the last scan.
+    #[error("skill '{0}' disappeared from disk; try again after the next reload")]
+    Vanished(String),
     /// The name is in more than one category and no category was given.
     #[error("skill '{0}' exists in more than one category ({cats}); say which with \"category\"", cats = antler_skills::catalog::names(.1))]
     Ambiguous(String, Vec<SkillCategory>),

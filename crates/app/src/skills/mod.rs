@@ -8,10 +8,12 @@
 //! (`crate::sandbox::follow_catalog`); a change waits until the view holds its catalog
 //! version before answering, so a disabled skill is gone from `/mnt/skills` by then.
 
+mod detail;
 mod error;
 mod import;
 mod mine;
 mod personal;
+mod preview;
 mod replicas;
 
 use std::fs::File;
@@ -20,16 +22,22 @@ use std::sync::Arc;
 use antler_protocol::skills::{InstallResult, Skill, SkillCategory, SkillOrigin};
 use antler_sandbox::SandboxProvider;
 use antler_sandbox::view::SkillsView;
-use antler_skills::archive::Inspection;
+use antler_skills::Catalog;
 use antler_skills::catalog::States;
 use antler_skills::install::Installer;
-use antler_skills::{Catalog, Snapshot};
 use antler_store::Store;
 use tokio::sync::{Mutex, watch};
 
 pub use error::SkillOpError;
 pub use import::{ImportOptions, ImportSettings, UpdateOutcome, UpdateReport};
 pub(crate) use personal::{PersonalCatalogs, adopt_personal_files};
+
+// The HTTP layer serves the listing from a snapshot, checks names in paths with the
+// catalog's own rule and maps the installer's and importer's errors to statuses.
+pub use antler_skills::Snapshot;
+pub use antler_skills::import::ImportError;
+pub use antler_skills::install::InstallError;
+pub use antler_skills::name::{MAX_USABLE_NAME_LEN, check_usable_name};
 
 use crate::identity::Caller;
 
@@ -248,12 +256,6 @@ impl SkillsService {
             replaced: installed.replaced,
             warnings: installed.warnings,
         })
-    }
-
-    /// Looks inside an archive without installing it.
-    pub async fn inspect(&self, file: File) -> Result<Inspection, SkillOpError> {
-        let installer = self.installer.clone();
-        Ok(tokio::task::spawn_blocking(move || installer.inspect(&file)).await??)
     }
 
     /// Deletes one of the skills `caller` sees (kept restorable in history): a custom skill

@@ -1,4 +1,4 @@
-//! `/api/skills` and `/health` over HTTP against the real server.
+//! `/api/skills`, `/api/models` and `/health` over HTTP against the real server.
 
 use std::time::{Duration, Instant};
 
@@ -28,6 +28,29 @@ async fn health_answers_ok_with_the_version() {
     assert_eq!(status, 200);
     assert_eq!(body["status"], "ok");
     assert_eq!(body["version"], env!("CARGO_PKG_VERSION"));
+}
+
+/// `GET /api/models` names the model runs use when they name none: `agent.default_model`,
+/// else the first configured one.
+#[tokio::test]
+async fn models_listing_names_the_default_model_runs_use() {
+    let env = Env::new();
+    let models = "- {name: fast, base_url: \"http://127.0.0.1:9/v1\", model: a}\n\
+                  - {name: smart, base_url: \"http://127.0.0.1:9/v1\", model: b}\n";
+    let first = env.start_with(&[("ANTLER_SKILLS_WATCH", "false"), ("ANTLER_MODELS", models)]);
+    let (status, body) = first.get_json("/api/models").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["default"], "fast");
+    assert_eq!(body["models"][1]["name"], "smart");
+    drop(first);
+    let named = env.start_with(&[
+        ("ANTLER_SKILLS_WATCH", "false"),
+        ("ANTLER_MODELS", models),
+        ("ANTLER_AGENT_DEFAULT_MODEL", "smart"),
+    ]);
+    let (status, body) = named.get_json("/api/models").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["default"], "smart");
 }
 
 #[tokio::test]

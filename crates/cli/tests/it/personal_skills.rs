@@ -128,6 +128,18 @@ async fn personal_skills_are_their_owner_alone_in_the_api_the_prompt_and_the_san
     )
     .await;
     assert_eq!(status, 400);
+    let (status, body) = upload(
+        &server,
+        &alice,
+        archive("x", "x"),
+        &[("category", "secret")],
+    )
+    .await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (400, "invalid_request"),
+        "{body}"
+    );
     // A personal skill of the same name as a shared one hides it from its owner only.
     let (status, _) = upload(&server, &alice, archive("notes", "Alice's own notes."), &[]).await;
     assert_eq!(status, 200);

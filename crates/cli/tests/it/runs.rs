@@ -412,6 +412,54 @@ async fn last_event_id_replays_during_and_after_the_run() {
     assert_eq!(bad.status().as_u16(), 400);
 }
 
+/// `stream_mode` repeats for several modes (an empty one stands for none);
+/// `cancel_on_disconnect` is `true`/`false` or `1`/`0`. Anything else is a 422 envelope.
+#[tokio::test]
+async fn joining_a_stream_takes_repeated_modes_and_refuses_unknown_values() {
+    let env = Env::new();
+    let server = env.start_agent(&mock_llm(&slow_script()).await, &[]);
+    server.create_thread("t").await;
+    let (_, run) = start_run(&server, "t", "slow please", json!({})).await;
+    let run_id = run["run_id"].as_str().unwrap().to_string();
+    server
+        .wait_run("t", &run_id, |r| r["status"] == "success")
+        .await;
+    let url = server.url(&format!("/api/threads/t/runs/{run_id}/stream"));
+    let names = |events: Vec<Sse>| {
+        let mut names: Vec<String> = events.into_iter().map(|e| e.event).collect();
+        names.dedup();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let join = |query: &'static str| {
+        let request = server.http.get(format!("{url}?{query}"));
+        async move { request.send().await.unwrap() }
+    };
+    let both = join("stream_mode=values&stream_mode=messages-tuple&stream_mode=").await;
+    assert_eq!(both.status().as_u16(), 200);
+    assert_eq!(
+        names(read_sse(both, |_| false).await),
+        ["end", "messages", "metadata", "values"]
+    );
+    let flagged = join("cancel_on_disconnect=1&stream_mode=values").await;
+    assert_eq!(flagged.status().as_u16(), 200);
+    assert_eq!(
+        names(read_sse(flagged, |_| false).await),
+        ["end", "metadata", "values"]
+    );
+    for bad in [
+        "stream_mode=bogus",
+        "stream_mode=values,messages",
+        "stream_mode=values&cancel_on_disconnect=maybe",
+    ] {
+        let response = join(bad).await;
+        assert_eq!(response.status().as_u16(), 422, "{bad}");
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(error_code(&body), "invalid_query", "{bad}: {body}");
+    }
+}
+
 #[tokio::test]
 async fn a_joiner_past_the_memory_bound_gets_every_event_in_order() {
     let words: String = (1..=300).map(|i| format!("w{i} ")).collect();

@@ -1,37 +1,10 @@
-//! Looking inside `.skill` archives without installing them.
+//! Serving one member of a `.skill` archive (its preview is `SkillsService::preview`).
 
 use std::fs::File;
 use std::io::Read;
 
-use antler_protocol::skills::{ArchivePreview, ArchiveSkill};
-use antler_skills::archive::Inspection;
-
 /// Largest member served from inside an archive.
 pub const MAX_MEMBER_BYTES: u64 = 16 * 1024 * 1024;
-
-/// The preview of an inspected archive.
-pub fn preview(inspection: Inspection) -> ArchivePreview {
-    let fm = inspection
-        .skill
-        .as_ref()
-        .map(|s| s.frontmatter.clone())
-        .unwrap_or_default();
-    ArchivePreview {
-        skill: ArchiveSkill {
-            name: fm.name,
-            description: fm.description,
-            license: fm.license,
-            compatibility: fm.compatibility,
-            metadata: fm.metadata,
-            allowed_tools: fm.allowed_tools,
-            root: inspection.root.clone(),
-            valid: inspection.is_installable(),
-            findings: inspection.findings,
-            warnings: inspection.warnings,
-        },
-        entries: inspection.entries,
-    }
-}
 
 /// Why a member could not be served.
 #[derive(Debug, thiserror::Error)]

@@ -1,5 +1,5 @@
 //! Serving and storing a thread's files: safe names, content types, ETags, ranges, and
-//! `.skill` archive previews.
+//! members of `.skill` archives.
 
 pub mod archive;
 pub mod etag;
@@ -11,8 +11,8 @@ pub mod walk;
 use std::fs::File;
 use std::path::Path;
 
-use antler_sandbox::VirtualPath;
-use antler_sandbox::beneath::{self, BeneathError};
+use antler_app::files::VirtualPath;
+use antler_app::files::beneath::{self, BeneathError};
 
 use crate::error::AppError;
 

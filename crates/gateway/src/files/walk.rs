@@ -2,13 +2,12 @@
 
 use std::ops::ControlFlow;
 
+use antler_app::files::walk::{Entry, walk};
+use antler_app::files::{ThreadDirs, artifact_url, timestamp};
 use antler_protocol::files::Artifact;
-use antler_sandbox::ThreadDirs;
-use antler_sandbox::paths::USER_DATA_ROOT;
-use antler_sandbox::walk::{Entry, walk};
+use antler_protocol::paths::USER_DATA_ROOT;
 
 use super::serve::content_type;
-use antler_app::files::artifact_url;
 
 /// Most files listed; the listing says when it stopped.
 pub const MAX_LISTED: usize = 10_000;
@@ -43,7 +42,7 @@ pub fn list_artifacts(thread_id: &str, dirs: &ThreadDirs) -> (Vec<Artifact>, boo
             size: entry.size,
             modified_at: entry
                 .modified
-                .map(|t| antler_store::threads::timestamp(t.into()))
+                .map(|t| timestamp(t.into()))
                 .unwrap_or_default(),
             virtual_path,
         });

@@ -339,7 +339,7 @@ fn named_checkpoint() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use antler_sandbox::VirtualPath;
+    use antler_app::files::VirtualPath;
 
     /// A constraint for a schema, field or parameter the document does not have would be
     /// dropped without a word.

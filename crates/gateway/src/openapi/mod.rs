@@ -183,7 +183,7 @@ fn complete_operation(method: &str, op: &mut Map<String, Value>) {
                         "schema".into(),
                         json!({"type": "string", "pattern": SKILL_NAME_PATTERN,
                                "minLength": 1,
-                               "maxLength": antler_skills::name::MAX_USABLE_NAME_LEN}),
+                               "maxLength": antler_app::skills::MAX_USABLE_NAME_LEN}),
                     );
                     errors.push(("400", "Invalid skill name"));
                 }

@@ -4,11 +4,10 @@
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
+use antler_app::files::{ThreadDirs, VirtualPath, beneath};
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::files::ArtifactList;
 use antler_protocol::skills::ArchivePreview;
-use antler_sandbox::beneath;
-use antler_sandbox::{ThreadDirs, VirtualPath};
 use axum::Json;
 use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -19,7 +18,7 @@ use utoipa::IntoParams;
 
 use crate::error::{ApiResult, AppError};
 use crate::extract::ApiQuery;
-use crate::files::archive::{MemberError, preview, read_member};
+use crate::files::archive::{MemberError, read_member};
 use crate::files::etag::{FileVersion, sha256_etag};
 use crate::files::serve::{FileBody, FileInfo, bytes_response, content_type, file_response};
 use crate::files::walk;
@@ -112,7 +111,7 @@ pub async fn get_artifact(
     Ok(match resolved {
         Resolved::File(file, info) => file_response(file, &info, &headers, query.download).await,
         Resolved::Member(bytes, info) => bytes_response(bytes, &info, &headers, query.download),
-        Resolved::Archive(file) => Json(preview(app.skills.inspect(file).await?)).into_response(),
+        Resolved::Archive(file) => Json(app.skills.preview(file).await?).into_response(),
     })
 }
 

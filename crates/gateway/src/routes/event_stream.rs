@@ -8,8 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use antler_agent_runtime::runs::ActiveRun;
-use antler_agent_runtime::runs::stream::Events;
+use antler_app::runs::{ActiveRun, Events};
 use antler_protocol::runs::StopReason;
 use axum::body::Body;
 use axum::http::{HeaderValue, header};

@@ -1,8 +1,7 @@
 //! `/api/mcp/…`: the MCP servers whose tools the agent may call.
 
 use antler_app::McpConfigError;
-use antler_mcp::ServerStatus;
-use antler_mcp::view::McpConfigView;
+use antler_app::mcp::{McpConfigView, ServerStatus};
 use antler_protocol::error::ErrorEnvelope;
 use axum::Json;
 use axum::extract::State;

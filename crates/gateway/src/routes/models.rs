@@ -54,9 +54,7 @@ pub async fn list_models(State(app): State<AppState>) -> Json<ModelList> {
     let default = app
         .config
         .agent
-        .default_model
-        .clone()
-        .filter(|n| !n.is_empty())
-        .or_else(|| models.first().map(|m| m.name.clone()));
+        .default_model_in(&app.config.models)
+        .map(|m| m.name.clone());
     Json(ModelList { models, default })
 }

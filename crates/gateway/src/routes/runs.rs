@@ -8,14 +8,14 @@ use antler_protocol::stream::StreamMode;
 use antler_protocol::threads::ThreadValues;
 use axum::Json;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 pub(crate) use super::event_stream::{DisconnectGuard, sse};
 use crate::error::{ApiResult, AppError};
-use crate::extract::{ApiJson, ApiPath, ApiQuery};
+use crate::extract::{ApiJson, ApiListQuery, ApiPath, ApiQuery};
 use crate::params::ThreadId;
 use crate::state::{AppState, Identity};
 
@@ -278,12 +278,38 @@ pub async fn join_run(
 #[into_params(parameter_in = Query)]
 pub struct JoinStreamQuery {
     /// Cancel the run if this client disconnects.
-    #[serde(default)]
-    pub cancel_on_disconnect: Option<bool>,
+    #[serde(default, deserialize_with = "flag")]
+    #[param(value_type = Option<bool>)]
+    pub cancel_on_disconnect: bool,
     /// Modes to receive (a subset of the run's); repeated for several.
+    // Clients encode "no value" as `stream_mode=`: an empty value stands for no mode.
     #[serde(default)]
     #[param(value_type = Option<Vec<StreamMode>>, style = Form, explode)]
-    pub stream_mode: Option<String>,
+    pub stream_mode: Vec<Option<StreamMode>>,
+}
+
+impl JoinStreamQuery {
+    /// The modes asked for, canonical (empty: every mode the run streams).
+    fn modes(&self) -> HashSet<StreamMode> {
+        self.stream_mode
+            .iter()
+            .flatten()
+            .map(|m| m.canonical())
+            .collect()
+    }
+}
+
+/// A boolean query flag as LangGraph clients send it: `true`/`false` (Python SDK), `1`/`0`
+/// (JS SDK); empty is false.
+fn flag<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    match String::deserialize(d)?.as_str() {
+        "true" | "1" => Ok(true),
+        "false" | "0" | "" => Ok(false),
+        other => Err(serde::de::Error::custom(format!(
+            "expected true, false, 1 or 0, not {:?}",
+            other.chars().take(40).collect::<String>()
+        ))),
+    }
 }
 
 /// Joins a run's event stream (a running run, or the replay of a finished one). Send
@@ -302,7 +328,7 @@ pub struct JoinStreamQuery {
         (status = 200, description = "The event stream", content_type = "text/event-stream"),
         (status = 400, description = "Invalid Last-Event-ID", body = ErrorEnvelope),
         (status = 404, description = "No such thread or run", body = ErrorEnvelope),
-        (status = 422, description = "Invalid thread or run id, or stream mode", body = ErrorEnvelope),
+        (status = 422, description = "Invalid thread or run id, stream mode or cancel_on_disconnect", body = ErrorEnvelope),
     )
 )]
 pub async fn join_stream(
@@ -310,7 +336,7 @@ pub async fn join_stream(
     Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
-    axum::extract::RawQuery(raw): axum::extract::RawQuery,
+    ApiListQuery(query): ApiListQuery<JoinStreamQuery>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let after = match headers
@@ -327,32 +353,12 @@ pub async fn join_stream(
             )));
         }
     };
-    // `stream_mode` may repeat; `cancel_on_disconnect` is a flag.
-    let mut modes = HashSet::new();
-    let mut cancel_on_disconnect = false;
-    for (k, v) in url_pairs(raw.as_deref().unwrap_or("")) {
-        match k.as_str() {
-            // Clients encode "no value" as `stream_mode=`.
-            "stream_mode" if !v.is_empty() => {
-                let mode = v.parse::<StreamMode>().map_err(|e| {
-                    AppError::new(
-                        StatusCode::UNPROCESSABLE_ENTITY,
-                        "invalid_query",
-                        format!("stream_mode: {e}"),
-                    )
-                })?;
-                modes.insert(mode.canonical());
-            }
-            "cancel_on_disconnect" => cancel_on_disconnect = matches!(v.as_str(), "true" | "1"),
-            _ => {}
-        }
-    }
     let events = app
         .runs
-        .follow(&caller, &thread_id, &run_id, after, modes)
+        .follow(&caller, &thread_id, &run_id, after, query.modes())
         .await?;
     let guard = DisconnectGuard {
-        run: if cancel_on_disconnect {
+        run: if query.cancel_on_disconnect {
             app.runs.active(&run_id)
         } else {
             None
@@ -362,18 +368,74 @@ pub async fn join_stream(
     Ok(sse(&app, run_id, &thread_id, events, guard))
 }
 
-fn url_pairs(query: &str) -> Vec<(String, String)> {
-    query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            let decode = |s: &str| {
-                percent_encoding::percent_decode_str(&s.replace('+', " "))
-                    .decode_utf8_lossy()
-                    .into_owned()
-            };
-            (decode(k), decode(v))
-        })
-        .collect()
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::extract::FromRequestParts;
+    use axum::http::StatusCode;
+
+    async fn parse(query: &str) -> Result<JoinStreamQuery, AppError> {
+        let (mut parts, ()) = axum::http::Request::builder()
+            .uri(format!("/stream?{query}"))
+            .body(())
+            .unwrap()
+            .into_parts();
+        ApiListQuery::<JoinStreamQuery>::from_request_parts(&mut parts, &())
+            .await
+            .map(|q| q.0)
+    }
+
+    async fn modes(query: &str) -> Vec<StreamMode> {
+        let mut modes: Vec<_> = parse(query).await.unwrap().modes().into_iter().collect();
+        modes.sort();
+        modes
+    }
+
+    #[tokio::test]
+    async fn stream_modes_repeat_are_canonical_and_an_empty_one_means_none() {
+        assert_eq!(modes("").await, []);
+        assert_eq!(modes("stream_mode=").await, []);
+        assert_eq!(modes("stream_mode=values").await, [StreamMode::Values]);
+        assert_eq!(
+            modes("stream_mode=values&stream_mode=messages-tuple&stream_mode=messages").await,
+            [StreamMode::Values, StreamMode::Messages]
+        );
+        assert_eq!(
+            modes("stream_mode=&stream_mode=upd%61tes&other=x").await,
+            [StreamMode::Updates]
+        );
+    }
+
+    #[tokio::test]
+    async fn cancel_on_disconnect_is_true_or_1_and_false_when_absent_empty_false_or_0() {
+        for (query, want) in [
+            ("", false),
+            ("cancel_on_disconnect", false),
+            ("cancel_on_disconnect=", false),
+            ("cancel_on_disconnect=0", false),
+            ("cancel_on_disconnect=false", false),
+            ("cancel_on_disconnect=1", true),
+            ("cancel_on_disconnect=true", true),
+        ] {
+            assert_eq!(
+                parse(query).await.unwrap().cancel_on_disconnect,
+                want,
+                "{query}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn unknown_modes_comma_lists_and_other_flags_are_422_invalid_query() {
+        for query in [
+            "stream_mode=bogus",
+            "stream_mode=values,updates",
+            "stream_mode=values&stream_mode=nope",
+            "cancel_on_disconnect=yes",
+        ] {
+            let error = parse(query).await.err().unwrap();
+            assert_eq!(error.status(), StatusCode::UNPROCESSABLE_ENTITY, "{query}");
+            assert_eq!(error.code(), "invalid_query", "{query}");
+        }
+    }
 }

@@ -1,9 +1,9 @@
 //! Installing skills from `.skill` archives (from a thread or uploaded) and deleting custom
 //! skills. Both install routes share one pipeline (`App::install_archive`).
 
+use antler_app::files::VirtualPath;
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::skills::{ArchivePreview, InstallFromThread, InstallResult, SkillCategory};
-use antler_sandbox::VirtualPath;
 use axum::Json;
 use axum::extract::State;
 use axum::extract::multipart::{Multipart, MultipartRejection};
@@ -109,8 +109,7 @@ pub async fn preview_skill(
 ) -> ApiResult<Json<ArchivePreview>> {
     let form = read_archive_form(&app, multipart).await?;
     let file = form.archive.reopen().map_err(AppError::internal)?;
-    let inspection = app.skills.inspect(file).await?;
-    Ok(Json(crate::files::archive::preview(inspection)))
+    Ok(Json(app.skills.preview(file).await?))
 }
 
 /// The form of `POST /api/skills/upload` (documentation only: parts are streamed).
@@ -211,15 +210,15 @@ async fn read_archive_form(
     })
 }
 
-/// The `category` form field: empty for the default.
+/// The `category` form field: empty for the default. `public` parses, and the install
+/// refuses it with the reason.
 fn install_category(value: &str) -> Result<Option<SkillCategory>, AppError> {
     match value.trim() {
         "" => Ok(None),
-        "custom" => Ok(Some(SkillCategory::Custom)),
-        "user" => Ok(Some(SkillCategory::User)),
-        other => Err(AppError::bad_request(format!(
-            "category must be custom or user, not {other:?}"
-        ))),
+        other => other
+            .parse()
+            .map(Some)
+            .map_err(|e| AppError::bad_request(format!("category: {e}"))),
     }
 }
 
@@ -258,4 +257,37 @@ pub async fn delete_skill(
         .delete_as(&caller, name.as_str(), query.category)
         .await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_category_field_is_a_skill_category_or_empty_for_the_default() {
+        assert_eq!(install_category("").unwrap(), None);
+        assert_eq!(
+            install_category(" user ").unwrap(),
+            Some(SkillCategory::User)
+        );
+        assert_eq!(
+            install_category("custom").unwrap(),
+            Some(SkillCategory::Custom)
+        );
+        // Parsed like every category; the install refuses it, saying why.
+        assert_eq!(
+            install_category("public").unwrap(),
+            Some(SkillCategory::Public)
+        );
+        let error = install_category("secret").unwrap_err();
+        assert_eq!(
+            (error.status(), error.code()),
+            (StatusCode::BAD_REQUEST, "invalid_request")
+        );
+        assert!(
+            error.message().contains("\"secret\""),
+            "{}",
+            error.message()
+        );
+    }
 }

@@ -1,16 +1,15 @@
 //! `/api/skills`: list, details, toggle, reload.
 
-use antler_app::SkillOpError;
+use antler_app::skills::Snapshot;
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::skills::{SetSkillEnabled, Skill, SkillDetail, SkillList};
-use antler_skills::Snapshot;
 use axum::Json;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::error::{ApiResult, AppError};
+use crate::error::ApiResult;
 use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::params::{CategoryQuery, SkillName};
 use crate::state::{Admin, AppState, Identity};
@@ -74,27 +73,11 @@ pub async fn get_skill(
     ApiPath(name): ApiPath<SkillName>,
     ApiQuery(query): ApiQuery<CategoryQuery>,
 ) -> ApiResult<Json<SkillDetail>> {
-    let snapshot = app.skills.snapshot_for(&caller).await?;
-    let (skill, loaded) = snapshot
-        .find(name.as_str(), query.category)
-        .map_err(SkillOpError::from)?;
-    let dir = loaded.dir.clone();
-    let (body, files) = tokio::task::spawn_blocking(move || {
-        let body = antler_skills::files::read_body(&dir);
-        (body, antler_skills::files::list_files(&dir))
-    })
-    .await?;
-    let body = body.map_err(|_| {
-        AppError::not_found(format!(
-            "skill '{}' disappeared from disk; try again after the next reload",
-            name.as_str()
-        ))
-    })?;
-    Ok(Json(SkillDetail {
-        skill: skill.clone(),
-        body,
-        files,
-    }))
+    Ok(Json(
+        app.skills
+            .detail(&caller, name.as_str(), query.category)
+            .await?,
+    ))
 }
 
 /// Enables or disables a skill: a shared one (admins; stored per category and name) or one
