@@ -19,6 +19,7 @@ WORKDIR /src
 # metadata` fails the build on a missing one (the stub build itself may fail, as stubs do not
 # compile against each other; tests/repo checks the list too).
 COPY Cargo.toml Cargo.lock ./
+COPY .cargo .cargo
 COPY crates/agent-runtime/Cargo.toml crates/agent-runtime/Cargo.toml
 COPY crates/app/Cargo.toml crates/app/Cargo.toml
 COPY crates/cli/Cargo.toml crates/cli/Cargo.toml
