@@ -1,9 +1,8 @@
 //! `/api/mcp/…`: the MCP servers whose tools the agent may call.
 
 use antler_app::McpConfigError;
-use antler_mcp::ServerStatus;
-use antler_mcp::view::McpConfigView;
 use antler_protocol::error::ErrorEnvelope;
+use antler_protocol::mcp::{McpConfigView, ServerStatus};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
