@@ -71,6 +71,8 @@ def main():
             "ANTLER_SKILLS_WATCH": "false",
             # Sources the fuzzer makes up cannot be fetched here; fail them fast.
             "ANTLER_SKILLS_IMPORT_TIMEOUT_SECS": "5",
+            # The import operation fetches a local repository (hooks.py), under this root.
+            "ANTLER_SKILLS_IMPORT_ALLOWED_FILE_ROOTS": str(root),
             "ANTLER_SANDBOX_PROVIDER": "local",
             "ANTLER_MODEL_BASE_URL": f"{mock_url}/v1",
             "ANTLER_MODEL": "mock",

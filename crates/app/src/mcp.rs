@@ -6,15 +6,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use antler_mcp::config::check;
-use antler_mcp::view::ServerConfigView;
-use antler_mcp::{McpError, McpHub, ServerConfig};
+use antler_mcp::view::config_view;
+use antler_mcp::{McpError, McpHub};
+use antler_protocol::mcp::{McpConfigView, ServerConfig, ServerStatus};
 use antler_store::{Store, StoreError, Topic};
 use serde_json::{Map, Value};
 use tokio::sync::broadcast::error::RecvError;
-
-// What the MCP use-cases answer.
-pub use antler_mcp::ServerStatus;
-pub use antler_mcp::view::McpConfigView;
 
 /// What can go wrong with the MCP configuration.
 #[derive(Debug, thiserror::Error)]
@@ -105,7 +102,7 @@ impl McpService {
     /// The configuration, variables and headers hidden.
     pub async fn config(&self) -> Result<McpConfigView, McpConfigError> {
         let stored = self.store.mcp.load().await?.unwrap_or_default();
-        Ok(view(&parse(&stored)))
+        Ok(config_view(&parse(&stored)))
     }
 
     /// Replaces the configuration. A variable or header given as `null` keeps its current
@@ -132,7 +129,7 @@ impl McpService {
             tracing::warn!(error = %e, "other replicas were not told of the MCP change");
         }
         tracing::info!(servers = next.len(), "MCP configuration replaced");
-        Ok(view(&next))
+        Ok(config_view(&next))
     }
 
     /// Follows changes made on other replicas.
@@ -202,13 +199,4 @@ fn keep_hidden(
 /// A JSON pointer segment.
 fn escape(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
-}
-
-fn view(servers: &Servers) -> McpConfigView {
-    McpConfigView {
-        servers: servers
-            .iter()
-            .map(|(k, v)| (k.clone(), ServerConfigView::from(v)))
-            .collect(),
-    }
 }

@@ -1,13 +1,14 @@
-//! How MCP servers are configured (`mcp.servers` in the YAML, then in the database), and
-//! what the API shows of it.
+//! How MCP servers are configured (`mcp.servers` in the YAML, then in the database): the
+//! `mcp` section and the checks of a server. A server's fields are a wire type
+//! ([`antler_protocol::mcp::ServerConfig`]): the API receives them too.
 
 use std::collections::BTreeMap;
 
+pub use antler_protocol::mcp::{ServerConfig, Transport};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// `mcp` in the configuration.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct McpConfig {
     /// The servers by name (letters, digits, `-` and `_`). The YAML seeds the database the
@@ -17,86 +18,9 @@ pub struct McpConfig {
     pub tool_search: ToolSearchConfig,
 }
 
-/// How a server is reached.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Transport {
-    /// A child process speaking MCP on its standard input and output.
-    #[default]
-    Stdio,
-    /// MCP's streamable HTTP.
-    StreamableHttp,
-    /// The older HTTP with server-sent events.
-    Sse,
-}
-
-/// One MCP server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct ServerConfig {
-    /// `stdio` (default), `streamable_http` or `sse`.
-    pub transport: Transport,
-    /// stdio: the program (found on the server's `PATH`).
-    pub command: Option<String>,
-    /// stdio: its arguments.
-    pub args: Vec<String>,
-    /// stdio: its whole environment besides `PATH` and `HOME`; values may name the server's
-    /// variables as `$VAR` or `${VAR}`, expanded when connecting and never shown.
-    pub env: BTreeMap<String, String>,
-    /// HTTP: the endpoint.
-    pub url: Option<String>,
-    /// HTTP: headers sent with every request (values expanded like `env`).
-    pub headers: BTreeMap<String, String>,
-    /// Off: its tools are not offered and it is not started.
-    pub enabled: bool,
-    /// What it is for (shown in the UI).
-    pub description: Option<String>,
-    /// Connected at startup instead of on first use.
-    pub eager: bool,
-    /// stdio: started inside each thread's Docker sandbox instead of on the host.
-    pub sandboxed: bool,
-    /// Longest wait for the server to start and answer `initialize`.
-    pub init_timeout_secs: u64,
-    /// Longest wait for one tool call.
-    pub call_timeout_secs: u64,
-    /// Only these of its tools (MCP names); all when empty.
-    pub allow_tools: Vec<String>,
-    /// Never these of its tools.
-    pub deny_tools: Vec<String>,
-}
-
-impl Default for ServerConfig {
-    fn default() -> Self {
-        ServerConfig {
-            transport: Transport::Stdio,
-            command: None,
-            args: Vec::new(),
-            env: BTreeMap::new(),
-            url: None,
-            headers: BTreeMap::new(),
-            enabled: true,
-            description: None,
-            eager: false,
-            sandboxed: false,
-            init_timeout_secs: 30,
-            call_timeout_secs: 120,
-            allow_tools: Vec::new(),
-            deny_tools: Vec::new(),
-        }
-    }
-}
-
-impl ServerConfig {
-    /// Whether the server offers its tool `name` (MCP name).
-    pub fn offers(&self, name: &str) -> bool {
-        (self.allow_tools.is_empty() || self.allow_tools.iter().any(|t| t == name))
-            && !self.deny_tools.iter().any(|t| t == name)
-    }
-}
-
 /// `mcp.tool_search`: over these budgets, the model gets `tool_search` and the most
 /// relevant MCP tools instead of all of them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ToolSearchConfig {
     /// Defer tools at all.

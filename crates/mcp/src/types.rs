@@ -1,9 +1,8 @@
 //! What flows between the hub, its connections and its callers: tools, call results,
-//! progress, and the status the API shows.
+//! progress, and the status the API shows (a wire type, from `antler_protocol::mcp`).
 
-use serde::{Deserialize, Serialize};
+pub use antler_protocol::mcp::{ServerState, ServerStatus, ToolView};
 use serde_json::Value;
-use utoipa::ToSchema;
 
 /// A tool as its server lists it.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,61 +78,4 @@ pub enum McpError {
     /// The server failed the request or broke the protocol.
     #[error("{0}")]
     Failed(String),
-}
-
-/// A server's state, as the API shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ServerState {
-    /// Switched off.
-    Disabled,
-    /// Not started yet (it starts on first use).
-    Idle,
-    /// Connected; its tools are offered.
-    Connected,
-    /// The last start or the connection failed (`last_error`); retried after a pause.
-    Failed,
-}
-
-/// A tool of a server, as the API shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ToolView {
-    /// Its MCP name.
-    pub name: String,
-    /// The name the model calls it by.
-    pub model_name: String,
-    /// What it does.
-    pub description: String,
-    /// The JSON Schema of its arguments.
-    #[schema(value_type = Object)]
-    pub input_schema: Value,
-}
-
-/// A server's status.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ServerStatus {
-    /// Its name.
-    pub name: String,
-    /// `stdio`, `streamable_http` or `sse`.
-    pub transport: crate::Transport,
-    /// What it is for.
-    pub description: Option<String>,
-    /// Its state.
-    pub state: ServerState,
-    /// Why it last failed.
-    pub last_error: Option<String>,
-    /// Started inside each thread's sandbox rather than on the host.
-    pub sandboxed: bool,
-    /// A sandboxed server: the threads it runs in now.
-    pub running_in_threads: usize,
-    /// Its tools (those offered: after the allow and deny lists).
-    pub tools: Vec<ToolView>,
-    /// What is wrong with its tool list (a tool name listed twice: only the first is
-    /// offered).
-    #[serde(default)]
-    pub warnings: Vec<String>,
-    /// Calls made since the server started.
-    pub calls: u64,
-    /// Calls that failed.
-    pub failed_calls: u64,
 }

@@ -9,6 +9,7 @@ pub mod de;
 pub mod error;
 pub mod files;
 pub mod health;
+pub mod mcp;
 pub mod memory;
 pub mod messages;
 pub mod paths;

@@ -2201,41 +2201,44 @@ export interface components {
         };
         /** @description One server's configuration, secrets hidden. */
         ServerConfigView: {
-            /** @description Only these tools. */
+            /** @description Only these of its tools (MCP names); all when empty. */
             allow_tools: string[];
             /** @description stdio: its arguments. */
             args: string[];
             /**
              * Format: int64
-             * @description Seconds per call.
+             * @description Longest wait for one tool call.
              */
             call_timeout_secs: number;
-            /** @description stdio: the program. */
+            /** @description stdio: the program (found on the server's `PATH`). */
             command?: string | null;
-            /** @description Never these tools. */
+            /** @description Never these of its tools. */
             deny_tools: string[];
-            /** @description What it is for. */
+            /** @description What it is for (shown in the UI). */
             description?: string | null;
-            /** @description Started at startup. */
+            /** @description Connected at startup instead of on first use. */
             eager: boolean;
-            /** @description Whether it is used. */
+            /** @description Off: its tools are not offered and it is not started. */
             enabled: boolean;
-            /** @description stdio: its environment, hidden. */
+            /**
+             * @description stdio: its whole environment besides `PATH` and `HOME`; values may name the server's
+             *     variables as `$VAR` or `${VAR}`, expanded when connecting and never shown.
+             */
             env: {
                 [key: string]: components["schemas"]["HiddenValue"];
             };
-            /** @description HTTP: headers, hidden. */
+            /** @description HTTP: headers sent with every request (values expanded like `env`, never shown). */
             headers: {
                 [key: string]: components["schemas"]["HiddenValue"];
             };
             /**
              * Format: int64
-             * @description Seconds to start.
+             * @description Longest wait for the server to start and answer `initialize`.
              */
             init_timeout_secs: number;
-            /** @description Started in the thread's sandbox. */
+            /** @description stdio: started inside each thread's Docker sandbox instead of on the host. */
             sandboxed: boolean;
-            /** @description `stdio`, `streamable_http` or `sse`. */
+            /** @description `stdio` (default), `streamable_http` or `sse`. */
             transport: components["schemas"]["Transport"];
             /** @description HTTP: the endpoint. */
             url?: string | null;

@@ -7,13 +7,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use antler_agent_runtime::bm25::words;
+use antler_agent_runtime::bm25;
 use antler_store::{FactRecord, Store, StoreError};
 
 use super::rank::usefulness;
 
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
 /// Usefulness follows use (`last_used_at`), which does not change the version: an index
 /// is rebuilt after this long anyway.
 const MAX_AGE: Duration = Duration::from_secs(60);
@@ -26,34 +24,14 @@ pub(crate) struct FactIndex {
     built: Instant,
     /// The facts.
     pub(crate) facts: Vec<FactRecord>,
-    postings: HashMap<String, Vec<(u32, u32)>>,
-    lengths: Vec<u32>,
-    average: f64,
+    words: bm25::Index,
     /// Fact positions, most useful first, with their usefulness.
     pub(crate) useful: Vec<(usize, f64)>,
 }
 
 impl FactIndex {
     fn build(version: u64, facts: Vec<FactRecord>) -> Self {
-        let mut postings: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
-        let mut lengths = Vec::with_capacity(facts.len());
-        for (i, f) in facts.iter().enumerate() {
-            let doc = words(&f.content);
-            lengths.push(u32::try_from(doc.len()).unwrap_or(u32::MAX));
-            let mut counts: HashMap<String, u32> = HashMap::new();
-            for w in doc {
-                *counts.entry(w).or_default() += 1;
-            }
-            let at = u32::try_from(i).unwrap_or(u32::MAX);
-            for (w, tf) in counts {
-                postings.entry(w).or_default().push((at, tf));
-            }
-        }
-        let average = if lengths.is_empty() {
-            1.0
-        } else {
-            lengths.iter().map(|l| f64::from(*l)).sum::<f64>() / lengths.len() as f64
-        };
+        let words = bm25::Index::new(facts.iter().map(|f| bm25::words(&f.content)));
         let mut useful: Vec<(usize, f64)> = facts
             .iter()
             .enumerate()
@@ -64,9 +42,7 @@ impl FactIndex {
             version,
             built: Instant::now(),
             facts,
-            postings,
-            lengths,
-            average: average.max(1.0),
+            words,
             useful,
         }
     }
@@ -79,32 +55,7 @@ impl FactIndex {
         visible: impl Fn(&FactRecord) -> bool,
         limit: usize,
     ) -> Vec<(usize, f64)> {
-        let mut terms = words(text);
-        terms.sort();
-        terms.dedup();
-        let n = self.facts.len() as f64;
-        let mut scores: HashMap<u32, f64> = HashMap::new();
-        for term in &terms {
-            let Some(list) = self.postings.get(term) else {
-                continue;
-            };
-            let df = list.len() as f64;
-            let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-            for &(doc, tf) in list {
-                let tf = f64::from(tf);
-                let len = f64::from(self.lengths[doc as usize]);
-                *scores.entry(doc).or_default() +=
-                    idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / self.average));
-            }
-        }
-        let mut ranked: Vec<(usize, f64)> = scores
-            .into_iter()
-            .map(|(doc, score)| (doc as usize, score))
-            .filter(|(i, _)| visible(&self.facts[*i]))
-            .collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        ranked.truncate(limit);
-        ranked
+        self.words.search(text, |i| visible(&self.facts[i]), limit)
     }
 }
 
@@ -184,6 +135,13 @@ mod tests {
             .map(|(i, _)| index.facts[*i].fact_id.as_str())
             .collect();
         assert_eq!(ids, ["b", "a"]);
+        // The shared scorer, over the facts' words.
+        let docs: Vec<Vec<String>> = index
+            .facts
+            .iter()
+            .map(|f| bm25::words(&f.content))
+            .collect();
+        assert_eq!(found, bm25::rank(&docs, "what sourdough bread?", 10));
         assert!(
             index
                 .search("bakery", |f| f.assistant_id.is_none(), 10)

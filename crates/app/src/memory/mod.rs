@@ -14,7 +14,7 @@ use antler_protocol::memory::{
 };
 use antler_store::threads::timestamp;
 use antler_store::{FactQuery, FactRecord, MemorySettings, Store, StoreError};
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::Caller;
@@ -115,6 +115,25 @@ fn wire(r: FactRecord) -> Fact {
     }
 }
 
+/// A new fact `owner` gave (added or imported), checked.
+fn given_fact(owner: &str, req: FactCreate, now: DateTime<Utc>) -> Result<FactRecord, MemoryError> {
+    Ok(FactRecord {
+        fact_id: uuid::Uuid::new_v4().to_string(),
+        owner: owner.to_string(),
+        assistant_id: req.assistant_id.filter(|a| !a.trim().is_empty()),
+        content: checked_content(&req.content)?,
+        category: req.category.unwrap_or_default(),
+        confidence: checked_confidence(req.confidence)?,
+        confirmations: 0,
+        source_thread: None,
+        supersedes: None,
+        active: true,
+        created_at: now,
+        updated_at: now,
+        last_used_at: None,
+    })
+}
+
 /// A fact's text as stored (trimmed): not blank, at most [`MAX_FACT_CHARS`] as sent, and
 /// nothing that looks like a secret.
 fn checked_content(content: &str) -> Result<String, MemoryError> {
@@ -194,22 +213,7 @@ impl MemoryService {
 
     /// Remembers a fact the person gave.
     pub async fn add(&self, caller: &Caller, req: FactCreate) -> Result<Fact, MemoryError> {
-        let now = Utc::now();
-        let fact = FactRecord {
-            fact_id: uuid::Uuid::new_v4().to_string(),
-            owner: caller.owner().to_string(),
-            assistant_id: req.assistant_id.filter(|a| !a.trim().is_empty()),
-            content: checked_content(&req.content)?,
-            category: req.category.unwrap_or_default(),
-            confidence: checked_confidence(req.confidence)?,
-            confirmations: 0,
-            source_thread: None,
-            supersedes: None,
-            active: true,
-            created_at: now,
-            updated_at: now,
-            last_used_at: None,
-        };
+        let fact = given_fact(caller.owner(), req, Utc::now())?;
         self.store.memory.add(&fact).await?;
         evict(&self.store, caller.owner(), self.cfg.max_facts).await?;
         Ok(wire(fact))
@@ -366,21 +370,7 @@ impl MemoryService {
         let mut fresh = Vec::with_capacity(data.facts.len());
         for (i, f) in data.facts.into_iter().enumerate() {
             let at = |e: MemoryError| MemoryError::Invalid(format!("facts[{i}]: {e}"));
-            fresh.push(FactRecord {
-                fact_id: uuid::Uuid::new_v4().to_string(),
-                owner: owner.to_string(),
-                assistant_id: f.assistant_id.filter(|a| !a.trim().is_empty()),
-                content: checked_content(&f.content).map_err(at)?,
-                category: f.category.unwrap_or_default(),
-                confidence: checked_confidence(f.confidence).map_err(at)?,
-                confirmations: 0,
-                source_thread: None,
-                supersedes: None,
-                active: true,
-                created_at: now,
-                updated_at: now,
-                last_used_at: None,
-            });
+            fresh.push(given_fact(owner, f, now).map_err(at)?);
         }
         let existing = self.store.memory.active(owner).await?;
         let plan = rank::plan_import(existing, fresh, self.cfg.max_facts, now);

@@ -340,6 +340,44 @@ pub(crate) async fn model_request_for(model_url: &str, text: &str) -> serde_json
         .unwrap_or_else(|| panic!("the model received no request ending with {text:?}"))
 }
 
+/// A `bash` command that sleeps under a name of its own (`exec -a` sets its `argv[0]`), so
+/// that a test finds its command among the processes by that name: tests running at the
+/// same time (or another checkout's) can never be mistaken for it, as with a `sleep` told
+/// apart only by its duration.
+pub(crate) struct Sleeper {
+    /// What the process is called while it sleeps.
+    pub(crate) name: String,
+    /// The command for the model's `bash` call (no quotes, safe in YAML).
+    pub(crate) command: String,
+}
+
+impl Sleeper {
+    /// A command sleeping `seconds` under a new name.
+    pub(crate) fn new(seconds: u32) -> Self {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("antler-test-sleeper-{:x}-{nanos:x}-{n}", std::process::id());
+        Sleeper {
+            command: format!("exec -a {name} sleep {seconds}"),
+            name,
+        }
+    }
+
+    /// The host processes running it.
+    pub(crate) fn processes(&self) -> Vec<i32> {
+        processes_matching(&self.name)
+    }
+
+    /// Whether it runs on the host.
+    pub(crate) fn running(&self) -> bool {
+        !self.processes().is_empty()
+    }
+}
+
 /// Host processes whose command line contains `needle` (as `pgrep -f`, without procps).
 pub(crate) fn processes_matching(needle: &str) -> Vec<i32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {

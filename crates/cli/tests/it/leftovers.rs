@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use crate::common::{Env, Server, mock_llm, processes_matching, run_body, wait_for};
+use crate::common::{Env, Server, Sleeper, mock_llm, run_body, wait_for};
 
 /// Starts a multipart upload that sends `head` and then stalls until the sender drops.
 async fn stalled_upload(
@@ -55,8 +55,12 @@ fn start(env: &Env, instance: &str, model: &str) -> Server {
 #[tokio::test]
 async fn a_restart_clears_what_a_crash_left_and_keeps_a_live_replicas_work() {
     let env = Env::new();
-    let script = "scenarios:\n  - match: \"hello\"\n    turns: [{content: hi}]\n  - match: \"\"\n    turns:\n      - tool_calls: [{name: bash, arguments: {command: \"sleep 41\"}}]\n      - content: done\n";
-    let model = mock_llm(script).await;
+    let sleeper = Sleeper::new(41);
+    let script = format!(
+        "scenarios:\n  - match: \"hello\"\n    turns: [{{content: hi}}]\n  - match: \"\"\n    turns:\n      - tool_calls: [{{name: bash, arguments: {{command: \"{}\"}}}}]\n      - content: done\n",
+        sleeper.command
+    );
+    let model = mock_llm(&script).await;
     let a = start(&env, "crash-a", &model);
     let b = start(&env, "crash-b", &model);
     a.create_thread("t").await;
@@ -81,10 +85,7 @@ async fn a_restart_clears_what_a_crash_left_and_keeps_a_live_replicas_work() {
         )
         .await;
     assert_eq!(status, 200);
-    wait_for("the command to start", async || {
-        !processes_matching("sleep 41").is_empty()
-    })
-    .await;
+    wait_for("the command to start", async || sleeper.running()).await;
     let custom = env.skills_dir().join("custom");
     std::fs::create_dir_all(custom.join(".staging-crash-a-k3j9x2/skill")).unwrap();
     std::fs::write(
@@ -106,10 +107,7 @@ async fn a_restart_clears_what_a_crash_left_and_keeps_a_live_replicas_work() {
 
     a.crash();
     assert_eq!(names(&tmp.join("crash-a")).len(), 2, "the crash left them");
-    assert!(
-        !processes_matching("sleep 41").is_empty(),
-        "and the command"
-    );
+    assert!(sleeper.running(), "and the command");
     let a = start(&env, "crash-a", &model);
     assert!(
         names(&tmp.join("crash-a")).is_empty(),
@@ -126,7 +124,7 @@ async fn a_restart_clears_what_a_crash_left_and_keeps_a_live_replicas_work() {
         "B is alive: its upload stays"
     );
     wait_for("the orphaned command to be killed", async || {
-        processes_matching("sleep 41").is_empty()
+        !sleeper.running()
     })
     .await;
     // The uploads folder the agent sees never held a partial file of this version.

@@ -6,8 +6,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::{
-    Env, Server, Sse, error_code, mock_llm, model_requests, processes_matching, read_sse, run_body,
-    signal, streamed_text, wait_for,
+    Env, Server, Sleeper, Sse, error_code, mock_llm, model_requests, read_sse, run_body, signal,
+    streamed_text, wait_for,
 };
 
 const DEMO_SKILL: &str = "---\nname: demo-skill\ndescription: Say hello from a script. Use when asked to run the demo.\n---\n# Demo\nRun `python3 /mnt/skills/public/demo-skill/scripts/hello.py`.\n";
@@ -213,35 +213,38 @@ async fn the_agent_reads_a_skill_runs_its_script_in_docker_and_presents_the_outp
 }
 
 fn slow_script() -> String {
-    r#"
+    script_with_sleep("")
+}
+
+/// [`slow_script`] where a message with "sleep" has the model run `sleeper`'s command.
+fn slow_script_sleeping(sleeper: &Sleeper) -> String {
+    script_with_sleep(&format!(
+        r#"  - match: "sleep"
+    turns:
+      - tool_calls:
+          - {{name: bash, arguments: {{command: "{}"}}}}
+      - content: "woke"
+"#,
+        sleeper.command
+    ))
+}
+
+fn script_with_sleep(sleep: &str) -> String {
+    format!(
+        r#"
 scenarios:
   - system: "You write titles"
-    turns: [{content: "Slow"}]
+    turns: [{{content: "Slow"}}]
   - match: "slow"
     turns:
       - content: "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
         chunk_size: 4
         chunk_delay_ms: 150
-  - match: "sleep"
-    turns:
-      - tool_calls:
-          - {name: bash, arguments: {command: "sleep 37"}}
-      - content: "woke"
-  - match: "doze"
-    turns:
-      - tool_calls:
-          - {name: bash, arguments: {command: "sleep 38"}}
-      - content: "woke"
-  - match: "nap"
-    turns:
-      - tool_calls:
-          - {name: bash, arguments: {command: "sleep 39"}}
-      - content: "woke"
-  - match: ""
+{sleep}  - match: ""
     turns:
       - content: "quick answer"
 "#
-    .to_string()
+    )
 }
 
 async fn start_run(server: &Server, thread: &str, text: &str, extra: Value) -> (u16, Value) {
@@ -254,20 +257,16 @@ async fn start_run(server: &Server, thread: &str, text: &str, extra: Value) -> (
         .await
 }
 
-/// Whether the scripted `sleep` command (its own per test) runs on the host.
-fn sleeping(command: &str) -> bool {
-    !processes_matching(command).is_empty()
-}
-
 #[tokio::test]
 async fn cancel_stops_the_model_stream_and_kills_the_running_command() {
     let env = Env::new();
-    let server = env.start_agent(&mock_llm(&slow_script()).await, &[]);
+    let sleeper = Sleeper::new(37);
+    let server = env.start_agent(&mock_llm(&slow_script_sleeping(&sleeper)).await, &[]);
     server.create_thread("t").await;
     let (status, run) = start_run(&server, "t", "please sleep", json!({})).await;
     assert_eq!(status, 200, "{run}");
     let run_id = run["run_id"].as_str().unwrap().to_string();
-    wait_for("the command to start", async || sleeping("sleep 37")).await;
+    wait_for("the command to start", async || sleeper.running()).await;
     let (status, cancelled) = server
         .post(&format!(
             "/api/threads/t/runs/{run_id}/cancel?wait=true&action=interrupt"
@@ -276,7 +275,7 @@ async fn cancel_stops_the_model_stream_and_kills_the_running_command() {
     assert_eq!(status, 200, "{cancelled}");
     assert_eq!(cancelled["status"], "interrupted");
     assert_eq!(cancelled["stop_reason"], "cancelled");
-    assert!(!sleeping("sleep 37"), "the sandbox command was killed");
+    assert!(!sleeper.running(), "the sandbox command was killed");
     let (_, thread) = server.get_json("/api/threads/t").await;
     assert_eq!(thread["status"], "interrupted");
     assert_eq!(
@@ -999,18 +998,19 @@ scenarios:
 #[tokio::test]
 async fn a_restart_marks_running_runs_interrupted_and_the_thread_goes_on() {
     let env = Env::new();
-    let model = mock_llm(&slow_script()).await;
+    let sleeper = Sleeper::new(38);
+    let model = mock_llm(&slow_script_sleeping(&sleeper)).await;
     let server = env.start_agent(&model, &[]);
     server.create_thread("t").await;
-    let (_, run) = start_run(&server, "t", "please doze", json!({})).await;
+    let (_, run) = start_run(&server, "t", "please sleep", json!({})).await;
     let run_id = run["run_id"].as_str().unwrap().to_string();
     server
         .wait_run("t", &run_id, |r| r["status"] == "running")
         .await;
-    wait_for("the command to start", async || sleeping("sleep 38")).await;
+    wait_for("the command to start", async || sleeper.running()).await;
     server.crash();
     // The crashed server's command (host bash) is this test's own to clean up.
-    for pid in processes_matching("sleep 38") {
+    for pid in sleeper.processes() {
         signal(pid, rustix::process::Signal::KILL);
     }
     let server = env.start_agent(&model, &[]);
@@ -1034,14 +1034,15 @@ async fn a_restart_marks_running_runs_interrupted_and_the_thread_goes_on() {
 #[tokio::test]
 async fn a_run_interrupted_by_a_restart_replays_to_an_error_and_end() {
     let env = Env::new();
-    let model = mock_llm(&slow_script()).await;
+    let sleeper = Sleeper::new(39);
+    let model = mock_llm(&slow_script_sleeping(&sleeper)).await;
     let server = env.start_agent(&model, &[]);
     server.create_thread("t").await;
-    let (_, run) = start_run(&server, "t", "take a nap", json!({})).await;
+    let (_, run) = start_run(&server, "t", "please sleep", json!({})).await;
     let run_id = run["run_id"].as_str().unwrap().to_string();
-    wait_for("the command to start", async || sleeping("sleep 39")).await;
+    wait_for("the command to start", async || sleeper.running()).await;
     server.crash();
-    for pid in processes_matching("sleep 39") {
+    for pid in sleeper.processes() {
         signal(pid, rustix::process::Signal::KILL);
     }
     let server = env.start_agent(&model, &[]);

@@ -7,15 +7,19 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use crate::common::{
-    Env, Server, Sse, mock_llm, model_requests, processes_matching, read_sse, wait_for,
-};
+use crate::common::{Env, Server, Sleeper, Sse, mock_llm, model_requests, read_sse, wait_for};
 
 /// The lead asks for four tasks; each subagent streams its findings in small slow chunks so
 /// the three running at once interleave.
 fn parallel_script() -> String {
-    let mut s = String::from(
-        r#"scenarios:
+    // The sleeping subagents' command is not looked for by these tests.
+    parallel_script_sleeping(&Sleeper::new(47))
+}
+
+/// [`parallel_script`] whose subagents sent to sleep (in the sandbox, or in the container)
+/// run `sleeper`'s command.
+fn parallel_script_sleeping(sleeper: &Sleeper) -> String {
+    let mut s = r#"scenarios:
   - system: "<subagent"
     match: "Fail please"
     turns:
@@ -29,15 +33,15 @@ fn parallel_script() -> String {
   - system: "<subagent"
     match: "Sleep in the sandbox"
     turns:
-      - tool_calls: [{name: bash, arguments: {command: "sleep 47.25"}}]
+      - tool_calls: [{name: bash, arguments: {command: "SLEEPER"}}]
       - content: "slept"
   - system: "<subagent"
     match: "Doze in the container"
     turns:
-      - tool_calls: [{name: bash, arguments: {command: "sleep 48.75"}}]
+      - tool_calls: [{name: bash, arguments: {command: "SLEEPER"}}]
       - content: "dozed"
-"#,
-    );
+"#
+    .replace("SLEEPER", &sleeper.command);
     for i in 1..=4 {
         s.push_str(&format!(
             "  - system: \"<subagent\"\n    match: \"Research topic {i}\"\n    turns:\n      - content: \"Findings about topic {i}: one two three four five six seven eight nine ten\"\n        chunk_size: 3\n        chunk_delay_ms: 15\n"
@@ -317,7 +321,8 @@ async fn failing_timed_out_and_unknown_subagents_are_reported_to_the_lead() {
 #[tokio::test]
 async fn cancelling_the_lead_stops_its_subagents_and_their_commands() {
     let env = Env::new();
-    let model = mock_llm(&parallel_script()).await;
+    let sleeper = Sleeper::new(47);
+    let model = mock_llm(&parallel_script_sleeping(&sleeper)).await;
     let server = env.start_agent(&model, &[("ANTLER_AGENT_GENERATE_TITLES", "false")]);
     server.create_thread("c").await;
     let mut run = body("be sleepy");
@@ -325,19 +330,13 @@ async fn cancelling_the_lead_stops_its_subagents_and_their_commands() {
     let (status, started) = server.post_json("/api/threads/c/runs", run).await;
     assert_eq!(status, 200, "{started}");
     let run_id = started["run_id"].as_str().unwrap().to_string();
-    wait_for("the subagent's command", async || {
-        !processes_matching("sleep 47.25").is_empty()
-    })
-    .await;
+    wait_for("the subagent's command", async || sleeper.running()).await;
     let (status, cancelled) = server
         .post(&format!("/api/threads/c/runs/{run_id}/cancel?wait=true"))
         .await;
     assert_eq!(status, 200, "{cancelled}");
     assert_eq!(cancelled["status"], "interrupted");
-    assert!(
-        processes_matching("sleep 47.25").is_empty(),
-        "the subagent's command was killed"
-    );
+    assert!(!sleeper.running(), "the subagent's command was killed");
     let (_, runs) = server.get_json("/api/threads/c/runs?limit=20").await;
     let child = runs
         .as_array()
@@ -364,10 +363,7 @@ async fn cancelling_the_lead_stops_its_subagents_and_their_commands() {
     again.as_object_mut().unwrap().remove("if_not_exists");
     let (_, started) = server.post_json("/api/threads/c/runs", again).await;
     let lead = started["run_id"].as_str().unwrap().to_string();
-    wait_for("the subagent's command again", async || {
-        !processes_matching("sleep 47.25").is_empty()
-    })
-    .await;
+    wait_for("the subagent's command again", async || sleeper.running()).await;
     let (_, runs) = server.get_json("/api/threads/c/runs?limit=20").await;
     let child = runs
         .as_array()
@@ -382,7 +378,7 @@ async fn cancelling_the_lead_stops_its_subagents_and_their_commands() {
         .await;
     assert_eq!(status, 200, "{cancelled}");
     assert_eq!(cancelled["status"], "interrupted", "{cancelled}");
-    assert!(processes_matching("sleep 47.25").is_empty());
+    assert!(!sleeper.running());
     let (_, joined) = server
         .get_json(&format!("/api/threads/c/runs/{lead}/join"))
         .await;
@@ -471,7 +467,8 @@ async fn cancelling_the_lead_leaves_no_subagent_command_running_in_the_container
         return;
     }
     let env = Env::new();
-    let model = mock_llm(&parallel_script()).await;
+    let sleeper = Sleeper::new(48);
+    let model = mock_llm(&parallel_script_sleeping(&sleeper)).await;
     let vars = crate::sandbox::docker_env(&env, &format!("it-sub-{}", crate::sandbox::uuid_like()));
     let mut extra: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     extra.push(("ANTLER_AGENT_GENERATE_TITLES", "false"));
@@ -484,7 +481,7 @@ async fn cancelling_the_lead_leaves_no_subagent_command_running_in_the_container
     let run_id = started["run_id"].as_str().unwrap().to_string();
     let in_container = || crate::sandbox::sandbox_exec(&env, &vars, "d", "ps -eo args").1;
     wait_for("the subagent's command in the container", async || {
-        in_container().contains("sleep 48.75")
+        in_container().contains(&sleeper.name)
     })
     .await;
     let (status, cancelled) = server
@@ -493,5 +490,5 @@ async fn cancelling_the_lead_leaves_no_subagent_command_running_in_the_container
     assert_eq!(status, 200, "{cancelled}");
     assert_eq!(cancelled["status"], "interrupted");
     let ps = in_container();
-    assert!(!ps.contains("sleep 48.75"), "left running: {ps}");
+    assert!(!ps.contains(&sleeper.name), "left running: {ps}");
 }

@@ -49,6 +49,9 @@ mod links;
         antler_protocol::stream::TaskArtifact,
         antler_protocol::stream::TaskStatus,
         antler_protocol::memory::FactCategory,
+        // Reached only as `ServerConfigView`'s type parameter, which the derive does not
+        // collect.
+        antler_protocol::mcp::HiddenValue,
     ))
 )]
 pub(crate) struct ApiDoc;

@@ -1,8 +1,8 @@
 //! `/api/mcp/…`: the MCP servers whose tools the agent may call.
 
 use antler_app::McpConfigError;
-use antler_app::mcp::{McpConfigView, ServerStatus};
 use antler_protocol::error::ErrorEnvelope;
+use antler_protocol::mcp::{McpConfigView, ServerStatus};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
