@@ -263,28 +263,36 @@ async fn subtask_rounds(
     Ok(())
 }
 
+/// One streaming run of `text` on each of `threads`, all started at once; each one's events.
+async fn runs_at_once(
+    http: &reqwest::Client,
+    base: &str,
+    threads: &[String],
+    text: &str,
+) -> Vec<anyhow::Result<Vec<eventsource_stream::Event>>> {
+    let body = json!({
+        "assistant_id": "lead_agent",
+        "input": {"messages": [{"role": "user", "content": text}]},
+        "stream_mode": ["values", "messages-tuple"],
+    });
+    let body = &body;
+    futures::future::join_all(threads.iter().map(|id| async move {
+        let r = http
+            .post(format!("{base}/api/threads/{id}/runs/stream"))
+            .json(body)
+            .send()
+            .await?;
+        sse(r).await
+    }))
+    .await
+}
+
 /// `n` streaming runs at once; every stream must deliver ids 1..=last once and end.
 async fn concurrent(http: &reqwest::Client, base: &str, n: usize) -> anyhow::Result<()> {
     let threads: Vec<String> =
         futures::future::try_join_all((0..n).map(|_| thread(http, base))).await?;
     let started = Instant::now();
-    let results = futures::future::join_all(threads.iter().map(|id| {
-        let http = http.clone();
-        async move {
-            let body = json!({
-                "assistant_id": "lead_agent",
-                "input": {"messages": [{"role": "user", "content": "burst"}]},
-                "stream_mode": ["values", "messages-tuple"],
-            });
-            let r = http
-                .post(format!("{base}/api/threads/{id}/runs/stream"))
-                .json(&body)
-                .send()
-                .await?;
-            sse(r).await
-        }
-    }))
-    .await;
+    let results = runs_at_once(http, base, &threads, "burst").await;
     let elapsed = started.elapsed().as_secs_f64() * 1000.0;
     let (mut events, mut lost, mut failed) = (0usize, 0usize, 0usize);
     for r in results {
@@ -337,20 +345,7 @@ async fn throughput(
         .await;
         let floor_ms = started.elapsed().as_secs_f64() * 1000.0;
         let started = Instant::now();
-        let runs = futures::future::join_all(threads.iter().map(|id| async move {
-            let body = json!({
-                "assistant_id": "lead_agent",
-                "input": {"messages": [{"role": "user", "content": "twenty chunks"}]},
-                "stream_mode": ["values", "messages-tuple"],
-            });
-            let r = http
-                .post(format!("{base}/api/threads/{id}/runs/stream"))
-                .json(&body)
-                .send()
-                .await?;
-            sse(r).await
-        }))
-        .await;
+        let runs = runs_at_once(http, base, &threads, "twenty chunks").await;
         let runs_ms = started.elapsed().as_secs_f64() * 1000.0;
         let chunks = floor
             .iter()

@@ -142,7 +142,7 @@ pub trait RunRepo: Send + Sync + 'static {
         instance: Option<&str>,
         stop_reason: StopReason,
     ) -> Result<Vec<RunRecord>, StoreError>;
-    /// Appends events to a run's log.
+    /// Appends events to a run's log; nothing when the run no longer exists.
     async fn append_events(&self, run_id: &str, events: &[StoredEvent]) -> Result<(), StoreError>;
     /// Events with `seq > after`, in order.
     async fn events_after(&self, run_id: &str, after: u64) -> Result<Vec<StoredEvent>, StoreError>;

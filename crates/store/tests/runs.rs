@@ -178,6 +178,39 @@ async fn finished_runs_are_deleted_with_their_events_and_active_ones_are_kept() 
     }
 }
 
+/// A run deleted with its thread while its last events were on their way: appending them is
+/// not an error (the writer would retry and report data lost), and nothing is stored.
+#[tokio::test]
+async fn events_of_a_deleted_run_are_dropped_without_an_error() {
+    let (_tmp, stores) = stores().await;
+    for (engine, store) in stores {
+        store
+            .threads
+            .create("local", "t", Map::new())
+            .await
+            .unwrap();
+        store
+            .runs
+            .create(&run("r", "t", RunStatus::Running, "a"))
+            .await
+            .unwrap();
+        assert!(
+            store.threads.delete("local", "t").await.unwrap(),
+            "{engine}"
+        );
+        let late = [StoredEvent {
+            seq: 7,
+            event: "messages".into(),
+            data: "[]".into(),
+        }];
+        store.runs.append_events("r", &late).await.unwrap();
+        assert!(
+            store.runs.events_after("r", 0).await.unwrap().is_empty(),
+            "{engine}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn event_logs_replay_after_a_position() {
     let (_tmp, stores) = stores().await;

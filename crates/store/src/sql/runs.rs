@@ -199,7 +199,14 @@ impl RunRepo for SqlRuns {
                         .push_bind(&e.data);
                 });
                 q.push(" ON CONFLICT DO NOTHING");
-                q.build().execute(&mut *tx).await?;
+                match q.build().execute(&mut *tx).await {
+                    // The run was deleted (with its thread) while these were on their way:
+                    // there is nothing left to append them to.
+                    Err(sqlx::Error::Database(e)) if e.is_foreign_key_violation() => {
+                        return Ok(());
+                    }
+                    result => result?,
+                };
             }
             // Counted against the owner's storage quota.
             sqlx::query(
