@@ -43,23 +43,38 @@ impl StateRepo for SqlState {
             .bind(cp.thread_id)
             .fetch_one(&mut *tx)
             .await?;
-            // Only messages the thread does not hold yet are written (and counted): the
-            // insert answers the ones it added.
+            // Only messages the thread does not hold yet are written (and counted): asked
+            // first, so that a long thread's messages are not sent again with every save.
+            let hashes: Vec<&String> = split.blobs.keys().collect();
+            let mut known = std::collections::HashSet::new();
+            for chunk in hashes.chunks(blobs::IN_CHUNK) {
+                let mut q = sqlx::QueryBuilder::new(
+                    "SELECT hash FROM checkpoint_blobs WHERE thread_id = ",
+                );
+                q.push_bind(cp.thread_id).push(" AND hash IN (");
+                let mut list = q.separated(", ");
+                for h in chunk {
+                    list.push_bind(h.as_str());
+                }
+                q.push(")");
+                let found: Vec<String> = q.build_query_scalar().fetch_all(&mut *tx).await?;
+                known.extend(found);
+            }
+            let fresh: Vec<(&String, &String)> = split
+                .blobs
+                .iter()
+                .filter(|(h, _)| !known.contains(*h))
+                .collect();
             let mut added = 0usize;
-            let blobs: Vec<(&String, &String)> = split.blobs.iter().collect();
-            for chunk in blobs.chunks(blobs::IN_CHUNK / 3) {
+            for chunk in fresh.chunks(blobs::IN_CHUNK / 3) {
                 let mut q =
                     sqlx::QueryBuilder::new("INSERT INTO checkpoint_blobs (thread_id, hash, data) ");
                 q.push_values(chunk, |mut b, (h, text)| {
+                    added += text.len();
                     b.push_bind(cp.thread_id).push_bind(h.as_str()).push_bind(text.as_str());
                 });
-                q.push(" ON CONFLICT DO NOTHING RETURNING hash");
-                let new: Vec<String> = q.build_query_scalar().fetch_all(&mut *tx).await?;
-                added += new
-                    .iter()
-                    .filter_map(|h| split.blobs.get(h))
-                    .map(String::len)
-                    .sum::<usize>();
+                q.push(" ON CONFLICT DO NOTHING");
+                q.build().execute(&mut *tx).await?;
             }
             let saved = SavedCheckpoint {
                 // Time-ordered like LangGraph's (clients order branches by id), and made
