@@ -245,7 +245,8 @@ pub struct AssistantVersionsQuery {
 /// `POST /api/assistants/{assistant_id}/latest` body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct AssistantLatest {
-    /// The version to make current.
+    /// The version to make current (versions count from 1).
+    #[schema(minimum = 1, maximum = 2147483647)]
     pub version: i64,
 }
 

@@ -1322,7 +1322,7 @@ export interface components {
         AssistantLatest: {
             /**
              * Format: int64
-             * @description The version to make current.
+             * @description The version to make current (versions count from 1).
              */
             version: number;
         };
