@@ -142,13 +142,10 @@ impl RunsService {
             .create(caller.owner(), thread_id, req, profile)
             .await?;
         // As LangGraph does: clients (the Agent Chat UI) find a graph's threads by these.
-        let mut patch = serde_json::Map::new();
-        patch.insert("graph_id".into(), graph_id.into());
-        patch.insert("assistant_id".into(), record.assistant_id.clone().into());
         if let Err(error) = self
             .store
             .threads
-            .merge_metadata(caller.owner(), thread_id, patch)
+            .record_assistant(caller.owner(), thread_id, graph_id, &record.assistant_id)
             .await
         {
             tracing::warn!(%error, thread.id = thread_id, "could not record the run's assistant in the thread's metadata");

@@ -106,6 +106,9 @@ pub trait MemoryRepo: Send + Sync + 'static {
     async fn count(&self, owner: &str) -> Result<u64, StoreError>;
     /// A number that changes whenever an owner's facts change (not when they are used).
     async fn version(&self, owner: &str) -> Result<u64, StoreError>;
+    /// [`MemoryRepo::version`] in one read with the setting: `None` when the owner
+    /// switched memory off.
+    async fn version_if_enabled(&self, owner: &str) -> Result<Option<u64>, StoreError>;
     /// Every active fact of an owner.
     async fn active(&self, owner: &str) -> Result<Vec<FactRecord>, StoreError>;
     /// Replaces a fact by `next` (which supersedes it); `false` when the owner has no such
@@ -179,7 +182,7 @@ pub struct QueuedTurn {
 #[async_trait]
 pub trait MemoryQueueRepo: Send + Sync + 'static {
     /// Queues a thread to be read at `due_at` (a thread queued already is moved: a burst of
-    /// turns is read once).
+    /// turns is read once); nothing is queued for an owner who switched memory off.
     async fn enqueue(
         &self,
         owner: &str,

@@ -144,6 +144,13 @@ pub trait RunRepo: Send + Sync + 'static {
     ) -> Result<Vec<RunRecord>, StoreError>;
     /// Appends events to a run's log; nothing when the run no longer exists.
     async fn append_events(&self, run_id: &str, events: &[StoredEvent]) -> Result<(), StoreError>;
+    /// Appends the events of several runs in one transaction (all or none); an error when
+    /// any of the runs no longer exists, where [`RunRepo::append_events`] for each one
+    /// skips those.
+    async fn append_events_of_runs(
+        &self,
+        batch: &[(&str, &[StoredEvent])],
+    ) -> Result<(), StoreError>;
     /// Events with `seq > after`, in order.
     async fn events_after(&self, run_id: &str, after: u64) -> Result<Vec<StoredEvent>, StoreError>;
     /// Events with `seq > after` named `event` whose data begins with `prefix`, in order.

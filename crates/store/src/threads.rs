@@ -83,6 +83,15 @@ pub trait ThreadRepo: Send + Sync + 'static {
         thread_id: &str,
         patch: Map<String, Value>,
     ) -> Result<Option<ThreadRecord>, StoreError>;
+    /// Records in the metadata which graph and assistant ran on the thread last (as
+    /// LangGraph does), in one statement; nothing happens when there is no such thread.
+    async fn record_assistant(
+        &self,
+        owner: &str,
+        thread_id: &str,
+        graph_id: &str,
+        assistant_id: &str,
+    ) -> Result<(), StoreError>;
     /// Deletes the thread; false when there was none.
     async fn delete(&self, owner: &str, thread_id: &str) -> Result<bool, StoreError>;
     /// Searches an owner's threads.

@@ -257,3 +257,58 @@ async fn what_a_reading_learned_is_applied_once_with_its_turn_or_not_at_all() {
         );
     }
 }
+
+/// What a run reads before ranking facts, in one query: the facts' version while memory
+/// is on, nothing once the person switched it off; and a finished turn of someone with
+/// memory off is not queued for learning.
+#[tokio::test]
+async fn memory_switched_off_hides_the_version_and_queues_no_turns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let engines = common::Engines::new(tmp.path()).await.unwrap();
+    for (engine, store) in engines.open().await.unwrap() {
+        let m = &store.memory;
+        assert_eq!(
+            m.version_if_enabled("ann").await.unwrap(),
+            Some(0),
+            "{engine}"
+        );
+        m.add(&fact("f1", "ann", "likes rust")).await.unwrap();
+        let version = m.version("ann").await.unwrap();
+        assert_ne!(version, 0, "{engine}");
+        assert_eq!(
+            m.version_if_enabled("ann").await.unwrap(),
+            Some(version),
+            "{engine}"
+        );
+        let off = MemorySettings {
+            enabled: false,
+            summary: None,
+        };
+        m.set_settings("ann", &off).await.unwrap();
+        assert_eq!(m.version_if_enabled("ann").await.unwrap(), None, "{engine}");
+
+        let due = Utc::now() - chrono::Duration::seconds(1);
+        let stale = Utc::now() - chrono::Duration::minutes(5);
+        store
+            .memory_queue
+            .enqueue("ann", "t1", None, due)
+            .await
+            .unwrap();
+        assert!(
+            store
+                .memory_queue
+                .claim("w", stale)
+                .await
+                .unwrap()
+                .is_none(),
+            "{engine}: memory is off"
+        );
+        store
+            .memory_queue
+            .enqueue("bob", "t2", None, due)
+            .await
+            .unwrap();
+        let claimed = store.memory_queue.claim("w", stale).await.unwrap().unwrap();
+        assert_eq!(claimed.owner, "bob", "{engine}");
+    }
+}

@@ -530,3 +530,94 @@ fn checkpoint<'a>(
         metadata,
     }
 }
+
+fn events(seqs: std::ops::RangeInclusive<u64>, data: &str) -> Vec<StoredEvent> {
+    seqs.map(|seq| StoredEvent {
+        seq,
+        event: "messages".into(),
+        data: data.into(),
+    })
+    .collect()
+}
+
+/// Several runs' events in one transaction: every run gets its own, in order, and each
+/// thread's storage counts the bytes of its runs' events (two runs of one thread add up).
+#[tokio::test]
+async fn events_of_several_runs_are_appended_together_and_counted_per_thread() {
+    let (_tmp, stores) = stores().await;
+    for (engine, store) in stores {
+        // Each thread has an owner of its own: an owner's total is that thread's.
+        for (owner, t) in [("local", "t1"), ("other", "t2")] {
+            store.threads.create(owner, t, Map::new()).await.unwrap();
+        }
+        for (r, t) in [("a", "t1"), ("b", "t1"), ("c", "t2")] {
+            store
+                .runs
+                .create(&run(r, t, RunStatus::Running, "i"))
+                .await
+                .unwrap();
+        }
+        let before = (
+            store.threads.stored_bytes("local").await.unwrap(),
+            store.threads.stored_bytes("other").await.unwrap(),
+        );
+        let (a, b, c) = (
+            events(1..=3, "aaaa"),
+            events(1..=2, "bbbbbbbb"),
+            events(1..=1, "cc"),
+        );
+        store
+            .runs
+            .append_events_of_runs(&[("a", &a), ("b", &b), ("c", &c), ("a", &[])])
+            .await
+            .unwrap();
+        for (r, want) in [("a", &a), ("b", &b), ("c", &c)] {
+            assert_eq!(
+                &store.runs.events_after(r, 0).await.unwrap(),
+                want,
+                "{engine}: run {r}"
+            );
+        }
+        let added = (
+            store.threads.stored_bytes("local").await.unwrap() - before.0,
+            store.threads.stored_bytes("other").await.unwrap() - before.1,
+        );
+        assert_eq!(added, (3 * 4 + 2 * 8, 2), "{engine}");
+    }
+}
+
+/// A batch holding a deleted run's events is refused whole (the caller then writes each
+/// run alone): nothing of the others is half-stored.
+#[tokio::test]
+async fn a_batch_with_a_deleted_run_stores_nothing() {
+    let (_tmp, stores) = stores().await;
+    for (engine, store) in stores {
+        for t in ["t1", "gone"] {
+            store.threads.create("local", t, Map::new()).await.unwrap();
+        }
+        store
+            .runs
+            .create(&run("kept", "t1", RunStatus::Running, "i"))
+            .await
+            .unwrap();
+        store
+            .runs
+            .create(&run("late", "gone", RunStatus::Running, "i"))
+            .await
+            .unwrap();
+        store.threads.delete("local", "gone").await.unwrap();
+        let (kept, late) = (events(1..=2, "k"), events(1..=1, "l"));
+        assert!(
+            store
+                .runs
+                .append_events_of_runs(&[("kept", &kept), ("late", &late)])
+                .await
+                .is_err(),
+            "{engine}"
+        );
+        assert!(
+            store.runs.events_after("kept", 0).await.unwrap().is_empty(),
+            "{engine}"
+        );
+    }
+}

@@ -241,3 +241,38 @@ async fn metadata_keys_of_any_text_are_filtered_as_values_never_as_paths() {
         }
     }
 }
+
+/// A run records its graph and assistant in the thread's metadata in one statement: the
+/// other keys stay, the two are replaced, and another owner's thread is left alone.
+#[tokio::test]
+async fn a_run_records_its_assistant_in_the_metadata_keeping_the_rest() {
+    let (_tmp, stores) = stores().await;
+    for (engine, store) in stores {
+        let mut metadata = Map::new();
+        metadata.insert("topic".into(), json!({"nested": [1, 2]}));
+        metadata.insert("assistant_id".into(), json!("old"));
+        store.threads.create("me", "t", metadata).await.unwrap();
+        store
+            .threads
+            .record_assistant("me", "t", "lead_agent", "a-1")
+            .await
+            .unwrap();
+        store
+            .threads
+            .record_assistant("someone-else", "t", "x", "y")
+            .await
+            .unwrap();
+        let got = store
+            .threads
+            .get("me", "t")
+            .await
+            .unwrap()
+            .unwrap()
+            .metadata;
+        assert_eq!(
+            serde_json::Value::Object(got),
+            json!({"topic": {"nested": [1, 2]}, "assistant_id": "a-1", "graph_id": "lead_agent"}),
+            "{engine}"
+        );
+    }
+}

@@ -140,7 +140,7 @@ impl AgentRun<'_> {
             &child_id,
             modes,
             self.cfg.event_log_max_bytes,
-            self.store.clone(),
+            self.log.sink().clone(),
         );
         log.forward_to(self.log.clone(), call_id);
         // Cancellable by its id, and followed from memory, from the moment its record can be

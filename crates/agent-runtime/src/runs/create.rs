@@ -10,7 +10,7 @@ use antler_protocol::runs::{
 };
 use antler_protocol::stream::{RunMetadata, StreamEvent, StreamMode};
 use antler_store::RunRecord;
-use chrono::Utc;
+use chrono::{SubsecRound, Utc};
 use serde_json::{Map, Value, json};
 
 use super::active::{ActiveRun, RunError};
@@ -116,7 +116,7 @@ impl RunManager {
             &run_id,
             modes,
             self.deps.cfg.event_log_max_bytes,
-            store.clone(),
+            self.sink(),
         );
         let run = Arc::new(ActiveRun::new(
             &run_id,
@@ -177,6 +177,7 @@ impl RunManager {
             memory: memory.iter().map(|f| f.id.clone()).collect(),
         }));
         let context = checkpoint_context(&record, &profile);
+        let created_at = record.created_at;
         let plan_mode = self.deps.cfg.plan_mode || asks_plan_mode(&req);
         lock(&self.active).insert(run_id, run.clone());
         let this = self.clone();
@@ -189,6 +190,7 @@ impl RunManager {
                 profile,
                 plan_mode,
                 memory,
+                created_at,
             };
             this.execute(task_run, queue, start, model, writer).await;
         });
@@ -203,7 +205,9 @@ impl RunManager {
         profile: &AgentProfile,
         strategy: MultitaskStrategy,
     ) -> RunRecord {
-        let now = Utc::now();
+        // Microseconds, as both engines store a time: the record in memory and the stored
+        // one order the same.
+        let now = Utc::now().trunc_subsecs(6);
         RunRecord {
             run_id: run.run_id.clone(),
             thread_id: run.thread_id.clone(),

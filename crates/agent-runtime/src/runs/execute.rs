@@ -35,6 +35,8 @@ pub(super) struct Start {
     pub plan_mode: bool,
     /// What it remembers about the person.
     pub memory: Vec<crate::memory::RememberedFact>,
+    /// When it was created, as stored (its place among the thread's runs on every replica).
+    pub created_at: chrono::DateTime<chrono::Utc>,
 }
 
 impl RunManager {
@@ -46,7 +48,7 @@ impl RunManager {
         model: Option<ModelClient>,
         writer: tokio::task::JoinHandle<()>,
     ) {
-        let turn = self.wait_turn(&run, &queue).await;
+        let turn = self.wait_turn(&run, &queue, start.created_at).await;
         let mut state = AgentState::default();
         // False when the stored history could not be read: nothing may be saved over it.
         let mut history_read = true;

@@ -13,7 +13,9 @@ use std::task::Waker;
 use std::time::Duration;
 
 use antler_protocol::stream::{StreamEvent, StreamMode};
-use antler_store::{Store, StoredEvent};
+use antler_store::StoredEvent;
+
+use super::sink::EventSink;
 use bytes::Bytes;
 use tokio::sync::{mpsc, watch};
 
@@ -152,6 +154,8 @@ pub struct EventLog {
     followers: AtomicU64,
     /// The last sequence number the writer is done with (subagents' writers wait on it).
     persisted: watch::Sender<u64>,
+    /// Where its writer sends its batches (and its subagents' writers theirs).
+    sink: EventSink,
 }
 
 impl std::fmt::Debug for EventLog {
@@ -165,11 +169,11 @@ impl std::fmt::Debug for EventLog {
 impl EventLog {
     /// A log for `run_id` recording `modes`; returns it and the task persisting it (finished
     /// once [`EventLog::finish`] was called and everything was written).
-    pub fn new(
+    pub(crate) fn new(
         run_id: &str,
         modes: HashSet<StreamMode>,
         max_bytes: usize,
-        store: Store,
+        sink: EventSink,
     ) -> (Arc<Self>, tokio::task::JoinHandle<()>) {
         let (persist, rx) = mpsc::unbounded_channel();
         let log = Arc::new(EventLog {
@@ -188,14 +192,20 @@ impl EventLog {
             forward: OnceLock::new(),
             followers: AtomicU64::new(0),
             persisted: watch::channel(0).0,
+            sink: sink.clone(),
         });
         let writer = tokio::spawn(write_batches(
             run_id.to_string(),
             rx,
-            store,
+            sink,
             Arc::downgrade(&log),
         ));
         (log, writer)
+    }
+
+    /// Where this log's events are written (a subagent's log writes there too).
+    pub(crate) fn sink(&self) -> &EventSink {
+        &self.sink
     }
 
     /// The modes this run records.
@@ -357,11 +367,11 @@ impl EventLog {
     }
 }
 
-/// Writes events in batches (one transaction per batch) until the log ends.
+/// Writes events in batches (with other runs' batches, one transaction) until the log ends.
 async fn write_batches(
     run_id: String,
     mut rx: mpsc::UnboundedReceiver<ToPersist>,
-    store: Store,
+    sink: EventSink,
     log: std::sync::Weak<EventLog>,
 ) {
     while let Some(first) = rx.recv().await {
@@ -384,18 +394,20 @@ async fn write_batches(
                 let _ = parent.wait_for(|seq| *seq >= in_parent).await;
             }
         }
-        let rows: Vec<StoredEvent> = batch
-            .iter()
-            .filter(|p| p.in_parent.is_none())
-            .map(|p| StoredEvent {
-                seq: p.event.seq,
-                event: p.event.event.clone(),
-                data: p.event.data.clone(),
-            })
-            .collect();
+        let rows: Arc<Vec<StoredEvent>> = Arc::new(
+            batch
+                .iter()
+                .filter(|p| p.in_parent.is_none())
+                .map(|p| StoredEvent {
+                    seq: p.event.seq,
+                    event: p.event.event.clone(),
+                    data: p.event.data.clone(),
+                })
+                .collect(),
+        );
         let mut attempt = 0;
         while !rows.is_empty()
-            && let Err(error) = store.runs.append_events(&run_id, &rows).await
+            && let Err(error) = sink.append(&run_id, rows.clone()).await
         {
             attempt += 1;
             if attempt >= 5 {

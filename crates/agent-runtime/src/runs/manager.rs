@@ -73,6 +73,8 @@ pub struct RunManager {
     pub(super) threads: Mutex<HashMap<String, Arc<ThreadQueue>>>,
     /// Subagent runs working here (cancelled by id like the others).
     pub(super) children: Arc<crate::agent::ChildRuns>,
+    /// The writer of every run's events, started with the first run (on its runtime).
+    pub(super) sink: std::sync::OnceLock<super::sink::EventSink>,
 }
 
 /// A poisoned lock only means another thread panicked mid-update; the maps stay usable.
@@ -96,7 +98,15 @@ impl RunManager {
             active: Mutex::new(HashMap::new()),
             threads: Mutex::new(HashMap::new()),
             children: Arc::default(),
+            sink: std::sync::OnceLock::new(),
         })
+    }
+
+    /// The writer of runs' events (started on first use).
+    pub(super) fn sink(&self) -> super::sink::EventSink {
+        self.sink
+            .get_or_init(|| super::sink::EventSink::start(self.deps.store.runs.clone()))
+            .clone()
     }
 
     /// The dependencies.

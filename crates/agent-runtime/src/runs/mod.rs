@@ -10,6 +10,7 @@ mod notices;
 mod queue;
 mod recent;
 mod replicas;
+mod sink;
 mod stored;
 pub mod stream;
 

@@ -64,30 +64,21 @@ impl RunManager {
         &self,
         run: &ActiveRun,
         queue: &'q ThreadQueue,
+        created_at: chrono::DateTime<chrono::Utc>,
     ) -> Option<tokio::sync::MutexGuard<'q, ()>> {
         let turn = tokio::select! {
             turn = queue.turn.lock() => Some(turn),
             () = run.cancel.cancelled() => None,
         };
-        let store = &self.deps.store;
-        let mine = store
-            .runs
-            .get(&run.thread_id, &run.run_id)
-            .await
-            .ok()
-            .flatten()
-            .map(|r| (r.created_at, r.run_id));
-        let mut notices = store.bus.subscribe();
+        let mine = (created_at, &run.run_id);
+        let mut notices = self.deps.store.bus.subscribe();
         while !run.cancel.is_cancelled()
             && self
                 .remote_active(&run.thread_id)
                 .await
                 .unwrap_or_default()
                 .iter()
-                .any(|r| {
-                    mine.as_ref()
-                        .is_none_or(|m| (r.created_at, &r.run_id) < (m.0, &m.1))
-                })
+                .any(|r| (r.created_at, &r.run_id) < mine)
         {
             tokio::select! {
                 () = super::notices::stored_events(&mut notices, None, Duration::from_millis(300)) => {}

@@ -64,13 +64,14 @@ impl FactIndex {
 pub(crate) struct FactCache(Mutex<HashMap<String, Arc<FactIndex>>>);
 
 impl FactCache {
-    /// `owner`'s index, rebuilt when their facts changed or it is old.
-    pub(crate) async fn get(
+    /// `owner`'s index as of `version` (read by the caller), rebuilt when their facts
+    /// changed or it is old.
+    pub(crate) async fn at(
         &self,
         store: &Store,
         owner: &str,
+        version: u64,
     ) -> Result<Arc<FactIndex>, StoreError> {
-        let version = store.memory.version(owner).await?;
         let cached = self.lock().get(owner).cloned();
         if let Some(index) = cached
             && index.version == version

@@ -134,11 +134,6 @@ impl MemorySource for MemoryService {
             scope.map(str::to_string),
         );
         tokio::spawn(async move {
-            match store.memory.settings(&owner).await {
-                Ok(s) if !s.enabled => return,
-                Err(e) => tracing::warn!(error = %e, "memory settings could not be read"),
-                Ok(_) => {}
-            }
             if let Err(e) = store
                 .memory_queue
                 .enqueue(&owner, &thread_id, scope.as_deref(), due)
@@ -205,10 +200,10 @@ impl MemoryService {
         assistant_id: &str,
         text: &str,
     ) -> Result<Vec<RememberedFact>, StoreError> {
-        if !self.store.memory.settings(owner).await?.enabled {
+        let Some(version) = self.store.memory.version_if_enabled(owner).await? else {
             return Ok(Vec::new());
-        }
-        let index = self.facts.get(&self.store, owner).await?;
+        };
+        let index = self.facts.at(&self.store, owner, version).await?;
         let visible = |f: &FactRecord| f.assistant_id.as_deref().is_none_or(|a| a == assistant_id);
         let mut ranked: Vec<(usize, f64)> = index
             .search(text, visible, 50)

@@ -68,6 +68,9 @@ pub(crate) trait Engine {
     fn time(&self, t: DateTime<Utc>) -> Self::Time;
     /// Appended to a `SELECT` that must lock the rows it reads (until commit).
     fn for_update(&self) -> &'static str;
+    /// The JSON object in `column` with the top-level `keys` set to text parameters
+    /// (`(key, "$N")`; the keys are constants of ours, never input).
+    fn with_text_keys(&self, column: &str, keys: &[(&str, &str)]) -> String;
 }
 
 impl Engine for SqliteDb {
@@ -88,6 +91,14 @@ impl Engine for SqliteDb {
         // A write transaction (`BEGIN IMMEDIATE`) already holds the database.
         ""
     }
+
+    fn with_text_keys(&self, column: &str, keys: &[(&str, &str)]) -> String {
+        let pairs: Vec<String> = keys
+            .iter()
+            .map(|(k, param)| format!("'$.{k}', CAST({param} AS TEXT)"))
+            .collect();
+        format!("json_set({column}, {})", pairs.join(", "))
+    }
 }
 
 impl Engine for PgPool {
@@ -104,6 +115,14 @@ impl Engine for PgPool {
 
     fn for_update(&self) -> &'static str {
         " FOR UPDATE"
+    }
+
+    fn with_text_keys(&self, column: &str, keys: &[(&str, &str)]) -> String {
+        let pairs: Vec<String> = keys
+            .iter()
+            .map(|(k, param)| format!("'{k}', CAST({param} AS TEXT)"))
+            .collect();
+        format!("{column} || jsonb_build_object({})", pairs.join(", "))
     }
 }
 

@@ -230,6 +230,70 @@ impl RunRepo for SqlRuns {
         Ok(())
     }
 
+    async fn append_events_of_runs(
+        &self,
+        batch: &[(&str, &[StoredEvent])],
+    ) -> Result<(), StoreError> {
+        let rows: Vec<(&str, &StoredEvent)> = batch
+            .iter()
+            .flat_map(|(run_id, events)| events.iter().map(move |e| (*run_id, e)))
+            .collect();
+        let sized: Vec<(&str, i64)> = batch
+            .iter()
+            .filter(|(_, events)| !events.is_empty())
+            .map(|(run_id, events)| {
+                let bytes: usize = events.iter().map(|e| e.data.len()).sum();
+                (*run_id, i64::try_from(bytes).unwrap_or(i64::MAX))
+            })
+            .collect();
+        if rows.is_empty() {
+            return Ok(());
+        }
+        on!(&self.0, p => {
+            let mut tx = p.begin_write().await?;
+            for chunk in rows.chunks(EVENT_BATCH) {
+                let mut q =
+                    sqlx::QueryBuilder::new("INSERT INTO run_events (run_id, seq, event, data) ");
+                q.push_values(chunk, |mut b, (run_id, e)| {
+                    b.push_bind(*run_id)
+                        .push_bind(stored(e.seq))
+                        .push_bind(&e.event)
+                        .push_bind(&e.data);
+                });
+                q.push(" ON CONFLICT DO NOTHING");
+                q.build().execute(&mut *tx).await?;
+            }
+            // Counted against the owners' storage quotas, every thread in one statement.
+            for chunk in sized.chunks(EVENT_BATCH) {
+                let mut q = sqlx::QueryBuilder::new("WITH added (run_id, bytes) AS (");
+                q.push_values(chunk, |mut b, (run_id, bytes)| {
+                    b.push_bind(*run_id).push_bind(*bytes);
+                });
+                q.push(
+                    ") UPDATE threads SET stored_bytes = threads.stored_bytes + d.bytes \
+                     FROM (SELECT r.thread_id, SUM(added.bytes) AS bytes FROM added \
+                     JOIN runs r ON r.run_id = added.run_id GROUP BY r.thread_id) AS d \
+                     WHERE threads.thread_id = d.thread_id",
+                );
+                q.build().execute(&mut *tx).await?;
+            }
+            if let Db::Postgres(_) = &self.0 {
+                for (run_id, events) in batch {
+                    if let Some(last) = events.iter().map(|e| e.seq).max() {
+                        // Delivered on commit, as for a single run.
+                        sqlx::query("SELECT pg_notify($1, $2)")
+                            .bind(Topic::RunEvents.channel())
+                            .bind(format!("{run_id}:{last}"))
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                }
+            }
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+
     async fn events_after(&self, run_id: &str, after: u64) -> Result<Vec<StoredEvent>, StoreError> {
         let rows: Vec<EventRow> = on!(&self.0, p => sqlx::query_as(
             "SELECT seq, event, data FROM run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq",

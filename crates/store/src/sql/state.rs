@@ -26,8 +26,8 @@ impl StateRepo for SqlState {
             let mut tx = p.begin_write().await?;
             // Checkpoints of one thread are saved one at a time (the thread's row is the
             // lock; SQLite's write transaction holds the whole database already), so the next
-            // position is the last one plus one; the unique (thread, step) catches anything
-            // that slips past.
+            // position, counted in the insert, is the last one plus one; the unique (thread,
+            // step) catches anything that slips past.
             if !p.for_update().is_empty() {
                 sqlx::query(&format!(
                     "SELECT thread_id FROM threads WHERE thread_id = $1{}",
@@ -37,12 +37,6 @@ impl StateRepo for SqlState {
                 .fetch_optional(&mut *tx)
                 .await?;
             }
-            let last: Option<i64> = sqlx::query_scalar(
-                "SELECT MAX(step) FROM thread_checkpoints WHERE thread_id = $1",
-            )
-            .bind(cp.thread_id)
-            .fetch_one(&mut *tx)
-            .await?;
             // Only messages the thread does not hold yet are written (and counted): asked
             // first, so that a long thread's messages are not sent again with every save.
             let hashes: Vec<&String> = split.blobs.keys().collect();
@@ -76,33 +70,34 @@ impl StateRepo for SqlState {
                 q.push(" ON CONFLICT DO NOTHING");
                 q.build().execute(&mut *tx).await?;
             }
-            let saved = SavedCheckpoint {
-                // Time-ordered like LangGraph's (clients order branches by id), and made
-                // under the lock so that id order is position order.
-                checkpoint_id: uuid::Uuid::now_v7().to_string(),
-                step: last.map_or(0, |step| step + 1),
-                parent_id: cp.parent_id.map(str::to_string),
-            };
+            // Time-ordered like LangGraph's (clients order branches by id), and made under
+            // the lock so that id order is position order.
+            let checkpoint_id = uuid::Uuid::now_v7().to_string();
             let state_text = serde_json::to_string(state)
                 .map_err(|e| StoreError::Unstorable(format!("a state cannot be stored: {e}")))?;
             let meta_text = serde_json::to_string(cp.metadata)
                 .map_err(|e| StoreError::Unstorable(format!("metadata cannot be stored: {e}")))?;
             added += state_text.len() + meta_text.len() + split.refs.len() * 35;
-            sqlx::query(&format!(
+            let step: i64 = sqlx::query_scalar(&format!(
                 "INSERT INTO thread_checkpoints ({CHECKPOINT_COLUMNS}) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+                 SELECT $1, $2, $3, $4, COALESCE(MAX(step) + 1, 0), $5, $6, $7, $8 \
+                 FROM thread_checkpoints WHERE thread_id = $2 RETURNING step"
             ))
-            .bind(&saved.checkpoint_id)
+            .bind(&checkpoint_id)
             .bind(cp.thread_id)
             .bind(cp.run_id)
-            .bind(&saved.parent_id)
-            .bind(saved.step)
+            .bind(cp.parent_id)
             .bind(Json(state))
             .bind(p.time(now))
             .bind(Json(cp.metadata))
             .bind(refs)
-            .execute(&mut *tx)
+            .fetch_one(&mut *tx)
             .await?;
+            let saved = SavedCheckpoint {
+                checkpoint_id,
+                step,
+                parent_id: cp.parent_id.map(str::to_string),
+            };
             sqlx::query(
                 "UPDATE threads SET state = $1, status = $2, updated_at = $3, \
                  stored_bytes = stored_bytes + $4 WHERE thread_id = $5",

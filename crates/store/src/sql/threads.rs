@@ -87,6 +87,30 @@ impl ThreadRepo for SqlThreads {
         })
     }
 
+    async fn record_assistant(
+        &self,
+        owner: &str,
+        thread_id: &str,
+        graph_id: &str,
+        assistant_id: &str,
+    ) -> Result<(), StoreError> {
+        on!(&self.0, p => {
+            let sql = format!(
+                "UPDATE threads SET metadata = {}, updated_at = $3 WHERE owner = $4 AND thread_id = $5",
+                p.with_text_keys("metadata", &[("graph_id", "$1"), ("assistant_id", "$2")])
+            );
+            sqlx::query(&sql)
+                .bind(graph_id)
+                .bind(assistant_id)
+                .bind(p.time(Utc::now()))
+                .bind(owner)
+                .bind(thread_id)
+                .execute(p)
+                .await?;
+        });
+        Ok(())
+    }
+
     async fn delete(&self, owner: &str, thread_id: &str) -> Result<bool, StoreError> {
         // Its runs, their events and its checkpoints go with it (foreign keys cascade).
         let deleted = on!(&self.0, p => sqlx::query("DELETE FROM threads WHERE owner = $1 AND thread_id = $2")

@@ -240,6 +240,18 @@ impl MemoryRepo for SqlMemory {
         Ok(version.and_then(|v| u64::try_from(v).ok()).unwrap_or(0))
     }
 
+    async fn version_if_enabled(&self, owner: &str) -> Result<Option<u64>, StoreError> {
+        let (version, enabled): (Option<i64>, Option<bool>) = on!(&self.0, p => sqlx::query_as(
+            "SELECT (SELECT version FROM memory_versions WHERE owner = $1), \
+             (SELECT enabled FROM memory_settings WHERE owner = $1)",
+        )
+        .bind(owner)
+        .fetch_one(p)
+        .await?);
+        let enabled = enabled.unwrap_or(MemorySettings::default().enabled);
+        Ok(enabled.then(|| version.and_then(|v| u64::try_from(v).ok()).unwrap_or(0)))
+    }
+
     async fn active(&self, owner: &str) -> Result<Vec<FactRecord>, StoreError> {
         let sql = format!("SELECT {COLUMNS} FROM memory_facts f WHERE f.owner = $1 AND f.active");
         let rows: Vec<Row> = on!(&self.0, p => sqlx::query_as(&sql)

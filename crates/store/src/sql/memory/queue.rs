@@ -22,7 +22,8 @@ impl MemoryQueueRepo for SqlMemoryQueue {
     ) -> Result<(), StoreError> {
         on!(&self.0, p => {
             sqlx::query(
-                "INSERT INTO memory_queue (owner, thread_id, assistant_id, due_at) VALUES ($1, $2, $3, $4) \
+                "INSERT INTO memory_queue (owner, thread_id, assistant_id, due_at) SELECT $1, $2, $3, $4 \
+                 WHERE NOT EXISTS (SELECT 1 FROM memory_settings WHERE owner = $1 AND NOT enabled) \
                  ON CONFLICT (owner, thread_id) DO UPDATE SET assistant_id = excluded.assistant_id, \
                  due_at = excluded.due_at",
             )
