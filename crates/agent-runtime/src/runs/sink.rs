@@ -88,11 +88,6 @@ async fn write(mut rx: mpsc::UnboundedReceiver<Job>, runs: Arc<dyn antler_store:
 
 #[cfg(test)]
 mod tests {
-    #![expect(
-        clippy::unwrap_used,
-        reason = "tests: a failed step aborts with its message"
-    )]
-
     use antler_protocol::runs::{MultitaskStrategy, RunStatus};
     use antler_store::{Location, RunRecord, Store};
     use serde_json::{Map, json};
