@@ -5,14 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod alloc;
 mod commands;
-
-/// mimalloc instead of glibc's malloc: glibc keeps the pages of every connection's buffers
-/// resident (and spreads them over per-thread arenas), mimalloc leaves the untouched parts of
-/// an allocation out of memory. Thousands of open streams cost about a third less each (see
-/// `make bench`, joins).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Antler: a skills-driven agent backend.
 #[derive(Debug, Parser)]
@@ -232,6 +226,7 @@ enum SkillCommand {
 }
 
 fn main() -> ExitCode {
+    alloc::return_free_memory_at_once();
     let cli = Cli::parse();
     commands::set_verbose(cli.verbose);
     match cli.command {
