@@ -181,53 +181,14 @@ impl RunRepo for SqlRuns {
     }
 
     async fn append_events(&self, run_id: &str, events: &[StoredEvent]) -> Result<(), StoreError> {
-        let Some(last) = events.iter().map(|e| e.seq).max() else {
-            return Ok(());
-        };
-        let bytes: usize = events.iter().map(|e| e.data.len()).sum();
-        on!(&self.0, p => {
-            let mut tx = p.begin_write().await?;
-            // Multi-row inserts keep a long stream to a few statements; a sequence number
-            // already stored (a second writer's `end`) is kept, not replaced.
-            for batch in events.chunks(EVENT_BATCH) {
-                let mut q =
-                    sqlx::QueryBuilder::new("INSERT INTO run_events (run_id, seq, event, data) ");
-                q.push_values(batch, |mut b, e| {
-                    b.push_bind(run_id)
-                        .push_bind(stored(e.seq))
-                        .push_bind(&e.event)
-                        .push_bind(&e.data);
-                });
-                q.push(" ON CONFLICT DO NOTHING");
-                match q.build().execute(&mut *tx).await {
-                    // The run was deleted (with its thread) while these were on their way:
-                    // there is nothing left to append them to.
-                    Err(sqlx::Error::Database(e)) if e.is_foreign_key_violation() => {
-                        return Ok(());
-                    }
-                    result => result?,
-                };
+        match self.append_events_of_runs(&[(run_id, events)]).await {
+            // The run was deleted (with its thread) while these were on their way: there is
+            // nothing left to append them to.
+            Err(StoreError::Database(sqlx::Error::Database(e))) if e.is_foreign_key_violation() => {
+                Ok(())
             }
-            // Counted against the owner's storage quota.
-            sqlx::query(
-                "UPDATE threads SET stored_bytes = stored_bytes + $1 \
-                 WHERE thread_id = (SELECT thread_id FROM runs WHERE run_id = $2)",
-            )
-            .bind(i64::try_from(bytes).unwrap_or(i64::MAX))
-            .bind(run_id)
-            .execute(&mut *tx)
-            .await?;
-            if let Db::Postgres(_) = &self.0 {
-                // Delivered on commit: readers on other replicas wake up and read the rows.
-                sqlx::query("SELECT pg_notify($1, $2)")
-                    .bind(Topic::RunEvents.channel())
-                    .bind(format!("{run_id}:{last}"))
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            tx.commit().await?;
-        });
-        Ok(())
+            result => result,
+        }
     }
 
     async fn append_events_of_runs(
@@ -251,6 +212,8 @@ impl RunRepo for SqlRuns {
         }
         on!(&self.0, p => {
             let mut tx = p.begin_write().await?;
+            // Multi-row inserts keep a long stream to a few statements; a sequence number
+            // already stored (a second writer's `end`) is kept, not replaced.
             for chunk in rows.chunks(EVENT_BATCH) {
                 let mut q =
                     sqlx::QueryBuilder::new("INSERT INTO run_events (run_id, seq, event, data) ");
@@ -280,7 +243,8 @@ impl RunRepo for SqlRuns {
             if let Db::Postgres(_) = &self.0 {
                 for (run_id, events) in batch {
                     if let Some(last) = events.iter().map(|e| e.seq).max() {
-                        // Delivered on commit, as for a single run.
+                        // Delivered on commit: readers on other replicas wake up and read
+                        // the rows.
                         sqlx::query("SELECT pg_notify($1, $2)")
                             .bind(Topic::RunEvents.channel())
                             .bind(format!("{run_id}:{last}"))
