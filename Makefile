@@ -12,7 +12,7 @@ bench:
 
 # Build antler-sandbox:latest (starts Docker and bootstraps debian:bookworm-slim if needed).
 sandbox-image:
-	scripts/sandbox-image.sh
+	scripts/sandbox-image.sh all
 
 # The docker-compose stack with local stand-ins for unpullable images, a scripted chat, teardown.
 compose-test:

@@ -1,16 +1,51 @@
 #!/usr/bin/env bash
-# `make sandbox-image`: builds antler-sandbox:latest from docker/sandbox/Dockerfile, offline
-# when it has to (see scripts/docker-env.sh).
+# Builds the sandbox images from docker/sandbox/Dockerfile, offline when it has to (see
+# scripts/docker-env.sh; `full` also needs the Debian, PyPI and npm registries).
+#   scripts/sandbox-image.sh [slim|full|all]   (default slim, what the tests use)
+# slim is tagged antler-sandbox:slim and antler-sandbox:latest, full antler-sandbox:full.
+# ANTLER_SANDBOX_IMAGE renames slim's second tag (as before: the image the tests run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/docker-env.sh
+which="${1:-slim}"
+case "$which" in
+  slim | full | all) ;;
+  *) echo "usage: $0 [slim|full|all]" >&2; exit 2 ;;
+esac
 ensure_docker
 ensure_debian_base
-image="${ANTLER_SANDBOX_IMAGE:-antler-sandbox:latest}"
-# Rebuild only when the Dockerfile changed since the image was built.
-digest=$(sha256sum docker/sandbox/Dockerfile | cut -c1-16)
-if [ "$(docker image inspect -f '{{ index .Config.Labels "antler.dockerfile" }}' "$image" 2>/dev/null)" = "$digest" ]; then
-  echo "sandbox image $image is up to date"
-  exit 0
+# A target is rebuilt only when what it is built from changed since.
+digest=$(cat docker/sandbox/Dockerfile docker/sandbox/full-manifest.json docker/sandbox/packages.py \
+  | sha256sum | cut -c1-16)
+
+# The build context: docker/sandbox, plus this machine's CA bundle as build-ca.crt, which
+# pip and npm use in the full image's registry stage (a TLS-inspecting proxy's CA reaches the
+# build that way; the image itself keeps Debian's).
+context=$(mktemp -d)
+trap 'rm -rf "$context"' EXIT
+cp docker/sandbox/Dockerfile docker/sandbox/full-manifest.json docker/sandbox/packages.py "$context/"
+ca="${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}"
+if [ -s "$ca" ]; then
+  cp "$ca" "$context/build-ca.crt"
 fi
-docker build --label "antler.dockerfile=$digest" -t "$image" docker/sandbox
+
+build() {
+  local target="$1"; shift
+  local tag="antler-sandbox:$target"
+  if [ "$(docker image inspect -f '{{ index .Config.Labels "antler.dockerfile" }}' "$tag" 2>/dev/null)" = "$digest" ]; then
+    echo "sandbox image $tag is up to date"
+  else
+    echo "building sandbox image $tag ..."
+    docker build --target "$target" --label "antler.dockerfile=$digest" -t "$tag" "$context"
+  fi
+  for extra in "$@"; do
+    docker tag "$tag" "$extra"
+  done
+}
+
+if [ "$which" != full ]; then
+  build slim "${ANTLER_SANDBOX_IMAGE:-antler-sandbox:latest}"
+fi
+if [ "$which" != slim ]; then
+  build full
+fi
