@@ -140,23 +140,29 @@ impl Catalog {
         let Ok(root) = self.skills_dir.canonicalize() else {
             return true;
         };
+        let snapshot = self.snapshot();
+        // A category folder's time moves with any entry added or removed, hidden ones (an
+        // install's staging) included, or when it was made just before the scan: it counts
+        // as a change only when the folders in it are not those the scan found there.
         let category_changed = self.categories.iter().any(|c| {
             let dir = root.join(c.as_str());
-            dir.exists() && newer(&dir)
+            dir.exists() && newer(&dir) && !holds_exactly(&dir, &top_folders(&snapshot, *c))
         });
         if category_changed {
             return true;
         }
-        let snapshot = self.snapshot();
         let mut seen: HashSet<PathBuf> = HashSet::new();
         for (_, loaded) in snapshot.entries() {
             if newer(&loaded.dir) || newer(&loaded.dir.join(crate::SKILL_FILE)) {
                 return true;
             }
-            // The namespaces above it, each once.
+            // The namespaces above it, each once (up to its category folder, judged above).
             let mut parent = loaded.dir.parent();
             while let Some(dir) = parent {
-                if dir == root || !dir.starts_with(&root) || !seen.insert(dir.to_path_buf()) {
+                if dir.parent() == Some(root.as_path())
+                    || !dir.starts_with(&root)
+                    || !seen.insert(dir.to_path_buf())
+                {
                     break;
                 }
                 if newer(dir) {
@@ -167,6 +173,41 @@ impl Catalog {
         }
         false
     }
+}
+
+/// The first folder of every skill of `category` in `snapshot` (a skill's own, or its
+/// namespace's).
+fn top_folders(snapshot: &Snapshot, category: SkillCategory) -> HashSet<String> {
+    snapshot
+        .entries()
+        .filter(|(s, _)| s.category == category)
+        .filter_map(|(s, _)| s.relative_path.split('/').next().map(str::to_string))
+        .collect()
+}
+
+/// Whether the visible entries of `dir` are exactly `names` (an unreadable folder is not).
+fn holds_exactly(dir: &Path, names: &HashSet<String>) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    let mut count = 0;
+    for entry in entries {
+        let Ok(entry) = entry else {
+            return false;
+        };
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            return false;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        if !names.contains(name) {
+            return false;
+        }
+        count += 1;
+    }
+    count == names.len()
 }
 
 /// `current` with the skill at `<category>/<rel>` read again, or `None` when that cannot be

@@ -179,6 +179,39 @@ fn changes_after_a_moment_are_noticed_by_their_folders_and_files() {
     assert!(c.changed_since(since), "a folder added in a namespace");
 }
 
+/// A category folder whose time moved while the folders in it stayed those of the scan (an
+/// install's hidden staging come and gone, the folder made just before the server started)
+/// is no change: a late watcher would otherwise rescan 10,000 skills for nothing. A folder
+/// added or removed there still is.
+#[test]
+fn a_category_folder_touched_without_a_change_of_its_folders_is_no_change() {
+    let (tmp, c) = catalog(|p| {
+        write_skill(&p.join("public/pdf"), "pdf", "pdf");
+        write_skill(&p.join("custom/team/report"), "report", "report");
+        std::fs::create_dir_all(p.join("custom")).unwrap();
+    });
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(30));
+    let since = std::time::SystemTime::now();
+    pause();
+    let staging = tmp.path().join("public/.staging-1");
+    std::fs::create_dir(&staging).unwrap();
+    std::fs::remove_dir(&staging).unwrap();
+    assert!(
+        !c.changed_since(since),
+        "only a hidden folder came and went"
+    );
+    std::fs::create_dir(tmp.path().join("public/new")).unwrap();
+    assert!(c.changed_since(since), "a folder added to a category");
+    std::fs::remove_dir(tmp.path().join("public/new")).unwrap();
+    assert!(!c.changed_since(since), "and taken out again");
+    std::fs::remove_dir_all(tmp.path().join("public/pdf")).unwrap();
+    assert!(
+        c.changed_since(since),
+        "a skill folder removed from a category"
+    );
+}
+
 #[test]
 fn find_needs_a_category_when_a_name_is_in_both() {
     let (_tmp, c) = catalog(|p| {
