@@ -10,7 +10,8 @@ test:
 bench:
 	scripts/bench/run.sh
 
-# Build antler-sandbox:latest (starts Docker and bootstraps debian:bookworm-slim if needed).
+# Build the sandbox images antler-sandbox:slim (also :latest) and :full (starts Docker and
+# bootstraps debian:bookworm-slim if needed; full also needs the PyPI and npm registries).
 sandbox-image:
 	scripts/sandbox-image.sh all
 
