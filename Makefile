@@ -1,7 +1,10 @@
 # Antler. `make run` starts the server with embedded defaults; `make test` runs every test.
 .PHONY: run test bench lint fmt snapshots fuzz sandbox-image frontend demo e2e compose-test
 
+# The sandbox images first: the server's default is full (slim when only slim could be built;
+# no sandbox commands without Docker). Both are kept once built.
 run: frontend
+	scripts/sandbox-image.sh all || echo "make run: the sandbox images could not all be built (see above); the server says which it uses at /health" >&2
 	cargo run --release -p antler-cli --bin antler -- serve
 
 test:

@@ -12,6 +12,8 @@ data="${DEMO_DATA_DIR:-$PWD/data-demo}"
 cargo build -p antler-cli --bin antler -p antler-mock-llm --bin antler-mock-llm
 scripts/frontend.sh
 sandbox=docker
+# slim: quick to build, and enough for the demo's scripted chat.
+export ANTLER_SANDBOX_IMAGE="${ANTLER_SANDBOX_IMAGE:-antler-sandbox:slim}"
 if ! scripts/sandbox-image.sh; then
   echo "demo: no Docker sandbox; commands in the demo will be refused (file tools still work)." >&2
   sandbox=auto

@@ -22,7 +22,9 @@ if ! command -v npm >/dev/null; then
   exit 1
 fi
 
-# The sandbox image (starts Docker when needed), the binaries and the UI build.
+# The sandbox image (starts Docker when needed; slim, as in `make test`), the binaries and the
+# UI build.
+export ANTLER_SANDBOX_IMAGE="${ANTLER_SANDBOX_IMAGE:-antler-sandbox:slim}"
 scripts/sandbox-image.sh
 cargo build --quiet -p antler-cli --bin antler -p antler-mock-llm --bin antler-mock-llm
 ANTLER_REQUIRE_WEB=1 scripts/frontend.sh

@@ -2,8 +2,8 @@
 # Builds the sandbox images from docker/sandbox/Dockerfile, offline when it has to (see
 # scripts/docker-env.sh; `full` also needs the Debian, PyPI and npm registries).
 #   scripts/sandbox-image.sh [slim|full|all]   (default slim, what the tests use)
-# slim is tagged antler-sandbox:slim and antler-sandbox:latest, full antler-sandbox:full.
-# ANTLER_SANDBOX_IMAGE renames slim's second tag (as before: the image the tests run).
+# slim is tagged antler-sandbox:slim and antler-sandbox:latest, full antler-sandbox:full (the
+# server's default image). An ANTLER_SANDBOX_IMAGE of another name becomes a tag of slim.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/docker-env.sh
@@ -44,7 +44,14 @@ build() {
 }
 
 if [ "$which" != full ]; then
-  build slim "${ANTLER_SANDBOX_IMAGE:-antler-sandbox:latest}"
+  # antler-sandbox:latest (the default of servers before full existed) stays slim; an
+  # ANTLER_SANDBOX_IMAGE of another name is tagged too, so that servers of this shell find it.
+  extra=(antler-sandbox:latest)
+  case "${ANTLER_SANDBOX_IMAGE:-}" in
+    "" | antler-sandbox:slim | antler-sandbox:full | antler-sandbox:latest) ;;
+    *) extra+=("$ANTLER_SANDBOX_IMAGE") ;;
+  esac
+  build slim "${extra[@]}"
 fi
 if [ "$which" != slim ]; then
   build full

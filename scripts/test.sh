@@ -17,6 +17,8 @@ fi
 
 # The sandbox tests need a Docker engine and the sandbox image (built offline if need be);
 # outside `make test` they skip without them.
+# Every server the tests start uses slim (the default, full, takes minutes to build).
+export ANTLER_SANDBOX_IMAGE="${ANTLER_SANDBOX_IMAGE:-antler-sandbox:slim}"
 scripts/sandbox-image.sh
 export ANTLER_REQUIRE_DOCKER=1
 

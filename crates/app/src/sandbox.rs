@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use antler_sandbox::config::{ProviderKind, SandboxConfig};
+use antler_sandbox::config::{FALLBACK_IMAGE, ProviderKind, SandboxConfig};
 use antler_sandbox::docker::DockerProvider;
 use antler_sandbox::local::LocalProvider;
 use antler_sandbox::personal::PersonalSkills;
@@ -33,26 +33,45 @@ pub(crate) async fn start_provider(
                 ),
         )
     };
-    let docker = || async {
-        let provider = DockerProvider::start_with(
-            cfg.clone(),
-            data_dir,
-            view,
-            instance,
-            true,
-            Some(personal.clone()),
-        )
-        .await?;
-        tracing::info!(instance, "docker sandbox provider started");
-        Ok::<Arc<dyn SandboxProvider>, SandboxError>(Arc::new(provider))
+    let start = |cfg: SandboxConfig| {
+        let personal = personal.clone();
+        async move {
+            let provider =
+                DockerProvider::start_with(cfg, data_dir, view, instance, true, Some(personal))
+                    .await?;
+            tracing::info!(instance, "docker sandbox provider started");
+            Ok::<Arc<dyn SandboxProvider>, SandboxError>(Arc::new(provider))
+        }
     };
-    match cfg.provider {
-        ProviderKind::Local => Ok(local()),
-        ProviderKind::Docker => Ok(docker().await?),
+    // The provider, and a warning when it had to fall back to slim.
+    let docker = async {
+        match start(cfg.clone()).await {
+            // The default (full) image was never built, slim was (`make test` builds only
+            // slim): slim, said in /health.
+            Err(SandboxError::Unavailable(missing)) if cfg.image_is_default() => {
+                let slim = SandboxConfig {
+                    image: FALLBACK_IMAGE.into(),
+                    ..cfg.clone()
+                };
+                let provider = start(slim)
+                    .await
+                    .map_err(|_| SandboxError::Unavailable(missing.clone()))?;
+                let warning = format!(
+                    "sandbox: {missing}; using {FALLBACK_IMAGE}, which lacks most of what skills' scripts need"
+                );
+                tracing::warn!("{warning}");
+                Ok((provider, Some(warning)))
+            }
+            other => other.map(|provider| (provider, None)),
+        }
+    };
+    let (provider, fallback) = match cfg.provider {
+        ProviderKind::Local => (local(), None),
+        ProviderKind::Docker => docker.await?,
         ProviderKind::Auto => {
             // The engine or the image is missing: the local provider, with a warning.
-            match docker().await {
-                Ok(provider) => Ok(provider),
+            match docker.await {
+                Ok(chosen) => chosen,
                 Err(e @ SandboxError::Unavailable(_)) => {
                     let bash = if cfg.allow_host_bash {
                         "commands run on the host"
@@ -64,12 +83,14 @@ pub(crate) async fn start_provider(
                     );
                     tracing::warn!("{warning}");
                     warnings.push(warning);
-                    Ok(local())
+                    (local(), None)
                 }
-                Err(e) => Err(e.into()),
+                Err(e) => return Err(e.into()),
             }
         }
-    }
+    };
+    warnings.extend(fallback);
+    Ok(provider)
 }
 
 /// The enabled skills as the view should hold them.

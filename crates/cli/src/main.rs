@@ -82,6 +82,19 @@ enum SandboxCommand {
         #[arg(long, short)]
         config: Option<PathBuf>,
     },
+    /// Which sandbox image is in use and what it holds (programs, Python and Node packages,
+    /// fonts), checked in a throwaway container.
+    Doctor {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Examine this image instead of the configured one.
+        #[arg(long)]
+        image: Option<String>,
+        /// Configuration file.
+        #[arg(long, short)]
+        config: Option<PathBuf>,
+    },
     /// Remove the sandbox containers and unused slots of servers that are not running.
     Prune {
         /// Remove every Antler sandbox container on the engine, of any instance.
@@ -240,6 +253,11 @@ fn main() -> ExitCode {
                 command,
             } => commands::sandbox::exec(config.as_deref(), &thread, timeout, &command),
             SandboxCommand::Ls { config } => commands::sandbox::ls(config.as_deref()),
+            SandboxCommand::Doctor {
+                json,
+                image,
+                config,
+            } => commands::sandbox_doctor::doctor(config.as_deref(), image.as_deref(), json),
             SandboxCommand::Prune { all, config } => {
                 commands::sandbox::prune(config.as_deref(), all)
             }

@@ -15,9 +15,33 @@ pub struct Health {
     /// The sandbox provider in use: `docker` or `local`.
     #[schema(example = "docker")]
     pub sandbox: String,
+    /// The image new sandboxes start from (Docker only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_image: Option<SandboxImage>,
     /// Degradations an operator should know about (empty when none).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+}
+
+/// The sandbox image in use, as the engine describes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SandboxImage {
+    /// The configured reference.
+    #[schema(example = "antler-sandbox:full")]
+    pub name: String,
+    /// The engine's image id.
+    #[schema(example = "sha256:4f1c…")]
+    pub id: String,
+    /// `slim` or `full` for the project's images (their `antler.sandbox.variant` label),
+    /// absent for another image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "full")]
+    pub variant: Option<String>,
+    /// Its size in bytes.
+    pub size_bytes: u64,
+    /// When it was built (RFC 3339), when the engine says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
 }
 
 /// `GET /api/info`: what LangGraph clients ask first to know they reached a server.

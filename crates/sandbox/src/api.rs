@@ -221,4 +221,8 @@ pub trait SandboxProvider: Send + Sync {
     fn file_access(&self) -> crate::FileAccess {
         crate::FileAccess::Same
     }
+    /// The image new sandboxes start from, for providers that use one.
+    fn image(&self) -> Option<antler_protocol::health::SandboxImage> {
+        None
+    }
 }

@@ -14,13 +14,19 @@ pub enum ProviderKind {
     Local,
 }
 
+/// The image used when none is configured: the one with what public skills' scripts need.
+pub const DEFAULT_IMAGE: &str = "antler-sandbox:full";
+
+/// What a server uses when [`DEFAULT_IMAGE`] was never built (`make test` builds only this).
+pub const FALLBACK_IMAGE: &str = "antler-sandbox:slim";
+
 /// `sandbox.*`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SandboxConfig {
     /// `auto`, `docker` or `local`.
     pub provider: ProviderKind,
-    /// Image of the sandbox containers.
+    /// Image of the sandbox containers (`sandbox.docker.image` wins when both are set).
     pub image: String,
     /// Local provider only: run commands on the host (unsafe; off by default).
     pub allow_host_bash: bool,
@@ -39,7 +45,7 @@ impl Default for SandboxConfig {
     fn default() -> Self {
         SandboxConfig {
             provider: ProviderKind::Auto,
-            image: "antler-sandbox:latest".into(),
+            image: DEFAULT_IMAGE.into(),
             allow_host_bash: false,
             command_timeout_secs: 600,
             max_output_bytes: 32 * 1024,
@@ -58,6 +64,8 @@ pub struct DockerConfig {
     pub host: Option<String>,
     /// OCI runtime, e.g. `runsc` for gVisor; empty uses the engine's default.
     pub runtime: Option<String>,
+    /// Image of the sandbox containers; overrides `sandbox.image` (the older key).
+    pub image: Option<String>,
     /// Network mode: `none` (default, no network) or a network name such as `bridge`.
     pub network: String,
     /// Memory limit per container, MiB (swap is not allowed on top).
@@ -90,6 +98,7 @@ impl Default for DockerConfig {
         DockerConfig {
             host: None,
             runtime: None,
+            image: None,
             network: "none".into(),
             memory_mb: 1024,
             cpus: 1.0,
@@ -107,6 +116,19 @@ impl Default for DockerConfig {
 }
 
 impl SandboxConfig {
+    /// Folds `sandbox.docker.image` into [`SandboxConfig::image`], the one field the
+    /// providers read.
+    pub fn resolve_image(&mut self) {
+        if let Some(image) = self.docker.image.take().filter(|i| !i.trim().is_empty()) {
+            self.image = image;
+        }
+    }
+
+    /// Whether the image is the built-in default (a missing one may fall back to slim).
+    pub fn image_is_default(&self) -> bool {
+        self.image == DEFAULT_IMAGE
+    }
+
     /// Checks values that parse but make no sense; returns (key, message).
     pub fn validate(&self) -> Result<(), (String, String)> {
         let bad = |k: &str, m: &str| Err((format!("sandbox.{k}"), m.to_string()));

@@ -67,6 +67,10 @@ impl SandboxProvider for ViewGate {
     fn file_access(&self) -> crate::FileAccess {
         self.inner.file_access()
     }
+
+    fn image(&self) -> Option<antler_protocol::health::SandboxImage> {
+        self.inner.image()
+    }
 }
 
 #[cfg(test)]

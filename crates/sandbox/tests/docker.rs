@@ -27,16 +27,26 @@ struct Env {
     instance: String,
 }
 
+/// The configuration the tests start from: the image `make test` builds (slim), unless
+/// `ANTLER_SANDBOX_IMAGE` names another.
+fn base_config() -> SandboxConfig {
+    SandboxConfig {
+        image: std::env::var("ANTLER_SANDBOX_IMAGE")
+            .unwrap_or_else(|_| antler_sandbox::config::FALLBACK_IMAGE.into()),
+        ..SandboxConfig::default()
+    }
+}
+
 impl Env {
     /// An environment when Docker is usable; `None` (the test skips) when it is not.
     async fn ready() -> Option<Self> {
-        let cfg = SandboxConfig::default();
+        let cfg = base_config();
         let usable = match connect(&cfg) {
             Ok(docker) => antler_sandbox::docker::check(&docker, &cfg.image).await,
             Err(e) => Err(e),
         };
         match usable {
-            Ok(()) => Some(Env::new()),
+            Ok(_) => Some(Env::new()),
             Err(e) => {
                 assert!(
                     std::env::var_os("ANTLER_REQUIRE_DOCKER").is_none(),
@@ -63,7 +73,7 @@ impl Env {
     }
 
     fn config(&self, tweak: impl FnOnce(&mut SandboxConfig)) -> SandboxConfig {
-        let mut cfg = SandboxConfig::default();
+        let mut cfg = base_config();
         cfg.docker.warm_pool = 0;
         cfg.docker.memory_mb = 256;
         cfg.docker.pids_limit = 64;

@@ -1649,6 +1649,7 @@ export interface components {
              * @example docker
              */
             sandbox: string;
+            sandbox_image?: null | components["schemas"]["SandboxImage"];
             /**
              * @description Always `ok` when the server answers.
              * @example ok
@@ -2180,6 +2181,32 @@ export interface components {
              * @description Completion tokens over all model calls.
              */
             output_tokens: number;
+        };
+        /** @description The sandbox image in use, as the engine describes it. */
+        SandboxImage: {
+            /** @description When it was built (RFC 3339), when the engine says. */
+            created?: string | null;
+            /**
+             * @description The engine's image id.
+             * @example sha256:4f1c…
+             */
+            id: string;
+            /**
+             * @description The configured reference.
+             * @example antler-sandbox:full
+             */
+            name: string;
+            /**
+             * Format: int64
+             * @description Its size in bytes.
+             */
+            size_bytes: number;
+            /**
+             * @description `slim` or `full` for the project's images (their `antler.sandbox.variant` label),
+             *     absent for another image.
+             * @example full
+             */
+            variant?: string | null;
         };
         /** @description `POST /api/threads/search` body. */
         SearchThreads: {

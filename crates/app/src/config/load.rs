@@ -80,6 +80,7 @@ impl Config {
             env.get("ANTLER_MODEL_BASE_URL").cloned(),
             env.get("ANTLER_MODEL").cloned(),
         );
+        config.sandbox.resolve_image();
         config.validate()?;
         Ok(config)
     }

@@ -8,6 +8,7 @@ use antler_app::config::LogFormat;
 
 pub(crate) mod migrate;
 pub(crate) mod sandbox;
+pub(crate) mod sandbox_doctor;
 pub(crate) mod serve;
 pub(crate) mod skill;
 pub(crate) mod skill_import;

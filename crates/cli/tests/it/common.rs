@@ -64,6 +64,7 @@ impl Env {
             .env("ANTLER_ADMIN_PASSWORD", ADMIN_PASSWORD)
             // Docker tests opt in; everything else stays fast and independent of the engine.
             .env("ANTLER_SANDBOX_PROVIDER", "local")
+            .env("ANTLER_SANDBOX_IMAGE", sandbox_image())
             // Learning from conversations would add model requests to every test's script;
             // the memory tests turn it on.
             .env("ANTLER_MEMORY_EXTRACTION", "false");
@@ -686,17 +687,27 @@ pub(crate) fn run_body(text: &str, modes: &[&str]) -> serde_json::Value {
     })
 }
 
+/// The image Docker tests run: the one `make test` builds (slim), unless
+/// `ANTLER_SANDBOX_IMAGE` names another.
+pub(crate) fn sandbox_image() -> String {
+    std::env::var("ANTLER_SANDBOX_IMAGE")
+        .unwrap_or_else(|_| antler_sandbox::config::FALLBACK_IMAGE.into())
+}
+
 /// Whether the Docker engine answers and has the sandbox image. `make test` sets
 /// `ANTLER_REQUIRE_DOCKER` (after building the image), so there a missing one fails; elsewhere
 /// Docker tests skip, saying why.
 pub(crate) async fn docker() -> bool {
-    let cfg = antler_sandbox::config::SandboxConfig::default();
+    let cfg = antler_sandbox::config::SandboxConfig {
+        image: sandbox_image(),
+        ..Default::default()
+    };
     let ready = match antler_sandbox::docker::connect(&cfg) {
         Ok(docker) => antler_sandbox::docker::check(&docker, &cfg.image).await,
         Err(e) => Err(e),
     };
     match ready {
-        Ok(()) => true,
+        Ok(_) => true,
         Err(e) => {
             assert!(
                 std::env::var_os("ANTLER_REQUIRE_DOCKER").is_none(),

@@ -63,6 +63,22 @@ async fn files_from_the_sandbox_are_artifacts_and_toggles_reach_running_sandboxe
     let server = start(&env, &vars);
     let (_, health) = server.get_json("/health").await;
     assert_eq!(health["sandbox"], "docker", "{health}");
+    // The image in use, as the engine describes it (the tests' image is slim).
+    let image = &health["sandbox_image"];
+    assert_eq!(
+        image["name"],
+        crate::common::sandbox_image().as_str(),
+        "{health}"
+    );
+    assert_eq!(image["variant"], "slim", "{health}");
+    assert!(
+        image["id"].as_str().unwrap().starts_with("sha256:"),
+        "{health}"
+    );
+    assert!(
+        image["size_bytes"].as_u64().unwrap() > 1_000_000,
+        "{health}"
+    );
     server.create_thread("t").await;
 
     let (code, out, err) = sandbox_exec(
@@ -376,4 +392,120 @@ scenarios:
         containers(&instance).await.is_empty()
     })
     .await;
+}
+
+/// `antler sandbox doctor` names the image and what it holds, found in a throwaway
+/// container that it removes again; a missing image is a clear failure.
+#[tokio::test]
+async fn the_doctor_reports_what_the_image_holds() {
+    if !crate::common::docker().await {
+        return;
+    }
+    let env = Env::new();
+    let instance = format!("it-{}", uuid_like());
+    let vars = docker_env(&env, &instance);
+    let before = admin::list(&connect(&SandboxConfig::default()).unwrap(), None)
+        .await
+        .unwrap()
+        .len();
+    let out = env
+        .command(&["sandbox", "doctor", "--json"])
+        .envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["image"]["variant"], "slim", "{report}");
+    let has = |kind: &str, name: &str| {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["kind"] == kind && c["name"] == name)
+            .unwrap_or_else(|| panic!("{kind} {name} not checked: {report}"))["present"]
+            .as_bool()
+            .unwrap()
+    };
+    // slim: the shell and Python, none of the document tools.
+    assert!(has("program", "python3") && has("program", "bash"));
+    assert!(!has("program", "soffice") && !has("python", "numpy") && !has("font", "cjk"));
+    assert!(report["manifest"].is_null(), "slim carries no manifest");
+
+    // The plain report says the same in words.
+    let out = env
+        .command(&["sandbox", "doctor"])
+        .envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("(slim, ") && text.contains("missing: ") && text.contains("soffice"),
+        "{text}"
+    );
+
+    // No probe container is left behind.
+    let after = admin::list(&connect(&SandboxConfig::default()).unwrap(), None)
+        .await
+        .unwrap();
+    assert!(
+        after.iter().all(|c| !c.name.starts_with("antler-doctor-")),
+        "{after:?} (before: {before})"
+    );
+
+    // An image that does not exist: a failure that says so.
+    let out = env
+        .command(&["sandbox", "doctor", "--image", "antler-sandbox:no-such-tag"])
+        .envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("antler-sandbox:no-such-tag not found"),
+        "{err}"
+    );
+}
+
+/// With no image configured the server uses full; where full was never built (`make test`
+/// builds only slim) it uses slim and says so in /health.
+#[tokio::test]
+async fn the_default_image_is_full_or_slim_with_a_warning() {
+    if !crate::common::docker().await {
+        return;
+    }
+    let env = Env::new();
+    let instance = format!("it-{}", uuid_like());
+    let mut vars = docker_env(&env, &instance);
+    vars.push(("ANTLER_SANDBOX_IMAGE".into(), "antler-sandbox:full".into()));
+    let full_exists = connect(&SandboxConfig::default())
+        .unwrap()
+        .inspect_image("antler-sandbox:full")
+        .await
+        .is_ok();
+    let server = start(&env, &vars);
+    let (_, health) = server.get_json("/health").await;
+    let warnings = health["warnings"].to_string();
+    if full_exists {
+        assert_eq!(
+            health["sandbox_image"]["name"], "antler-sandbox:full",
+            "{health}"
+        );
+        assert!(!warnings.contains("antler-sandbox:slim"), "{health}");
+    } else {
+        assert_eq!(
+            health["sandbox_image"]["name"], "antler-sandbox:slim",
+            "{health}"
+        );
+        assert!(
+            warnings.contains("antler-sandbox:full not found")
+                && warnings.contains("using antler-sandbox:slim"),
+            "{health}"
+        );
+    }
 }

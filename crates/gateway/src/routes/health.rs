@@ -18,6 +18,7 @@ pub async fn get_health(State(app): State<AppState>) -> Json<Health> {
         status: "ok".into(),
         version: env!("CARGO_PKG_VERSION").into(),
         sandbox: app.sandbox.kind().into(),
+        sandbox_image: app.sandbox.image(),
         warnings: app.warnings(),
     })
 }

@@ -3,6 +3,7 @@
 //! container, crash reconciliation by label, and bounded shutdown.
 
 pub mod admin;
+pub mod doctor;
 mod exec;
 mod lifecycle;
 mod pool;
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use antler_protocol::health::SandboxImage;
 use async_trait::async_trait;
 use bollard::Docker;
 use tokio::sync::{Mutex, Notify, OwnedSemaphorePermit, Semaphore};
@@ -40,6 +42,8 @@ struct Warm {
 struct Inner {
     docker: Docker,
     cfg: SandboxConfig,
+    /// The image new containers start from, as it was at start.
+    image: SandboxImage,
     data_dir: PathBuf,
     skills_view: PathBuf,
     instance: String,
@@ -90,18 +94,31 @@ pub fn connect(cfg: &SandboxConfig) -> Result<Docker, SandboxError> {
     }
 }
 
-/// Whether the engine answers and the image exists; `Err` says which is missing.
-pub async fn check(docker: &Docker, image: &str) -> Result<(), SandboxError> {
+/// The label naming which of the project's images (`slim`, `full`) an image is.
+pub const LABEL_VARIANT: &str = "antler.sandbox.variant";
+
+/// Whether the engine answers and the image exists; `Err` says which is missing. `Ok`
+/// describes the image.
+pub async fn check(docker: &Docker, image: &str) -> Result<SandboxImage, SandboxError> {
     tokio::time::timeout(Duration::from_secs(3), docker.ping())
         .await
         .map_err(|_| SandboxError::Unavailable("docker: the engine does not answer".into()))?
         .map_err(|e| SandboxError::Unavailable(format!("docker: {e}")))?;
-    docker.inspect_image(image).await.map_err(|_| {
+    let found = docker.inspect_image(image).await.map_err(|_| {
         SandboxError::Unavailable(format!(
             "docker: image {image} not found; build it with `make sandbox-image`"
         ))
     })?;
-    Ok(())
+    Ok(SandboxImage {
+        name: image.to_string(),
+        id: found.id.unwrap_or_default(),
+        variant: found
+            .config
+            .and_then(|c| c.labels)
+            .and_then(|mut labels| labels.remove(LABEL_VARIANT)),
+        size_bytes: found.size.and_then(|s| u64::try_from(s).ok()).unwrap_or(0),
+        created: found.created.filter(|c| !c.is_empty()),
+    })
 }
 
 impl DockerProvider {
@@ -129,7 +146,7 @@ impl DockerProvider {
         personal: Option<Arc<dyn PersonalSkills>>,
     ) -> Result<Self, SandboxError> {
         let docker = connect(&cfg)?;
-        check(&docker, &cfg.image).await?;
+        let image = check(&docker, &cfg.image).await?;
         let root = rustix::process::getuid().is_root();
         let user = cfg
             .docker
@@ -147,6 +164,7 @@ impl DockerProvider {
         let inner = Arc::new(Inner {
             permits: Arc::new(Semaphore::new(cfg.docker.max_containers)),
             docker,
+            image,
             data_dir: data_dir.to_path_buf(),
             skills_view: skills_view.to_path_buf(),
             instance: instance.to_string(),
@@ -360,5 +378,9 @@ impl SandboxProvider for DockerProvider {
 
     fn file_access(&self) -> crate::FileAccess {
         self.inner.access
+    }
+
+    fn image(&self) -> Option<SandboxImage> {
+        Some(self.inner.image.clone())
     }
 }

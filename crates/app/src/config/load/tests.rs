@@ -184,3 +184,30 @@ fn leaf_keys(v: &Value, path: &mut Vec<String>, out: &mut Vec<String>) {
         }
     }
 }
+
+#[test]
+fn the_sandbox_image_is_full_by_default_and_sandbox_docker_image_wins() {
+    let c = Config::from_sources(None, &env(&[])).unwrap();
+    assert_eq!(c.sandbox.image, "antler-sandbox:full");
+    assert!(c.sandbox.image_is_default());
+    let c = Config::from_sources(
+        Some("sandbox:\n  image: antler-sandbox:slim\n  docker:\n    image: mine:1\n"),
+        &env(&[]),
+    )
+    .unwrap();
+    assert_eq!(c.sandbox.image, "mine:1");
+    assert!(!c.sandbox.image_is_default());
+    let c = Config::from_sources(
+        Some("sandbox:\n  image: antler-sandbox:slim\n"),
+        &env(&[("ANTLER_SANDBOX_DOCKER_IMAGE", "from-env:2")]),
+    )
+    .unwrap();
+    assert_eq!(c.sandbox.image, "from-env:2");
+    // An empty docker.image leaves sandbox.image in force.
+    let c = Config::from_sources(
+        Some("sandbox:\n  image: antler-sandbox:slim\n  docker:\n    image: ' '\n"),
+        &env(&[]),
+    )
+    .unwrap();
+    assert_eq!(c.sandbox.image, "antler-sandbox:slim");
+}
