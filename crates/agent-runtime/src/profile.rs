@@ -24,6 +24,8 @@ pub struct AgentProfile {
     pub private_memory: bool,
     /// Subagent types of its own.
     pub subagent_types: Vec<antler_protocol::assistants::SubagentType>,
+    /// The image its sandboxes start from; the server's when `None`.
+    pub sandbox_image: Option<String>,
 }
 
 impl AgentProfile {
@@ -38,6 +40,7 @@ impl AgentProfile {
             memory_tools: None,
             private_memory: false,
             subagent_types: Vec::new(),
+            sandbox_image: None,
         }
     }
 
@@ -52,6 +55,7 @@ impl AgentProfile {
             memory_tools: settings.memory_tools,
             private_memory: settings.memory_scope == Some(MemoryScope::Assistant),
             subagent_types: settings.subagent_types.unwrap_or_default(),
+            sandbox_image: settings.sandbox_image,
         }
     }
 

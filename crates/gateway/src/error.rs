@@ -214,6 +214,9 @@ impl From<AssistantError> for AppError {
                 AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", m)
             }
             AssistantError::Conflict(m) => AppError::conflict(m),
+            AssistantError::Forbidden(m) => {
+                AppError::new(StatusCode::FORBIDDEN, "admin_required", m)
+            }
             AssistantError::Store(e) => e.into(),
         }
     }

@@ -68,6 +68,11 @@ pub struct AgentSettings {
     /// replaces it), at most 20.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subagent_types: Option<Vec<SubagentType>>,
+    /// The Docker image its sandboxes start from instead of the server's
+    /// (`sandbox.docker.image`). Only admins may set or change it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "antler-sandbox:full")]
+    pub sandbox_image: Option<String>,
 }
 
 impl AgentSettings {
@@ -81,6 +86,7 @@ impl AgentSettings {
             memory_tools: self.memory_tools.or(other.memory_tools),
             memory_scope: self.memory_scope.or(other.memory_scope),
             subagent_types: self.subagent_types.or(other.subagent_types),
+            sandbox_image: self.sandbox_image.or(other.sandbox_image),
         }
     }
 }

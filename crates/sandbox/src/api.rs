@@ -187,6 +187,17 @@ pub struct SandboxInfo {
     pub idle_secs: u64,
 }
 
+/// What a thread's sandbox starts with beyond the provider's configuration.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Acquire<'a> {
+    /// Whose personal skills appear at `/mnt/skills/user` (when the provider was given a
+    /// source of personal skills).
+    pub owner: Option<&'a str>,
+    /// The image, instead of the configured one (a custom agent's, set by an admin);
+    /// providers without images ignore it.
+    pub image: Option<&'a str>,
+}
+
 /// Hands out sandboxes per thread.
 #[async_trait]
 pub trait SandboxProvider: Send + Sync {
@@ -194,14 +205,14 @@ pub trait SandboxProvider: Send + Sync {
     fn kind(&self) -> &'static str;
     /// The thread's sandbox, started if needed, without personal skills.
     async fn acquire(&self, thread_id: &str) -> Result<Arc<dyn Sandbox>, SandboxError> {
-        self.acquire_for(thread_id, None).await
+        self.acquire_for(thread_id, Acquire::default()).await
     }
-    /// The thread's sandbox, started if needed; `owner`'s personal skills appear at
-    /// `/mnt/skills/user` (when the provider was given a source of personal skills).
+    /// The thread's sandbox, started as `with` says if needed. A running one started from
+    /// another image than `with.image` is replaced when no command runs in it.
     async fn acquire_for(
         &self,
         thread_id: &str,
-        owner: Option<&str>,
+        with: Acquire<'_>,
     ) -> Result<Arc<dyn Sandbox>, SandboxError>;
     /// Brings `/mnt/skills/user` of `owner`'s sandboxes up to date after their personal
     /// skills changed.

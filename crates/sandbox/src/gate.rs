@@ -33,7 +33,7 @@ impl SandboxProvider for ViewGate {
     async fn acquire_for(
         &self,
         thread_id: &str,
-        owner: Option<&str>,
+        with: crate::api::Acquire<'_>,
     ) -> Result<Arc<dyn Sandbox>, SandboxError> {
         let mut synced = self.synced.clone();
         if synced.wait_for(|v| *v > 0).await.is_err() {
@@ -41,7 +41,7 @@ impl SandboxProvider for ViewGate {
                 "the skills view could not be prepared".into(),
             ));
         }
-        self.inner.acquire_for(thread_id, owner).await
+        self.inner.acquire_for(thread_id, with).await
     }
 
     async fn refresh_personal(&self, owner: &str) -> Result<(), SandboxError> {

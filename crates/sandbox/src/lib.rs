@@ -27,6 +27,6 @@ pub mod view;
 pub mod walk;
 
 pub use access::FileAccess;
-pub use api::{ExecOutput, ExecRequest, Sandbox, SandboxProvider};
+pub use api::{Acquire, ExecOutput, ExecRequest, Sandbox, SandboxProvider};
 pub use error::SandboxError;
 pub use paths::{PathError, ThreadDirs, UserDataDir, VirtualPath};

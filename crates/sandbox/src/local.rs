@@ -101,8 +101,9 @@ impl SandboxProvider for LocalProvider {
     async fn acquire_for(
         &self,
         thread_id: &str,
-        owner: Option<&str>,
+        with: crate::api::Acquire<'_>,
     ) -> Result<Arc<dyn Sandbox>, SandboxError> {
+        let owner = with.owner;
         let mut map = self.sandboxes.lock().await;
         if let Some(existing) = map.get(thread_id) {
             return Ok(existing.clone());

@@ -564,8 +564,26 @@ async fn personal_skills_appear_only_in_their_owner_sandboxes_warm_or_cold() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     // The warm container goes to alice's thread, bob's thread starts a cold one.
-    let alice = provider.acquire_for("a1", Some("alice")).await.unwrap();
-    let bob = provider.acquire_for("b1", Some("bob")).await.unwrap();
+    let alice = provider
+        .acquire_for(
+            "a1",
+            antler_sandbox::Acquire {
+                owner: Some("alice"),
+                image: None,
+            },
+        )
+        .await
+        .unwrap();
+    let bob = provider
+        .acquire_for(
+            "b1",
+            antler_sandbox::Acquire {
+                owner: Some("bob"),
+                image: None,
+            },
+        )
+        .await
+        .unwrap();
     let seen = sh(&alice, "cat /mnt/skills/user/notes/SKILL.md").await;
     assert!(seen.stdout.contains("alice's notes"), "{seen:?}");
     assert_eq!(
@@ -602,4 +620,69 @@ async fn personal_skills_appear_only_in_their_owner_sandboxes_warm_or_cold() {
     .unwrap()
     .count();
     assert_eq!(left, 0, "the copies go with their sandboxes");
+}
+
+/// A thread whose agent now names another image gets a container of that image (its files
+/// stay: they live on the host); the same image keeps the running container.
+#[tokio::test]
+async fn another_image_replaces_an_idle_container() {
+    let Some(env) = Env::ready().await else {
+        return;
+    };
+    let docker = connect(&base_config()).unwrap();
+    let tag = format!("replace-{}", uuid::Uuid::new_v4().simple());
+    let other = format!("antler-sandbox:{tag}");
+    docker
+        .tag_image(
+            &base_config().image,
+            Some(
+                bollard::query_parameters::TagImageOptionsBuilder::new()
+                    .repo("antler-sandbox")
+                    .tag(&tag)
+                    .build(),
+            ),
+        )
+        .await
+        .unwrap();
+    let provider = env.provider(|_| {}).await;
+    let image_of = async |sb: &Arc<dyn Sandbox>| {
+        let id = sh(sb, "cat /etc/hostname").await.stdout.trim().to_string();
+        docker
+            .inspect_container(
+                &id,
+                None::<bollard::query_parameters::InspectContainerOptions>,
+            )
+            .await
+            .unwrap()
+            .config
+            .unwrap()
+            .image
+            .unwrap()
+    };
+    let first = provider.acquire("swap").await.unwrap();
+    sh(&first, "echo kept > /mnt/user-data/workspace/note.txt").await;
+    assert_eq!(image_of(&first).await, base_config().image);
+    let with = |image| antler_sandbox::Acquire {
+        owner: None,
+        image: Some(image),
+    };
+    let second = provider.acquire_for("swap", with(&other)).await.unwrap();
+    assert_eq!(image_of(&second).await, other);
+    assert_eq!(
+        sh(&second, "cat /mnt/user-data/workspace/note.txt")
+            .await
+            .stdout,
+        "kept\n"
+    );
+    let again = provider.acquire_for("swap", with(&other)).await.unwrap();
+    assert!(Arc::ptr_eq(&second, &again), "the same image keeps it");
+    assert_eq!(env.containers().await.len(), 1, "the first one was removed");
+    provider.shutdown().await;
+    let _ = docker
+        .remove_image(
+            &other,
+            None::<bollard::query_parameters::RemoveImageOptions>,
+            None,
+        )
+        .await;
 }

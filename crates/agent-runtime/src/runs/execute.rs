@@ -146,8 +146,9 @@ impl RunManager {
                 run.cancel(StopReason::Timeout);
             })
         };
-        let sandbox =
-            SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id).with_owner(&run.owner);
+        let sandbox = SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id)
+            .with_owner(&run.owner)
+            .with_image(start.profile.sandbox_image.as_deref());
         // MCP servers start on the first run that needs their tools.
         let mut mcp_tools = McpTools::default();
         if let Some(hub) = &self.deps.mcp {

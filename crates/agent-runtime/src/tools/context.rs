@@ -22,6 +22,7 @@ pub struct SandboxHandle {
     provider: Arc<dyn SandboxProvider>,
     thread_id: String,
     owner: Option<String>,
+    image: Option<String>,
     cell: OnceCell<Arc<dyn Sandbox>>,
 }
 
@@ -32,6 +33,7 @@ impl SandboxHandle {
             provider,
             thread_id: thread_id.to_string(),
             owner: None,
+            image: None,
             cell: OnceCell::new(),
         }
     }
@@ -42,11 +44,22 @@ impl SandboxHandle {
         self
     }
 
+    /// The sandbox starts from `image` (a custom agent's) rather than the server's.
+    pub fn with_image(mut self, image: Option<&str>) -> Self {
+        self.image = image.map(str::to_string);
+        self
+    }
+
     pub(crate) async fn get(&self) -> Result<&Arc<dyn Sandbox>, SandboxError> {
         self.cell
             .get_or_try_init(|| {
-                self.provider
-                    .acquire_for(&self.thread_id, self.owner.as_deref())
+                self.provider.acquire_for(
+                    &self.thread_id,
+                    antler_sandbox::Acquire {
+                        owner: self.owner.as_deref(),
+                        image: self.image.as_deref(),
+                    },
+                )
             })
             .await
     }

@@ -46,6 +46,9 @@ pub enum AssistantError {
     /// The id is taken, or the built-in assistant was to be changed.
     #[error("{0}")]
     Conflict(String),
+    /// The caller may not change what they asked to (an admin-only setting).
+    #[error("{0}")]
+    Forbidden(String),
     /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -115,7 +118,8 @@ impl AssistantsService {
         }
         let config = object_or_empty("config", req.config)?;
         let context = object_or_empty("context", req.context)?;
-        self.checked(&config, &context)?;
+        let settings = self.checked(&config, &context)?;
+        admin_only(caller, None, &settings)?;
         let owned = self
             .store
             .assistants
@@ -280,7 +284,9 @@ impl AssistantsService {
             Some(c) => object_or_empty("context", Some(c))?,
             None => current.context.clone(),
         };
-        self.checked(&config, &context)?;
+        let settings = self.checked(&config, &context)?;
+        let before = settings::read(&current.config, &current.context).unwrap_or_default();
+        admin_only(caller, Some(&before), &settings)?;
         let mut metadata = current.metadata.clone();
         if let Some(m) = patch.metadata {
             merge(&mut metadata, m);
@@ -434,6 +440,22 @@ impl AssistantsService {
         settings::check(&settings, &self.known).map_err(AssistantError::Invalid)?;
         Ok(settings)
     }
+}
+
+/// Settings only admins may set or change: the sandbox image (it decides what runs the
+/// agent's commands). Anyone may keep what an admin set.
+fn admin_only(
+    caller: &Caller,
+    before: Option<&AgentSettings>,
+    after: &AgentSettings,
+) -> Result<(), AssistantError> {
+    let unchanged = before.and_then(|b| b.sandbox_image.as_ref()) == after.sandbox_image.as_ref();
+    if caller.is_admin() || unchanged {
+        return Ok(());
+    }
+    Err(AssistantError::Forbidden(
+        "only admins may set context.sandbox_image".into(),
+    ))
 }
 
 fn built_in_fixed() -> AssistantError {

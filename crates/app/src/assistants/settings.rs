@@ -62,6 +62,9 @@ pub(super) fn check(settings: &AgentSettings, known: &Known) -> Result<(), Strin
     if let Some(skills) = &settings.skills {
         check_names("skills", skills)?;
     }
+    if let Some(image) = &settings.sandbox_image {
+        check_image(image)?;
+    }
     if let Some(types) = &settings.subagent_types {
         check_subagent_types(types)?;
     }
@@ -81,6 +84,23 @@ pub(super) fn check(settings: &AgentSettings, known: &Known) -> Result<(), Strin
                 known.tools.join(", ")
             ));
         }
+    }
+    Ok(())
+}
+
+/// An image reference as Docker takes it (`name[:tag][@digest]`, with a registry): no
+/// spaces, no option-like leading dash, at most 255 characters.
+fn check_image(image: &str) -> Result<(), String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "._-/:@".contains(c);
+    if image.is_empty()
+        || image.len() > 255
+        || image.starts_with(['-', '.', '/', ':', '@'])
+        || !image.chars().all(allowed)
+    {
+        return Err(format!(
+            "context.sandbox_image '{}' is not an image reference (name[:tag], letters, digits and ._-/:@, at most 255 characters)",
+            shown(image)
+        ));
     }
     Ok(())
 }
@@ -177,6 +197,22 @@ mod tests {
         assert!(bad(json!({"skills": "pdf"})).is_err());
         assert!(bad(json!({"skills": [""]})).is_err());
         assert!(bad(json!({"system_prompt": "x".repeat(MAX_INSTRUCTIONS + 1)})).is_err());
+        for image in ["", "-v /:/host", "a b", "x\n", ":tag", &"a".repeat(256)] {
+            assert!(
+                bad(json!({ "sandbox_image": image }))
+                    .unwrap_err()
+                    .contains("not an image reference"),
+                "{image:?}"
+            );
+        }
+        for image in [
+            "antler-sandbox:full",
+            "ghcr.io/acme/sandbox:2.1",
+            "acme/sandbox@sha256:0123abcd",
+            "localhost:5000/x",
+        ] {
+            assert!(bad(json!({ "sandbox_image": image })).is_ok(), "{image}");
+        }
         assert!(bad(json!([1])).is_err());
         bad(json!({"skills": ["pdf"], "tools": ["ls"]})).unwrap();
     }

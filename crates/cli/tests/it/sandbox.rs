@@ -509,3 +509,154 @@ async fn the_default_image_is_full_or_slim_with_a_warning() {
         );
     }
 }
+
+/// A custom agent's `sandbox_image` (admins only) is what its threads' containers start
+/// from; a missing image is a clear tool error; others may not set it.
+#[tokio::test]
+async fn an_agent_s_sandbox_image_is_used_and_only_admins_set_it() {
+    if !crate::common::docker().await {
+        return;
+    }
+    let docker = connect(&SandboxConfig::default()).unwrap();
+    // A second name for the tests' image: the agent's, told apart by the container's config.
+    let tag = format!("it-agent-{}", uuid_like());
+    let agent_image = format!("antler-sandbox:{tag}");
+    docker
+        .tag_image(
+            &crate::common::sandbox_image(),
+            Some(
+                bollard::query_parameters::TagImageOptionsBuilder::new()
+                    .repo("antler-sandbox")
+                    .tag(&tag)
+                    .build(),
+            ),
+        )
+        .await
+        .unwrap();
+    let env = Env::new();
+    let instance = format!("it-{}", uuid_like());
+    let script = r#"
+scenarios:
+  - match: "where"
+    turns:
+      - tool_calls:
+          - {name: bash, arguments: {command: "echo inside"}}
+      - content: "done"
+  - match: ""
+    turns: [{content: "ok"}]
+"#;
+    let model = mock_llm(script).await;
+    let vars = docker_env(&env, &instance);
+    let mut all: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    all.push(("ANTLER_AGENT_GENERATE_TITLES", "false"));
+    let server = env.start_agent(&model, &all);
+
+    // Someone who is not an admin may not choose it.
+    let alice =
+        crate::common::client_with(Some(&crate::auth::user(&server, "alice@antler.test").await));
+    let refused = alice
+        .post(server.url("/api/assistants"))
+        .json(&json!({"graph_id": "agent", "name": "mine", "context": {"sandbox_image": agent_image}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 403);
+    let body: serde_json::Value = refused.json().await.unwrap();
+    assert_eq!(crate::common::error_code(&body), "admin_required", "{body}");
+    // Not an image reference: refused for anyone.
+    let (status, body) = server
+        .post_json(
+            "/api/assistants",
+            json!({"graph_id": "agent", "name": "bad", "context": {"sandbox_image": "--privileged x"}}),
+        )
+        .await;
+    assert_eq!(status, 422, "{body}");
+
+    let make = async |name: &str, image: &str| {
+        let (status, agent) = server
+            .post_json(
+                "/api/assistants",
+                json!({"graph_id": "agent", "name": name, "context": {"sandbox_image": image}}),
+            )
+            .await;
+        assert_eq!(status, 200, "{agent}");
+        agent["assistant_id"].as_str().unwrap().to_string()
+    };
+    let run = async |thread: &str, assistant: &str| {
+        server.create_thread(thread).await;
+        let (status, values) = server
+            .post_json(
+                &format!("/api/threads/{thread}/runs/wait"),
+                json!({"assistant_id": assistant, "input": {"messages": [{"role": "user", "content": "where am I"}]}}),
+            )
+            .await;
+        assert_eq!(status, 200, "{values}");
+        values["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["type"] == "tool")
+            .unwrap_or_else(|| panic!("no tool result: {values}"))["content"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let agent = make("tagged", &agent_image).await;
+    let out = run("with-image", &agent).await;
+    assert!(out.contains("inside"), "{out}");
+    let container = admin::find_thread_container(&docker, &instance, "with-image")
+        .await
+        .unwrap()
+        .expect("the thread's container");
+    let inspected = docker
+        .inspect_container(
+            &container,
+            None::<bollard::query_parameters::InspectContainerOptions>,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        inspected.config.unwrap().image.as_deref(),
+        Some(agent_image.as_str())
+    );
+
+    // The built-in agent in another thread: the server's image (a warm container).
+    let out = run("plain", "lead_agent").await;
+    assert!(out.contains("inside"), "{out}");
+    let plain = admin::find_thread_container(&docker, &instance, "plain")
+        .await
+        .unwrap()
+        .expect("the thread's container");
+    let inspected = docker
+        .inspect_container(
+            &plain,
+            None::<bollard::query_parameters::InspectContainerOptions>,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        inspected.config.unwrap().image.as_deref(),
+        Some(crate::common::sandbox_image().as_str())
+    );
+
+    // An image the engine does not have: the command fails saying so, the run still ends.
+    let missing = make("missing", "antler-sandbox:no-such-tag").await;
+    let out = run("missing-image", &missing).await;
+    assert!(
+        out.contains("antler-sandbox:no-such-tag is not on the Docker engine"),
+        "{out}"
+    );
+
+    drop(server);
+    let _ = docker
+        .remove_image(
+            &agent_image,
+            None::<bollard::query_parameters::RemoveImageOptions>,
+            None,
+        )
+        .await;
+    wait_for("the containers to go", async || {
+        containers(&instance).await.is_empty()
+    })
+    .await;
+}

@@ -77,9 +77,10 @@ impl Inner {
         user_data: &Path,
         personal: Option<&PersonalMount>,
         thread: Option<&str>,
+        image: Option<&str>,
     ) -> Result<String, SandboxError> {
         let personal_dir = personal.map(PersonalMount::dir);
-        let body = container_body(
+        let mut body = container_body(
             &self.cfg,
             &Binds {
                 user_data,
@@ -90,6 +91,9 @@ impl Inner {
             &self.instance,
             thread,
         );
+        if let Some(image) = image {
+            body.image = Some(image.to_string());
+        }
         let options = CreateContainerOptionsBuilder::new().name(name).build();
         let created = match self
             .docker
@@ -127,6 +131,7 @@ impl Inner {
         &self,
         thread: &str,
         container_id: String,
+        image: &str,
         personal: Option<Arc<PersonalMount>>,
         permit: OwnedSemaphorePermit,
     ) -> Arc<DockerSandbox> {
@@ -141,6 +146,7 @@ impl Inner {
         }
         Arc::new(DockerSandbox {
             thread_id: thread.to_string(),
+            image: image.to_string(),
             container_id,
             docker: self.docker.clone(),
             fs,
@@ -158,7 +164,16 @@ impl Inner {
         &self,
         thread: &str,
         owner: Option<&str>,
+        image: Option<&str>,
     ) -> Result<Arc<DockerSandbox>, SandboxError> {
+        if let Some(image) = image
+            && self.docker.inspect_image(image).await.is_err()
+        {
+            // The agent's configuration, not a passing failure: said to the model as is.
+            return Err(SandboxError::Invalid(format!(
+                "the agent's sandbox image {image} is not on the Docker engine; an admin must build or pull it, or change the agent's sandbox_image"
+            )));
+        }
         let wait = Duration::from_secs(self.cfg.docker.acquire_timeout_secs);
         let permit = tokio::time::timeout(wait, self.permits.clone().acquire_owned())
             .await
@@ -190,9 +205,10 @@ impl Inner {
         };
         let name = format!("antler-{}-{thread}", self.short_instance());
         let id = self
-            .create(&name, &user_data, personal.as_deref(), Some(thread))
+            .create(&name, &user_data, personal.as_deref(), Some(thread), image)
             .await?;
-        Ok(self.sandbox(thread, id, personal, permit))
+        let image = image.unwrap_or(&self.cfg.image);
+        Ok(self.sandbox(thread, id, image, personal, permit))
     }
 }
 

@@ -239,9 +239,12 @@ impl SandboxProvider for DockerProvider {
     async fn acquire_for(
         &self,
         thread_id: &str,
-        owner: Option<&str>,
+        with: crate::api::Acquire<'_>,
     ) -> Result<Arc<dyn Sandbox>, SandboxError> {
         let inner = &self.inner;
+        let owner = with.owner;
+        // The configured image is what warm containers run; another one starts cold.
+        let image = with.image.filter(|i| *i != inner.cfg.image);
         if inner.shutting_down.load(Ordering::SeqCst) {
             return Err(SandboxError::Unavailable(
                 "the server is shutting down".into(),
@@ -251,20 +254,32 @@ impl SandboxProvider for DockerProvider {
         let _one_at_a_time = lock.lock().await;
         let existing = inner.bound.lock().await.get(thread_id).cloned();
         if let Some(sb) = existing {
-            if !sb.broken.load(Ordering::SeqCst) {
+            let broken = sb.broken.load(Ordering::SeqCst);
+            let wanted = image.unwrap_or(&inner.cfg.image);
+            // Another image (the agent's changed): replaced, unless a command runs in it.
+            let other_image = sb.image != wanted && sb.busy.load(Ordering::SeqCst) == 0;
+            if !broken && !other_image {
                 return Ok(sb);
             }
-            tracing::warn!(
-                thread.id = thread_id,
-                "replacing a sandbox that failed to run a command"
-            );
+            if broken {
+                tracing::warn!(
+                    thread.id = thread_id,
+                    "replacing a sandbox that failed to run a command"
+                );
+            } else {
+                tracing::info!(thread.id = thread_id, from = %sb.image, to = wanted, "replacing a sandbox for another image");
+            }
             inner.bound.lock().await.remove(thread_id);
             inner.remove(&sb.container_id).await;
             sb.release_permit();
         }
-        let sb = match inner.take_warm(thread_id, owner).await {
+        let warm = match image {
+            None => inner.take_warm(thread_id, owner).await,
+            Some(_) => None,
+        };
+        let sb = match warm {
             Some(sb) => sb,
-            None => inner.cold(thread_id, owner).await?,
+            None => inner.cold(thread_id, owner, image).await?,
         };
         inner
             .bound

@@ -58,7 +58,13 @@ impl Inner {
                 )
                 .await;
         });
-        Some(self.sandbox(thread, warm.container_id, warm.personal, warm.permit))
+        Some(self.sandbox(
+            thread,
+            warm.container_id,
+            &self.cfg.image,
+            warm.personal,
+            warm.permit,
+        ))
     }
 
     pub(super) async fn make_warm(&self) -> Result<bool, SandboxError> {
@@ -80,7 +86,10 @@ impl Inner {
             self.short_instance(),
             &uuid::Uuid::new_v4().simple().to_string()[..12]
         );
-        match self.create(&name, &slot, personal.as_deref(), None).await {
+        match self
+            .create(&name, &slot, personal.as_deref(), None, None)
+            .await
+        {
             Ok(container_id) => {
                 self.warm.lock().await.push(Warm {
                     container_id,

@@ -19,6 +19,8 @@ use crate::personal::PersonalMount;
 /// A running container and what it is bound to.
 pub struct DockerSandbox {
     pub(crate) thread_id: String,
+    /// The image it was started from.
+    pub(crate) image: String,
     pub(crate) container_id: String,
     pub(crate) docker: Docker,
     pub(crate) fs: HostFs,

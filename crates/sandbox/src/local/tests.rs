@@ -38,8 +38,26 @@ async fn personal_skills_map_to_the_owner_copy_for_files_and_commands() {
     std::fs::create_dir_all(view.join("user")).unwrap();
     let provider = LocalProvider::new(&tmp.path().join("data"), &view, true, 1024)
         .with_personal_skills(Arc::new(Alices(notes)), tmp.path().join("personal"));
-    let alice = provider.acquire_for("a", Some("alice")).await.unwrap();
-    let bob = provider.acquire_for("b", Some("bob")).await.unwrap();
+    let alice = provider
+        .acquire_for(
+            "a",
+            crate::Acquire {
+                owner: Some("alice"),
+                image: None,
+            },
+        )
+        .await
+        .unwrap();
+    let bob = provider
+        .acquire_for(
+            "b",
+            crate::Acquire {
+                owner: Some("bob"),
+                image: None,
+            },
+        )
+        .await
+        .unwrap();
     let path = "/mnt/skills/user/notes/SKILL.md";
     assert_eq!(
         alice.read_file(path, None).await.unwrap(),
