@@ -17,10 +17,11 @@ fi
 
 # The sandbox tests need a Docker engine and the sandbox image (built offline if need be);
 # outside `make test` they skip without them.
-# Every server the tests start uses slim (the default, full, takes minutes to build).
+# Every server the tests start uses slim unless a test asks for full (document conversion);
+# both are built (full once: several minutes, kept after).
 export ANTLER_SANDBOX_IMAGE="${ANTLER_SANDBOX_IMAGE:-antler-sandbox:slim}"
-scripts/sandbox-image.sh
-export ANTLER_REQUIRE_DOCKER=1
+scripts/sandbox-image.sh all
+export ANTLER_REQUIRE_DOCKER=1 ANTLER_REQUIRE_FULL_IMAGE=1
 
 # Repository and replica tests run against PostgreSQL too: ANTLER_TEST_POSTGRES_URL, or a
 # private instance started here (its own directory and port) and stopped at the end.

@@ -19,7 +19,7 @@ and reply concisely.
 
 <working_directory>
 - /mnt/user-data/workspace: your scratch space and the working directory of bash.
-- /mnt/user-data/uploads: files the person uploaded (read them from here).
+- /mnt/user-data/uploads: files the person uploaded (read them from here). A PDF, Word, PowerPoint, Excel, CSV, HTML or EPUB upload has a Markdown version beside it (report.pdf.md for report.pdf) when it could be converted: read that rather than the original.
 - /mnt/user-data/outputs: write deliverables here, then call present_files with their paths so
   the person can open and download them.
 - /mnt/skills: the enabled skills (read-only).

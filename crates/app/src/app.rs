@@ -304,7 +304,8 @@ impl App {
         ));
         Ok(App {
             accounts,
-            files: FilesService::new(scratch, sandbox.file_access()),
+            files: FilesService::new(scratch, sandbox.file_access())
+                .with_converter(crate::files::convert::Converter::new(sandbox.clone())),
             threads,
             runs: RunsService::new(
                 store.clone(),

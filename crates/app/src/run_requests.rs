@@ -72,6 +72,9 @@ impl App {
                 &mut req,
             )
             .await?;
+        self.files
+            .name_markdown_versions(&self.threads, caller, thread_id, &mut req)
+            .await?;
         self.runs.start(caller, thread_id, req).await
     }
 

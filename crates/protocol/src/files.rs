@@ -19,6 +19,38 @@ pub struct UploadedFile {
     pub artifact_url: String,
     /// RFC 3339 modification time.
     pub modified_at: String,
+    /// Its Markdown version, for documents the sandbox converts (PDF, Word, PowerPoint,
+    /// Excel, CSV, HTML, EPUB); absent for other files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<Conversion>,
+}
+
+crate::wire_enum::wire_enum! {
+    /// Where a document's conversion to Markdown stands.
+    pub enum ConversionStatus {
+        /// Running (or waiting for the sandbox).
+        Pending = "pending",
+        /// The Markdown version is beside it.
+        Done = "done",
+        /// It could not be converted; `error` says why (the original is kept).
+        Failed = "failed",
+        /// Not tried: no Docker sandbox to convert in.
+        Skipped = "skipped",
+    }
+}
+
+/// A document's Markdown version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Conversion {
+    /// Where it stands.
+    pub status: ConversionStatus,
+    /// Where the agent reads it, once done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(example = "/mnt/user-data/uploads/report.pdf.md")]
+    pub virtual_path: Option<String>,
+    /// Why it failed or was skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// `POST /api/threads/{thread_id}/uploads` and `GET …/uploads` answer.

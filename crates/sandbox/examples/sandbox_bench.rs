@@ -1,11 +1,12 @@
 //! `make bench` helper: times the Docker provider's cold acquire, warm-pool acquire and exec
-//! round trip, and prints one JSON object per measurement (milliseconds).
-//! Usage: `sandbox_bench <data-dir> [iterations]`.
+//! round trip, and a warm sandbox's first Python command, and prints one JSON object per
+//! measurement (milliseconds).
+//! Usage: `sandbox_bench <data-dir> [iterations] [image]` (image: antler-sandbox:slim).
 
 use std::time::{Duration, Instant};
 
 use antler_sandbox::api::{ExecRequest, SandboxProvider};
-use antler_sandbox::config::SandboxConfig;
+use antler_sandbox::config::{FALLBACK_IMAGE, SandboxConfig};
 use antler_sandbox::docker::DockerProvider;
 use antler_sandbox::view::SkillsView;
 
@@ -32,10 +33,15 @@ async fn main() -> anyhow::Result<()> {
             .ok_or_else(|| anyhow::anyhow!("usage: sandbox_bench <data-dir> [n]"))?,
     );
     let n: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(50);
+    let image = args.next().unwrap_or_else(|| FALLBACK_IMAGE.into());
+    let config = || SandboxConfig {
+        image: image.clone(),
+        ..SandboxConfig::default()
+    };
     let view = SkillsView::open(&data.join("skills-view"))?;
     let instance = format!("bench-{}", std::process::id());
 
-    let mut cold_cfg = SandboxConfig::default();
+    let mut cold_cfg = config();
     cold_cfg.docker.warm_pool = 0;
     let cold = DockerProvider::start(cold_cfg, &data, view.root(), &instance).await?;
     let mut times = Vec::new();
@@ -61,7 +67,7 @@ async fn main() -> anyhow::Result<()> {
     report("exec_true", times);
     cold.shutdown().await;
 
-    let mut warm_cfg = SandboxConfig::default();
+    let mut warm_cfg = config();
     warm_cfg.docker.warm_pool = 1;
     let warm = DockerProvider::start(warm_cfg, &data, view.root(), &instance).await?;
     let mut times = Vec::new();
@@ -76,6 +82,27 @@ async fn main() -> anyhow::Result<()> {
         warm.destroy(&thread).await?;
     }
     report("warm_acquire", times);
+    // A warm sandbox's first command that starts Python (what most skills' scripts do): the
+    // image's own start-up cost, after the acquire.
+    let mut times = Vec::new();
+    for i in 0..n {
+        while warm.warm_ready().await == 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let thread = format!("first-{i}");
+        let started = Instant::now();
+        let sandbox = warm.acquire(&thread).await?;
+        let out = sandbox
+            .exec(ExecRequest::new(
+                "python3 -c 'import json, csv'",
+                Duration::from_secs(30),
+            ))
+            .await?;
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+        anyhow::ensure!(out.exit_code == Some(0), "python failed: {out:?}");
+        warm.destroy(&thread).await?;
+    }
+    report("warm_first_python", times);
     warm.shutdown().await;
     Ok(())
 }

@@ -107,6 +107,13 @@ export const api = {
       }),
     ),
 
+  listUploads: (threadId: string) =>
+    call(
+      client.GET("/api/threads/{thread_id}/uploads", {
+        params: { path: { thread_id: threadId } },
+      }),
+    ),
+
   uploadFiles: (threadId: string, files: File[]) =>
     call(
       client.POST("/api/threads/{thread_id}/uploads", {

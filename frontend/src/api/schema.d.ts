@@ -1431,6 +1431,23 @@ export interface components {
          *     (`{checkpoint_id, checkpoint_ns}` or a config `{configurable: {checkpoint_id}}`).
          */
         CheckpointSelector: string | Record<string, unknown>;
+        /** @description A document's Markdown version. */
+        Conversion: {
+            /** @description Why it failed or was skipped. */
+            error?: string | null;
+            /** @description Where it stands. */
+            status: components["schemas"]["ConversionStatus"];
+            /**
+             * @description Where the agent reads it, once done.
+             * @example /mnt/user-data/uploads/report.pdf.md
+             */
+            virtual_path?: string | null;
+        };
+        /**
+         * @description Where a document's conversion to Markdown stands.
+         * @enum {string}
+         */
+        ConversionStatus: "pending" | "done" | "failed" | "skipped";
         /** @description `POST /api/threads` body. Unknown fields sent by LangGraph SDKs are accepted and ignored. */
         CreateThread: {
             if_exists?: null | components["schemas"]["IfExists"];
@@ -2823,6 +2840,7 @@ export interface components {
              * @example data.csv
              */
             filename: string;
+            markdown?: null | components["schemas"]["Conversion"];
             /** @description RFC 3339 modification time. */
             modified_at: string;
             /**

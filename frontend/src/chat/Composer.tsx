@@ -3,7 +3,7 @@
 import { useId, useRef, useState } from "react";
 import { Icon } from "../components/Icon";
 import { type SlashCommand, matchingCommands } from "./slashCommands";
-import type { Attachment } from "./useAttachments";
+import type { Attachment, MarkdownVersion } from "./useAttachments";
 import { type PastedImage, imageUrl } from "./usePastedImages";
 
 export interface ComposerProps {
@@ -65,6 +65,7 @@ export function Composer(props: ComposerProps) {
               <span className="attachment-name">{a.name}</span>
               {a.status === "uploading" && <span className="spinner spinner-xs" aria-label="uploading" />}
               {a.status === "error" && <span className="attachment-error">failed</span>}
+              {a.markdown && <MarkdownState version={a.markdown} />}
               <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={`Remove ${a.name}`} onClick={() => props.onRemoveAttachment(a.key)}>
                 <Icon name="x" size={12} />
               </button>
@@ -209,4 +210,28 @@ export function Composer(props: ComposerProps) {
       </div>
     </form>
   );
+}
+
+/** Where a document's conversion to Markdown stands, on its chip. */
+function MarkdownState({ version }: { version: MarkdownVersion }) {
+  switch (version.status) {
+    case "pending":
+      return (
+        <span className="attachment-markdown" data-testid="markdown-state" data-state="pending" title="Making a Markdown version the agent can read">
+          <span className="spinner spinner-xs" aria-hidden="true" /> converting
+        </span>
+      );
+    case "done":
+      return (
+        <span className="attachment-markdown" data-testid="markdown-state" data-state="done" title="The agent reads its Markdown version">
+          readable
+        </span>
+      );
+    default:
+      return (
+        <span className="attachment-markdown attachment-error" data-testid="markdown-state" data-state={version.status} title={version.error ?? undefined}>
+          not converted
+        </span>
+      );
+  }
 }

@@ -3,18 +3,51 @@ import { useCallback, useState } from "react";
 import { api } from "../api/client";
 import { errorMessage } from "../api/http";
 
+/** A document's Markdown version, as the server reports it. */
+export interface MarkdownVersion {
+  status: "pending" | "done" | "failed" | "skipped";
+  error?: string | null;
+}
+
 export interface Attachment {
   key: string;
   name: string;
   status: "uploading" | "done" | "error";
   virtualPath?: string;
   error?: string;
+  markdown?: MarkdownVersion;
 }
+
+/** How often a pending conversion is asked about. */
+const CONVERSION_POLL_MS = 1000;
 
 let counter = 0;
 
 export function useAttachments(ensureThread: () => Promise<string>, onError: (message: string) => void) {
   const [items, setItems] = useState<Attachment[]>([]);
+
+  // Asks the listing until no attachment's conversion is pending (a failure to ask stops).
+  const follow = useCallback(async (threadId: string) => {
+    for (;;) {
+      await new Promise((r) => setTimeout(r, CONVERSION_POLL_MS));
+      let listed;
+      try {
+        listed = (await api.listUploads(threadId)).files;
+      } catch {
+        return;
+      }
+      let pending = false;
+      setItems((prev) =>
+        prev.map((a) => {
+          const found = listed.find((f) => f.virtual_path === a.virtualPath);
+          if (!found?.markdown || !a.markdown) return a;
+          if (found.markdown.status === "pending") pending = true;
+          return { ...a, markdown: found.markdown };
+        }),
+      );
+      if (!pending) return;
+    }
+  }, []);
 
   const add = useCallback(
     async (files: File[]) => {
@@ -28,9 +61,12 @@ export function useAttachments(ensureThread: () => Promise<string>, onError: (me
           prev.map((a) => {
             const i = keys.findIndex((k) => k.key === a.key);
             const s = i >= 0 ? stored[i] : undefined;
-            return s ? { ...a, status: "done", name: s.filename, virtualPath: s.virtual_path } : a;
+            return s
+              ? { ...a, status: "done", name: s.filename, virtualPath: s.virtual_path, markdown: s.markdown ?? undefined }
+              : a;
           }),
         );
+        if (stored.some((s) => s.markdown?.status === "pending")) void follow(threadId);
       } catch (e) {
         const message = errorMessage(e);
         setItems((prev) =>
@@ -39,7 +75,7 @@ export function useAttachments(ensureThread: () => Promise<string>, onError: (me
         onError(`Upload failed: ${message}`);
       }
     },
-    [ensureThread, onError],
+    [ensureThread, onError, follow],
   );
 
   const remove = useCallback((key: string) => setItems((prev) => prev.filter((a) => a.key !== key)), []);

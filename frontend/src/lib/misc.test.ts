@@ -77,6 +77,12 @@ describe("attachments", () => {
     expect(withAttachments("plain", [])).toBe("plain");
     expect(splitAttachments("no files")).toEqual({ text: "no files", files: [] });
   });
+
+  it("leave out the notes the server adds under a document", () => {
+    const text =
+      "read\n\n<uploaded_files>\n- /mnt/user-data/uploads/r.pdf\n  Markdown version: /mnt/user-data/uploads/r.pdf.md\n- /mnt/user-data/uploads/b.pdf\n  No Markdown version: broken\n</uploaded_files>";
+    expect(splitAttachments(text)).toEqual({ text: "read", files: ["/mnt/user-data/uploads/r.pdf", "/mnt/user-data/uploads/b.pdf"] });
+  });
 });
 
 describe("imagesOf", () => {

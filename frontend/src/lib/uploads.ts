@@ -14,8 +14,11 @@ export function splitAttachments(content: string): { text: string; files: string
   const start = content.lastIndexOf(OPEN);
   if (start < 0 || !content.trimEnd().endsWith(CLOSE)) return { text: content, files: [] };
   const inner = content.slice(start + OPEN.length, content.lastIndexOf(CLOSE));
+  // Only list items are files; an indented line under one is a note the server added (the
+  // document's Markdown version).
   const files = inner
     .split("\n")
+    .filter((l) => /^\s*-\s*/.test(l))
     .map((l) => l.replace(/^\s*-\s*/, "").trim())
     .filter(Boolean);
   return { text: content.slice(0, start).trimEnd(), files };

@@ -5,6 +5,8 @@
 //! startup sweep clears the scratch of instances that are gone). Only a whole, accepted
 //! request is renamed into `uploads/` (same filesystem), made readable by the sandbox user.
 
+pub mod convert;
+mod mention;
 mod message_files;
 pub mod names;
 
@@ -72,11 +74,22 @@ pub struct Staged {
 pub struct FilesService {
     scratch: PathBuf,
     access: FileAccess,
+    converter: Option<convert::Converter>,
 }
 
 impl FilesService {
     pub(crate) fn new(scratch: PathBuf, access: FileAccess) -> Self {
-        FilesService { scratch, access }
+        FilesService {
+            scratch,
+            access,
+            converter: None,
+        }
+    }
+
+    /// Uploaded documents get a Markdown version, made by `converter`.
+    pub(crate) fn with_converter(mut self, converter: convert::Converter) -> Self {
+        self.converter = Some(converter);
+        self
     }
 
     /// Where the edge writes uploads while they arrive (outside every thread's files, on
@@ -98,10 +111,13 @@ impl FilesService {
         let uploads = dirs.dir(UserDataDir::Uploads);
         let access = self.access;
         let id = thread_id.to_string();
-        let files = tokio::task::spawn_blocking(move || {
+        let held = dirs.clone();
+        let mut files = tokio::task::spawn_blocking(move || {
             let mut files = Vec::with_capacity(staged.len());
             for s in staged {
                 access.file(s.file.as_file())?;
+                // A replaced document's old Markdown version must not pass for the new one's.
+                convert::forget(&held, &s.name);
                 // A rename replaces a symlink at the destination instead of following it.
                 let file = s.file.persist(uploads.join(&s.name)).map_err(|e| e.error)?;
                 files.push(describe(&id, &s.name, s.size, file.metadata().ok()));
@@ -109,6 +125,13 @@ impl FilesService {
             std::io::Result::Ok(files)
         })
         .await??;
+        if let Some(converter) = &self.converter {
+            let names: Vec<String> = files.iter().map(|f| f.filename.clone()).collect();
+            converter.start(&dirs, thread_id, caller.owner(), &names);
+            for file in &mut files {
+                file.markdown = convert::status(&dirs, &file.filename);
+            }
+        }
         Ok(UploadList { files })
     }
 
@@ -123,6 +146,7 @@ impl FilesService {
         let uploads = dirs.dir(UserDataDir::Uploads);
         let id = thread_id.to_string();
         let files = tokio::task::spawn_blocking(move || {
+            use std::collections::HashSet;
             let mut files = Vec::new();
             let read = match std::fs::read_dir(&uploads) {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(files),
@@ -136,8 +160,17 @@ impl FilesService {
                 if name.starts_with('.') || !entry.file_type()?.is_file() {
                     continue;
                 }
-                files.push(describe(&id, &name, meta.len(), Some(meta)));
+                let mut file = describe(&id, &name, meta.len(), Some(meta));
+                file.markdown = convert::status(&dirs, &name);
+                files.push(file);
             }
+            // A document's Markdown version is shown with it, not as an upload of its own.
+            let versions: HashSet<String> = files
+                .iter()
+                .filter(|f| f.markdown.is_some())
+                .map(|f| convert::markdown_name(&f.filename))
+                .collect();
+            files.retain(|f| !versions.contains(&f.filename));
             files.sort_by(|a, b| a.filename.cmp(&b.filename));
             std::io::Result::Ok(files)
         })
@@ -167,6 +200,7 @@ impl FilesService {
             return Err(FileError::Directory(filename.to_string()));
         }
         tokio::fs::remove_file(&path).await?;
+        tokio::task::spawn_blocking(move || convert::forget(&dirs, filename_owned(&path))).await?;
         Ok(())
     }
 }
@@ -187,7 +221,15 @@ fn describe(
             .and_then(|m| m.modified().ok())
             .map(|t| timestamp(t.into()))
             .unwrap_or_default(),
+        markdown: None,
     }
+}
+
+/// The file name of a path built from a plain name.
+fn filename_owned(path: &Path) -> &str {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
 }
 
 /// Characters kept as they are in a URL path segment built from a file name.

@@ -16,6 +16,7 @@ mod auth;
 mod branching;
 mod cli;
 mod common;
+mod conversions;
 mod demo;
 mod history;
 mod install;

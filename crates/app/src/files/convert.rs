@@ -1,0 +1,338 @@
+//! Documents the agent can read: an uploaded PDF, Word, PowerPoint, Excel, CSV, HTML or EPUB
+//! file gets a Markdown version beside it (`report.pdf` → `report.pdf.md`), made inside the
+//! thread's own sandbox by `markitdown` (the full image has it), never parsed in the server.
+//!
+//! Where each conversion stands is a small JSON file per upload under the thread's root,
+//! outside what the agent sees: it survives a restart, and one left `pending` by a crash is
+//! reported as interrupted once it is older than a conversion may take.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use antler_protocol::files::{Conversion, ConversionStatus};
+use antler_protocol::paths::USER_DATA_ROOT;
+use antler_sandbox::{Acquire, ExecRequest, SandboxProvider, ThreadDirs, UserDataDir};
+
+/// Extensions converted (lower case).
+const CONVERTIBLE: &[&str] = &[
+    "pdf", "docx", "pptx", "xlsx", "xls", "csv", "html", "htm", "epub",
+];
+
+/// Longest a conversion may run.
+const TIME_LIMIT: Duration = Duration::from_secs(120);
+
+/// Largest Markdown version kept; the rest is cut with a note (the original stays whole).
+const MAX_MARKDOWN_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Whether `name` is a document that gets a Markdown version.
+pub fn convertible(name: &str) -> bool {
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && CONVERTIBLE.contains(&ext.to_ascii_lowercase().as_str())
+    })
+}
+
+/// The Markdown version's file name.
+pub fn markdown_name(name: &str) -> String {
+    format!("{name}.md")
+}
+
+/// Converts uploads in their thread's sandbox.
+#[derive(Clone)]
+pub struct Converter {
+    provider: Arc<dyn SandboxProvider>,
+}
+
+impl std::fmt::Debug for Converter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Converter")
+            .field("provider", &self.provider.kind())
+            .finish()
+    }
+}
+
+impl Converter {
+    /// Converts with `provider`'s sandboxes (Docker only: the local provider runs no tools).
+    pub fn new(provider: Arc<dyn SandboxProvider>) -> Self {
+        Converter { provider }
+    }
+
+    /// Marks each convertible file of `names` pending and converts them one after another
+    /// in the background (a sandbox runs one thread's work; several large documents at once
+    /// would only compete for its CPU).
+    pub(crate) fn start(&self, dirs: &ThreadDirs, thread_id: &str, owner: &str, names: &[String]) {
+        let names: Vec<String> = names.iter().filter(|n| convertible(n)).cloned().collect();
+        if names.is_empty() {
+            return;
+        }
+        if self.provider.kind() != "docker" {
+            for name in &names {
+                record(
+                    dirs,
+                    name,
+                    &Conversion {
+                        status: ConversionStatus::Skipped,
+                        virtual_path: None,
+                        error: Some(
+                            "documents are converted in the Docker sandbox, which this server does not use".into(),
+                        ),
+                    },
+                );
+            }
+            return;
+        }
+        for name in &names {
+            record(dirs, name, &pending());
+        }
+        let this = self.clone();
+        let dirs = dirs.clone();
+        let (thread_id, owner) = (thread_id.to_string(), owner.to_string());
+        tokio::spawn(async move {
+            for name in names {
+                let outcome = this.convert(&dirs, &thread_id, &owner, &name).await;
+                if let Some(error) = &outcome.error {
+                    tracing::info!(thread.id = %thread_id, file = %name, %error, "document not converted");
+                }
+                record(&dirs, &name, &outcome);
+            }
+        });
+    }
+
+    async fn convert(
+        &self,
+        dirs: &ThreadDirs,
+        thread_id: &str,
+        owner: &str,
+        name: &str,
+    ) -> Conversion {
+        let failed = |error: String| Conversion {
+            status: ConversionStatus::Failed,
+            virtual_path: None,
+            error: Some(error),
+        };
+        let sandbox = match self
+            .provider
+            .acquire_for(
+                thread_id,
+                Acquire {
+                    owner: Some(owner),
+                    image: None,
+                },
+            )
+            .await
+        {
+            Ok(sandbox) => sandbox,
+            Err(e) => return failed(format!("no sandbox to convert it in: {e}")),
+        };
+        let md = markdown_name(name);
+        let part = format!(".{md}.part");
+        let quote = |s: &str| {
+            shlex::try_quote(s)
+                .map(|q| q.into_owned())
+                .unwrap_or_default()
+        };
+        let command = format!(
+            "cd {USER_DATA_ROOT}/uploads || exit 1\n\
+             command -v markitdown >/dev/null 2>&1 || {{ echo 'this sandbox image has no markitdown (antler-sandbox:full has it)' >&2; exit 127; }}\n\
+             markitdown {} > {part} && mv -f {part} {md_q} || {{ status=$?; rm -f {part}; exit $status; }}",
+            quote(name),
+            part = quote(&part),
+            md_q = quote(&md),
+        );
+        let result = sandbox.exec(ExecRequest::new(command, TIME_LIMIT)).await;
+        self.provider.release(thread_id).await;
+        let output = match result {
+            Ok(output) => output,
+            Err(e) => return failed(format!("the sandbox could not run the conversion: {e}")),
+        };
+        if output.timed_out {
+            return failed(format!(
+                "the conversion took longer than {} s",
+                TIME_LIMIT.as_secs()
+            ));
+        }
+        if output.exit_code != Some(0) {
+            let why = last_line(&output.stderr).unwrap_or("the converter failed");
+            return failed(format!("could not convert it: {why}"));
+        }
+        let path = dirs.dir(UserDataDir::Uploads).join(&md);
+        if let Err(e) = cap(&path).await {
+            return failed(format!("the Markdown version could not be kept: {e}"));
+        }
+        Conversion {
+            status: ConversionStatus::Done,
+            virtual_path: Some(format!("{USER_DATA_ROOT}/uploads/{md}")),
+            error: None,
+        }
+    }
+}
+
+fn pending() -> Conversion {
+    Conversion {
+        status: ConversionStatus::Pending,
+        virtual_path: None,
+        error: None,
+    }
+}
+
+/// The last non-empty line of a command's error output, shortened.
+fn last_line(stderr: &str) -> Option<&str> {
+    let line = stderr
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())?;
+    Some(line.get(..300).unwrap_or(line))
+}
+
+/// Cuts an over-long Markdown version, saying so at its end.
+async fn cap(path: &Path) -> std::io::Result<()> {
+    let size = tokio::fs::metadata(path).await?.len();
+    if size <= MAX_MARKDOWN_BYTES {
+        return Ok(());
+    }
+    let path = path.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        use std::io::Write as _;
+        let file = std::fs::OpenOptions::new().write(true).open(&path)?;
+        file.set_len(MAX_MARKDOWN_BYTES)?;
+        let mut file = std::fs::OpenOptions::new().append(true).open(&path)?;
+        write!(
+            file,
+            "\n\n[cut: the Markdown version is {size} bytes; the first {MAX_MARKDOWN_BYTES} are kept. Read the original for the rest.]\n"
+        )
+    })
+    .await
+    .map_err(std::io::Error::other)?
+}
+
+fn status_path(dirs: &ThreadDirs, name: &str) -> PathBuf {
+    dirs.thread_root()
+        .join("conversions")
+        .join(format!("{name}.json"))
+}
+
+/// Writes where a conversion stands (replacing the previous state at once).
+fn record(dirs: &ThreadDirs, name: &str, conversion: &Conversion) {
+    let path = status_path(dirs, name);
+    let write = || -> std::io::Result<()> {
+        let dir = path.parent().unwrap_or(dirs.thread_root());
+        std::fs::create_dir_all(dir)?;
+        let mut file = tempfile::NamedTempFile::new_in(dir)?;
+        serde_json::to_writer(&mut file, conversion)?;
+        file.persist(&path).map_err(|e| e.error)?;
+        Ok(())
+    };
+    if let Err(error) = write() {
+        tracing::warn!(%error, file = name, "conversion state not recorded");
+    }
+}
+
+/// Where the conversion of upload `name` stands; `None` for files that are not converted
+/// (or were uploaded before conversions existed).
+pub(crate) fn status(dirs: &ThreadDirs, name: &str) -> Option<Conversion> {
+    let path = status_path(dirs, name);
+    let text = std::fs::read(&path).ok()?;
+    let found: Conversion = serde_json::from_slice(&text).ok()?;
+    if found.status == ConversionStatus::Pending {
+        // Pending for longer than any conversion runs: the server stopped during it.
+        let age = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .unwrap_or_default();
+        if age > TIME_LIMIT + Duration::from_secs(60) {
+            return Some(Conversion {
+                status: ConversionStatus::Failed,
+                virtual_path: None,
+                error: Some(
+                    "the conversion was interrupted (the server stopped); upload the file again"
+                        .into(),
+                ),
+            });
+        }
+    }
+    Some(found)
+}
+
+/// Forgets upload `name`'s conversion and removes its Markdown version.
+pub(crate) fn forget(dirs: &ThreadDirs, name: &str) {
+    if !convertible(name) {
+        return;
+    }
+    let _ = std::fs::remove_file(status_path(dirs, name));
+    let md = dirs.dir(UserDataDir::Uploads).join(markdown_name(name));
+    let _ = std::fs::remove_file(md);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_are_convertible_other_files_are_not() {
+        for name in [
+            "report.pdf",
+            "a.DOCX",
+            "deck.pptx",
+            "t.xlsx",
+            "old.xls",
+            "d.csv",
+            "p.html",
+            "p.htm",
+            "b.epub",
+        ] {
+            assert!(convertible(name), "{name}");
+        }
+        for name in [
+            "notes.md",
+            "pdf",
+            ".pdf",
+            "a.pdf.md",
+            "img.png",
+            "x.txt",
+            "archive.zip",
+        ] {
+            assert!(!convertible(name), "{name}");
+        }
+        assert_eq!(markdown_name("report.pdf"), "report.pdf.md");
+    }
+
+    #[test]
+    fn states_are_kept_and_a_stale_pending_one_reads_as_interrupted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dirs = ThreadDirs::new(tmp.path(), "o", "t");
+        dirs.create().unwrap();
+        assert_eq!(status(&dirs, "a.pdf"), None);
+        record(&dirs, "a.pdf", &pending());
+        assert_eq!(
+            status(&dirs, "a.pdf").unwrap().status,
+            ConversionStatus::Pending
+        );
+        let old = SystemTime::now() - TIME_LIMIT - Duration::from_secs(120);
+        std::fs::File::options()
+            .write(true)
+            .open(status_path(&dirs, "a.pdf"))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let stale = status(&dirs, "a.pdf").unwrap();
+        assert_eq!(stale.status, ConversionStatus::Failed);
+        assert!(stale.error.unwrap().contains("interrupted"));
+        std::fs::write(dirs.dir(UserDataDir::Uploads).join("a.pdf.md"), "x").unwrap();
+        forget(&dirs, "a.pdf");
+        assert_eq!(status(&dirs, "a.pdf"), None);
+        assert!(!dirs.dir(UserDataDir::Uploads).join("a.pdf.md").exists());
+    }
+
+    #[tokio::test]
+    async fn an_over_long_version_is_cut_with_a_note() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("big.md");
+        std::fs::write(&path, vec![b'x'; MAX_MARKDOWN_BYTES as usize + 10]).unwrap();
+        cap(&path).await.unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.ends_with("Read the original for the rest.]\n"));
+        assert!(text.len() < MAX_MARKDOWN_BYTES as usize + 200);
+    }
+}
