@@ -36,16 +36,13 @@ export function useAttachments(ensureThread: () => Promise<string>, onError: (me
       } catch {
         return;
       }
-      let pending = false;
       setItems((prev) =>
         prev.map((a) => {
           const found = listed.find((f) => f.virtual_path === a.virtualPath);
-          if (!found?.markdown || !a.markdown) return a;
-          if (found.markdown.status === "pending") pending = true;
-          return { ...a, markdown: found.markdown };
+          return found?.markdown && a.markdown ? { ...a, markdown: found.markdown } : a;
         }),
       );
-      if (!pending) return;
+      if (!listed.some((f) => f.markdown?.status === "pending")) return;
     }
   }, []);
 

@@ -1,0 +1,78 @@
+// End-to-end test of documents the agent can read, with the full sandbox image: a PDF attached
+// in the composer shows "converting" then "readable" on its chip; a broken one "not
+// converted" with the reason on hover; the sent message shows the files as chips (the notes
+// the server adds under them stay out of the bubble) and the agent is told the Markdown path.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { SCREENSHOTS, Stack, lastUserOf, screenshot, sendMessage, threadIdOf, until } from "./harness.mjs";
+
+const SHOTS = join(SCREENSHOTS, "documents");
+const stack = new Stack({ screenshots: SHOTS });
+
+/** A one-page PDF saying `text`, with the offsets a real writer computes. */
+function pdf(text) {
+  const stream = `BT /F1 24 Tf 72 700 Td (${text}) Tj ET`;
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+  ];
+  let out = "%PDF-1.4\n";
+  const offsets = [];
+  objects.forEach((body, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, "0")} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, "latin1");
+}
+
+describe("documents the agent can read", { concurrency: false }, () => {
+  before(async () => {
+    await stack.start({ env: { ANTLER_SANDBOX_IMAGE: "antler-sandbox:full" } });
+    console.log(`# server ${stack.baseUrl}, model ${stack.mockUrl}`);
+  }, { timeout: 180_000 });
+
+  after(async () => {
+    await stack.stop();
+  }, { timeout: 120_000 });
+
+  it("y. an attached PDF becomes readable, a broken one says why, the agent is told the Markdown path", { timeout: 120_000 }, async () => {
+    const s = await stack.page();
+    try {
+      const { page } = s;
+      await page.goto("/");
+      await page.getByTestId("model-label").waitFor();
+      await page.getByTestId("file-input").setInputFiles([
+        { name: "report.pdf", mimeType: "application/pdf", buffer: pdf("Revenue grew by 42 percent") },
+        { name: "broken.pdf", mimeType: "application/pdf", buffer: Buffer.from("%PDF-1.4\nnot really a PDF\n") },
+      ]);
+      const chip = (name) => page.locator(".attachment", { hasText: name }).getByTestId("markdown-state");
+      await page.locator('[data-testid=markdown-state][data-state="done"]').waitFor({ timeout: 60_000 });
+      await page.locator('[data-testid=markdown-state][data-state="failed"]').waitFor({ timeout: 60_000 });
+      assert.equal(await chip("report.pdf").textContent(), "readable");
+      assert.equal(await chip("broken.pdf").textContent(), "not converted");
+      assert.match(await chip("broken.pdf").getAttribute("title"), /could not convert it/);
+      await screenshot(page, "y-documents-converted", SHOTS);
+
+      await sendMessage(page, "summarize the report");
+      const threadId = threadIdOf(page);
+      await until(async () => (await stack.runsOf(threadId))[0]?.status === "success", { message: "the run to succeed" });
+      const bubble = page.getByTestId("human-message");
+      assert.equal((await bubble.locator(".bubble").textContent()).trim(), "summarize the report");
+      assert.deepEqual((await bubble.getByTestId("file-chip").allTextContents()).map((t) => t.trim()), ["report.pdf", "broken.pdf"]);
+      const told = lastUserOf(await stack.modelRequestFor("summarize the report"));
+      assert.match(told, /- \/mnt\/user-data\/uploads\/report\.pdf\n {2}Markdown version: \/mnt\/user-data\/uploads\/report\.pdf\.md/);
+      assert.match(told, /broken\.pdf\n {2}No Markdown version: could not convert it/);
+      s.assertNoErrors();
+    } finally {
+      await s.close();
+    }
+  });
+});
