@@ -1,8 +1,9 @@
 """Real-world-style skill scripts end to end in the full sandbox image, through Antler's own
 sandbox (`antler sandbox exec`: a container hardened as a server's, no network): fill a PDF
 form with pypdf, recalculate an xlsx with LibreOffice, build a pptx with python-pptx and render
-it, draw a matplotlib chart with Chinese labels, convert docx to PDF. Each script checks its
-own result; the table gives each one's median wall time over BENCH_FULL_RUNS runs (default 3),
+it, draw a matplotlib chart with Chinese labels, convert docx to PDF, and convert a 50-page
+PDF to Markdown as an upload is (its time in the check column). Each script checks its own
+result; the table gives each one's median wall time over BENCH_FULL_RUNS runs (default 3),
 container start included, against `true` run the same way (the floor)."""
 
 import os
