@@ -1,10 +1,12 @@
 // End-to-end test of documents the agent can read, with the full sandbox image: a PDF attached
 // in the composer shows "converting" then "readable" on its chip; a broken one "not
 // converted" with the reason on hover; the sent message shows the files as chips (the notes
-// the server adds under them stay out of the bubble) and the agent is told the Markdown path.
+// the server adds under them stay out of the bubble) and the agent is told the Markdown path;
+// a Word file opens in the files panel as the PDF the server renders of it.
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { strToU8, zipSync } from "fflate";
 import { SCREENSHOTS, Stack, lastUserOf, screenshot, sendMessage, threadIdOf, until } from "./harness.mjs";
 
 const SHOTS = join(SCREENSHOTS, "documents");
@@ -33,6 +35,24 @@ function pdf(text) {
   return Buffer.from(out, "latin1");
 }
 
+/** The smallest Word document LibreOffice opens: one paragraph. */
+function docx(text) {
+  const xml = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
+  return Buffer.from(
+    zipSync({
+      "[Content_Types].xml": strToU8(
+        `${xml}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`,
+      ),
+      "_rels/.rels": strToU8(
+        `${xml}<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
+      ),
+      "word/document.xml": strToU8(
+        `${xml}<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:body></w:document>`,
+      ),
+    }),
+  );
+}
+
 describe("documents the agent can read", { concurrency: false }, () => {
   before(async () => {
     await stack.start({ env: { ANTLER_SANDBOX_IMAGE: "antler-sandbox:full" } });
@@ -52,12 +72,14 @@ describe("documents the agent can read", { concurrency: false }, () => {
       await page.getByTestId("file-input").setInputFiles([
         { name: "report.pdf", mimeType: "application/pdf", buffer: pdf("Revenue grew by 42 percent") },
         { name: "broken.pdf", mimeType: "application/pdf", buffer: Buffer.from("%PDF-1.4\nnot really a PDF\n") },
+        { name: "plan.docx", mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", buffer: docx("Launch plan") },
       ]);
       const chip = (name) => page.locator(".attachment", { hasText: name }).getByTestId("markdown-state");
-      await page.locator('[data-testid=markdown-state][data-state="done"]').waitFor({ timeout: 60_000 });
+      await page.locator('[data-testid=markdown-state][data-state="done"]').nth(1).waitFor({ timeout: 60_000 });
       await page.locator('[data-testid=markdown-state][data-state="failed"]').waitFor({ timeout: 60_000 });
       assert.equal(await chip("report.pdf").textContent(), "readable");
       assert.equal(await chip("broken.pdf").textContent(), "not converted");
+      assert.equal(await chip("plan.docx").textContent(), "readable");
       assert.match(await chip("broken.pdf").getAttribute("title"), /could not convert it/);
       await screenshot(page, "y-documents-converted", SHOTS);
 
@@ -66,10 +88,16 @@ describe("documents the agent can read", { concurrency: false }, () => {
       await until(async () => (await stack.runsOf(threadId))[0]?.status === "success", { message: "the run to succeed" });
       const bubble = page.getByTestId("human-message");
       assert.equal((await bubble.locator(".bubble").textContent()).trim(), "summarize the report");
-      assert.deepEqual((await bubble.getByTestId("file-chip").allTextContents()).map((t) => t.trim()), ["report.pdf", "broken.pdf"]);
+      assert.deepEqual((await bubble.getByTestId("file-chip").allTextContents()).map((t) => t.trim()), ["report.pdf", "broken.pdf", "plan.docx"]);
       const told = lastUserOf(await stack.modelRequestFor("summarize the report"));
       assert.match(told, /- \/mnt\/user-data\/uploads\/report\.pdf\n {2}Markdown version: \/mnt\/user-data\/uploads\/report\.pdf\.md/);
       assert.match(told, /broken\.pdf\n {2}No Markdown version: could not convert it/);
+      // A Word file previews as the PDF the server renders of it.
+      await bubble.getByTestId("file-chip").filter({ hasText: "plan.docx" }).click();
+      const preview = page.getByTestId("artifact-panel").getByTestId("office-preview");
+      await preview.waitFor({ timeout: 60_000 });
+      assert.match(await preview.getAttribute("data"), /^blob:/);
+      await screenshot(page, "y-office-preview", SHOTS);
       s.assertNoErrors();
     } finally {
       await s.close();

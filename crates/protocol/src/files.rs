@@ -39,6 +39,14 @@ crate::wire_enum::wire_enum! {
     }
 }
 
+crate::wire_enum::wire_enum! {
+    /// What a file is previewed as (`?preview=` of an artifact).
+    pub enum PreviewFormat {
+        /// PDF.
+        Pdf = "pdf",
+    }
+}
+
 /// A document's Markdown version.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Conversion {

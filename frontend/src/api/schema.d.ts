@@ -2027,6 +2027,11 @@ export interface components {
             metadata: Record<string, unknown>;
         };
         /**
+         * @description What a file is previewed as (`?preview=` of an artifact).
+         * @enum {string}
+         */
+        PreviewFormat: "pdf";
+        /**
          * @description What an account may do.
          * @enum {string}
          */
@@ -7727,6 +7732,11 @@ export interface operations {
             query?: {
                 /** @description Send as a download. */
                 download?: boolean;
+                /**
+                 * @description `pdf`: a Word, Excel, PowerPoint or OpenDocument file rendered as PDF (made in the
+                 *     thread's sandbox with LibreOffice on first request, then cached by content).
+                 */
+                preview?: components["schemas"]["PreviewFormat"];
             };
             header?: never;
             path: {
@@ -7838,7 +7848,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Invalid thread id */
+            /** @description Invalid thread id, or `preview_failed`: the file could not be rendered (the reason in the message) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7849,6 +7859,15 @@ export interface operations {
             };
             /** @description Too many or too large headers */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `preview_unavailable`: no Docker sandbox to render previews in */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

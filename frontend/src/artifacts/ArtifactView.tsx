@@ -5,7 +5,7 @@ import { Icon } from "../components/Icon";
 import { EmptyState } from "../components/States";
 import { basename, previewKind } from "../lib/fileKind";
 import { formatBytes, formatDate } from "../lib/format";
-import { ImagePreview, PdfPreview } from "./previews/MediaPreviews";
+import { ImagePreview, OfficePreview, PdfPreview } from "./previews/MediaPreviews";
 import { SkillPreview } from "./previews/SkillPreview";
 import { CodePreview, CsvPreview, HtmlPreview, JsonPreview, MarkdownPreview, PlainTextPreview } from "./previews/TextPreviews";
 
@@ -33,6 +33,8 @@ function Preview({ artifact, threadId }: { artifact: Artifact; threadId: string 
       return <ImagePreview {...props} />;
     case "pdf":
       return <PdfPreview {...props} />;
+    case "office":
+      return <OfficePreview {...props} />;
     case "csv":
       return <CsvPreview {...props} />;
     case "json":

@@ -1,5 +1,5 @@
 // A thread's files and the text of one file, loaded through `useResource`.
-import { useCallback } from "react";
+import { useCallback, useEffect } from "react";
 import { api } from "../api/client";
 import type { Artifact } from "../api/types";
 import { useResource } from "../lib/useResource";
@@ -15,6 +15,27 @@ export function useArtifacts(threadId: string, version = 0) {
 }
 
 /** The text of a file (for previews); aborted when another file is chosen, so a large download does not go on in the background. */
+/** A file fetched whole as a blob URL (revoked when no longer shown); a failure carries the
+ * server's error message. */
+export function useBlobUrl(url: string | null) {
+  const load = useCallback(
+    async (signal: AbortSignal) => {
+      const r = await fetch(url ?? "", { signal });
+      if (!r.ok) {
+        const body = await r.json().catch(() => null);
+        throw new Error(body?.error?.message ?? `HTTP ${r.status}`);
+      }
+      return URL.createObjectURL(await r.blob());
+    },
+    [url],
+  );
+  const { data, error, loading } = useResource(url, load);
+  useEffect(() => () => {
+    if (data) URL.revokeObjectURL(data);
+  }, [data]);
+  return { blobUrl: data, error, loading };
+}
+
 export function useText(url: string | null, enabled = true) {
   const load = useCallback(
     async (signal: AbortSignal) => {

@@ -5,6 +5,7 @@ export type PreviewKind =
   | "html"
   | "image"
   | "pdf"
+  | "office"
   | "csv"
   | "json"
   | "code"
@@ -83,6 +84,9 @@ export function languageFor(path: string): string {
 const TEXT_EXTENSIONS = new Set(["txt", "log", "text", "out", "env", "gitignore", "lock"]);
 const IMAGE_EXTENSIONS = new Set(["png", "jpg", "jpeg", "gif", "webp", "svg", "bmp", "ico", "avif"]);
 
+/** Word, Excel, PowerPoint and OpenDocument files: previewed as PDF rendered by the server. */
+const OFFICE_EXTENSIONS = new Set(["docx", "doc", "odt", "rtf", "xlsx", "xls", "ods", "pptx", "ppt", "odp"]);
+
 export function previewKind(path: string, contentType = ""): PreviewKind {
   const ext = extension(path);
   const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
@@ -91,6 +95,7 @@ export function previewKind(path: string, contentType = ""): PreviewKind {
   if (ext === "html" || ext === "htm" || type === "text/html") return "html";
   if (IMAGE_EXTENSIONS.has(ext) || type.startsWith("image/")) return "image";
   if (ext === "pdf" || type === "application/pdf") return "pdf";
+  if (OFFICE_EXTENSIONS.has(ext)) return "office";
   if (ext === "csv" || ext === "tsv" || type === "text/csv") return "csv";
   if (ext === "json" || type === "application/json") return "json";
   if (languageFor(path)) return "code";

@@ -14,6 +14,9 @@ describe("file kinds", () => {
     expect(previewKind("/o/chart.svg")).toBe("image");
     expect(previewKind("/o/photo.PNG")).toBe("image");
     expect(previewKind("/o/doc.pdf")).toBe("pdf");
+    expect(previewKind("/o/plan.docx")).toBe("office");
+    expect(previewKind("/o/Budget.XLSX")).toBe("office");
+    expect(previewKind("/o/deck.pptx")).toBe("office");
     expect(previewKind("/o/data.tsv")).toBe("csv");
     expect(previewKind("/o/data.json")).toBe("json");
     expect(previewKind("/o/main.py")).toBe("code");

@@ -57,6 +57,11 @@ impl Converter {
         Converter { provider }
     }
 
+    /// The sandboxes it converts in.
+    pub(crate) fn provider(&self) -> &Arc<dyn SandboxProvider> {
+        &self.provider
+    }
+
     /// Marks each convertible file of `names` pending and converts them one after another
     /// in the background (a sandbox runs one thread's work; several large documents at once
     /// would only compete for its CPU).

@@ -9,6 +9,7 @@ pub mod convert;
 mod mention;
 mod message_files;
 pub mod names;
+pub mod preview;
 
 use std::path::{Path, PathBuf};
 

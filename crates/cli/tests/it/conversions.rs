@@ -252,3 +252,68 @@ async fn without_the_full_image_or_docker_conversion_says_why() {
     );
     assert!(env.user_data("slim").join("uploads/a.pdf").exists());
 }
+
+/// A Word file among the artifacts previews as PDF: rendered in the thread's sandbox on the
+/// first request, then served from the cache (same ETag, no second rendering); other files
+/// and broken ones get clear errors.
+#[tokio::test]
+async fn office_files_preview_as_pdf() {
+    if !crate::common::docker().await || !full_image().await {
+        return;
+    }
+    let env = Env::new();
+    let instance = format!("prev-{}", uuid_like());
+    let mut vars = docker_env(&env, &instance);
+    vars.push(("ANTLER_SANDBOX_IMAGE".into(), "antler-sandbox:full".into()));
+    let mut cmd = env.command(&["serve", "--bind", "127.0.0.1:0"]);
+    cmd.envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let server = Server::spawn(cmd);
+    server.create_thread("t").await;
+    let (code, out, err) = crate::sandbox::sandbox_exec(
+        &env,
+        &vars,
+        "t",
+        "cd /mnt/user-data/outputs && python3 -c \"from docx import Document; d = Document(); d.add_heading('Launch plan', 1); d.add_paragraph('Week one: ship it.'); d.save('plan.docx')\" && printf 'PK\\003\\004broken' > broken.docx",
+    );
+    assert_eq!(code, 0, "{out}{err}");
+
+    let url = "/api/threads/t/artifacts/mnt/user-data/outputs/plan.docx?preview=pdf";
+    let first = server.get(url).await;
+    assert_eq!(first.status().as_u16(), 200);
+    assert_eq!(first.headers()["content-type"], "application/pdf");
+    let etag = first.headers()["etag"].to_str().unwrap().to_string();
+    assert!(etag.ends_with("-pdf\""), "{etag}");
+    let bytes = first.bytes().await.unwrap();
+    assert!(bytes.starts_with(b"%PDF-"), "a PDF");
+    let cached: Vec<_> = std::fs::read_dir(env.thread_dir("t").unwrap().join("previews"))
+        .unwrap()
+        .collect();
+    assert_eq!(cached.len(), 1, "cached once");
+    let second = server.get(url).await;
+    assert_eq!(second.headers()["etag"].to_str().unwrap(), etag);
+    assert_eq!(second.bytes().await.unwrap(), bytes);
+    // Nothing of the rendering is left where the agent looks.
+    let workspace: Vec<_> = std::fs::read_dir(env.user_data("t").join("workspace"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(workspace.is_empty(), "{workspace:?}");
+
+    let (status, body) = server
+        .get_json("/api/threads/t/artifacts/mnt/user-data/outputs/broken.docx?preview=pdf")
+        .await;
+    assert_eq!(
+        (status, crate::common::error_code(&body)),
+        (422, "preview_failed"),
+        "{body}"
+    );
+    std::fs::write(env.user_data("t").join("outputs/notes.txt"), "x").unwrap();
+    let (status, _) = server
+        .get_json("/api/threads/t/artifacts/mnt/user-data/outputs/notes.txt?preview=pdf")
+        .await;
+    assert_eq!(status, 400);
+    let (status, _) = server
+        .get_json("/api/threads/t/artifacts/mnt/user-data/outputs/plan.docx?preview=png")
+        .await;
+    assert_eq!(status, 400);
+}

@@ -46,6 +46,7 @@ mod links;
         antler_protocol::stream::RunFailure,
         antler_protocol::messages::AiMessageChunk,
         antler_protocol::runs::CancelAction,
+        antler_protocol::files::PreviewFormat,
         antler_protocol::stream::TaskArtifact,
         antler_protocol::stream::TaskStatus,
         antler_protocol::memory::FactCategory,

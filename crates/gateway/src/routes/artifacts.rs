@@ -4,9 +4,10 @@
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
+use antler_app::files::preview::PreviewError;
 use antler_app::files::{ThreadDirs, VirtualPath, beneath};
 use antler_protocol::error::ErrorEnvelope;
-use antler_protocol::files::ArtifactList;
+use antler_protocol::files::{ArtifactList, PreviewFormat};
 use antler_protocol::skills::ArchivePreview;
 use axum::Json;
 use axum::extract::{OriginalUri, State};
@@ -51,7 +52,8 @@ pub async fn list_artifacts(
     }))
 }
 
-/// `?download=true` forces `Content-Disposition: attachment`.
+/// `?download=true` forces `Content-Disposition: attachment`; `?preview=pdf` answers an
+/// office file's PDF rendering instead of the file.
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
@@ -59,6 +61,10 @@ pub struct DownloadQuery {
     /// Send as a download.
     #[serde(default)]
     pub download: bool,
+    /// `pdf`: a Word, Excel, PowerPoint or OpenDocument file rendered as PDF (made in the
+    /// thread's sandbox with LibreOffice on first request, then cached by content).
+    #[serde(default)]
+    pub preview: Option<PreviewFormat>,
 }
 
 /// Serves one file by its container path, e.g. `…/artifacts/mnt/user-data/outputs/report.md`.
@@ -85,7 +91,8 @@ pub struct DownloadQuery {
         (status = 404, description = "No such thread, file or archive member", body = ErrorEnvelope),
         (status = 413, description = "Archive member over 16 MiB", body = ErrorEnvelope),
         (status = 416, description = "Range not satisfiable", body = ErrorEnvelope),
-        (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
+        (status = 422, description = "Invalid thread id, or `preview_failed`: the file could not be rendered (the reason in the message)", body = ErrorEnvelope),
+        (status = 503, description = "`preview_unavailable`: no Docker sandbox to render previews in", body = ErrorEnvelope),
     )
 )]
 pub async fn get_artifact(
@@ -102,17 +109,68 @@ pub async fn get_artifact(
         .map_err(|e| AppError::new(StatusCode::BAD_REQUEST, "invalid_path", e.to_string()))?;
     let dirs = app.threads.existing_dirs(&caller, &id).await?;
     let etags = app.etags.clone();
+    let shown = path.display();
+    let held = dirs.clone();
     let resolved = {
         // A revalidation or a range needs at most part of the file: never read it whole.
         let preload =
             !headers.contains_key(header::IF_NONE_MATCH) && !headers.contains_key(header::RANGE);
         tokio::task::spawn_blocking(move || resolve(&dirs, &path, &etags, preload)).await??
     };
+    if query.preview == Some(PreviewFormat::Pdf) {
+        let Resolved::File(_, info) = resolved else {
+            return Err(preview_error(PreviewError::NotOffice));
+        };
+        let hash = info.etag.trim_matches('"');
+        let pdf = app
+            .files
+            .office_preview(&held, &id, caller.owner(), &shown, hash)
+            .await
+            .map_err(preview_error)?;
+        return pdf_response(pdf, &info, &headers, query.download).await;
+    }
     Ok(match resolved {
         Resolved::File(file, info) => file_response(file, &info, &headers, query.download).await,
         Resolved::Member(bytes, info) => bytes_response(bytes, &info, &headers, query.download),
         Resolved::Archive(file) => Json(app.skills.preview(file).await?).into_response(),
     })
+}
+
+fn preview_error(e: PreviewError) -> AppError {
+    match e {
+        PreviewError::NotOffice => AppError::bad_request(e.to_string()),
+        PreviewError::Unavailable(m) => {
+            AppError::new(StatusCode::SERVICE_UNAVAILABLE, "preview_unavailable", m)
+        }
+        PreviewError::Failed(m) => {
+            AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "preview_failed", m)
+        }
+    }
+}
+
+/// Serves a cached PDF rendering of the office file described by `source`.
+async fn pdf_response(
+    pdf: std::path::PathBuf,
+    source: &FileInfo,
+    headers: &HeaderMap,
+    download: bool,
+) -> ApiResult<Response> {
+    let (file, meta) = tokio::task::spawn_blocking(move || {
+        let file = File::open(&pdf)?;
+        let meta = file.metadata()?;
+        std::io::Result::Ok((file, meta))
+    })
+    .await?
+    .map_err(AppError::internal)?;
+    let info = FileInfo {
+        name: format!("{}.pdf", source.name),
+        content_type: "application/pdf".into(),
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        // The rendering of one content is one content.
+        etag: format!("\"{}-pdf\"", source.etag.trim_matches('"')),
+    };
+    Ok(file_response(FileBody::Open(file), &info, headers, download).await)
 }
 
 /// Percent-decodes the path once. Slashes may be sent literally (as `artifact_url`s have
