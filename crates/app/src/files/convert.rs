@@ -12,7 +12,9 @@ use std::time::{Duration, SystemTime};
 
 use antler_protocol::files::{Conversion, ConversionStatus};
 use antler_protocol::paths::USER_DATA_ROOT;
-use antler_sandbox::{Acquire, ExecRequest, SandboxProvider, ThreadDirs, UserDataDir};
+use antler_sandbox::{SandboxProvider, ThreadDirs, UserDataDir};
+
+use super::job::{self, JobError, quote};
 
 /// Extensions converted (lower case).
 const CONVERTIBLE: &[&str] = &[
@@ -115,27 +117,8 @@ impl Converter {
             virtual_path: None,
             error: Some(error),
         };
-        let sandbox = match self
-            .provider
-            .acquire_for(
-                thread_id,
-                Acquire {
-                    owner: Some(owner),
-                    image: None,
-                },
-            )
-            .await
-        {
-            Ok(sandbox) => sandbox,
-            Err(e) => return failed(format!("no sandbox to convert it in: {e}")),
-        };
         let md = markdown_name(name);
         let part = format!(".{md}.part");
-        let quote = |s: &str| {
-            shlex::try_quote(s)
-                .map(|q| q.into_owned())
-                .unwrap_or_default()
-        };
         let command = format!(
             "cd {USER_DATA_ROOT}/uploads || exit 1\n\
              command -v markitdown >/dev/null 2>&1 || {{ echo 'this sandbox image has no markitdown (antler-sandbox:full has it)' >&2; exit 127; }}\n\
@@ -144,21 +127,18 @@ impl Converter {
             part = quote(&part),
             md_q = quote(&md),
         );
-        let result = sandbox.exec(ExecRequest::new(command, TIME_LIMIT)).await;
-        self.provider.release(thread_id).await;
-        let output = match result {
-            Ok(output) => output,
-            Err(e) => return failed(format!("the sandbox could not run the conversion: {e}")),
-        };
-        if output.timed_out {
-            return failed(format!(
-                "the conversion took longer than {} s",
-                TIME_LIMIT.as_secs()
-            ));
-        }
-        if output.exit_code != Some(0) {
-            let why = last_line(&output.stderr).unwrap_or("the converter failed");
-            return failed(format!("could not convert it: {why}"));
+        match job::run(
+            self.provider.as_ref(),
+            thread_id,
+            owner,
+            command,
+            TIME_LIMIT,
+        )
+        .await
+        {
+            Ok(()) => {}
+            Err(e @ JobError::Failed(_)) => return failed(format!("could not convert it: {e}")),
+            Err(e) => return failed(e.to_string()),
         }
         let path = dirs.dir(UserDataDir::Uploads).join(&md);
         if let Err(e) = cap(&path).await {
@@ -180,15 +160,6 @@ fn pending() -> Conversion {
     }
 }
 
-/// The last non-empty line of a command's error output, shortened.
-fn last_line(stderr: &str) -> Option<&str> {
-    let line = stderr
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty())?;
-    Some(line.get(..300).unwrap_or(line))
-}
 
 /// Cuts an over-long Markdown version, saying so at its end.
 async fn cap(path: &Path) -> std::io::Result<()> {

@@ -6,6 +6,7 @@
 //! request is renamed into `uploads/` (same filesystem), made readable by the sandbox user.
 
 pub mod convert;
+mod job;
 mod mention;
 mod message_files;
 pub mod names;

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use antler_protocol::paths::USER_DATA_ROOT;
-use antler_sandbox::{Acquire, ExecRequest, SandboxProvider, ThreadDirs, UserDataDir};
+use antler_sandbox::{SandboxProvider, ThreadDirs, UserDataDir};
+
+use super::job::{self, JobError, quote};
 
 use super::FilesService;
 
@@ -113,21 +115,6 @@ async fn convert(
     out: &str,
 ) -> Result<(), PreviewError> {
     let name = virtual_path.rsplit('/').next().unwrap_or_default();
-    let sandbox = provider
-        .acquire_for(
-            thread_id,
-            Acquire {
-                owner: Some(owner),
-                image: None,
-            },
-        )
-        .await
-        .map_err(|e| PreviewError::Unavailable(format!("no sandbox to convert it in: {e}")))?;
-    let quote = |s: &str| {
-        shlex::try_quote(s)
-            .map(|q| q.into_owned())
-            .unwrap_or_default()
-    };
     // Its own LibreOffice profile: two previews at once in one sandbox must not share one.
     let command = format!(
         "command -v soffice >/dev/null 2>&1 || {{ echo 'this sandbox image has no LibreOffice (antler-sandbox:full has it)' >&2; exit 127; }}\n\
@@ -139,27 +126,12 @@ async fn convert(
         src = quote(virtual_path),
         pdf = quote(&pdf_name(name)),
     );
-    let result = sandbox.exec(ExecRequest::new(command, TIME_LIMIT)).await;
-    provider.release(thread_id).await;
-    let output =
-        result.map_err(|e| PreviewError::Failed(format!("the sandbox could not run it: {e}")))?;
-    if output.timed_out {
-        return Err(PreviewError::Failed(format!(
-            "the conversion took longer than {} s",
-            TIME_LIMIT.as_secs()
-        )));
-    }
-    if output.exit_code != Some(0) {
-        let why = output
-            .stderr
-            .lines()
-            .rev()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .unwrap_or("the conversion failed");
-        return Err(PreviewError::Failed(why.chars().take(300).collect()));
-    }
-    Ok(())
+    job::run(provider, thread_id, owner, command, TIME_LIMIT)
+        .await
+        .map_err(|e| match e {
+            JobError::NoSandbox(_) => PreviewError::Unavailable(e.to_string()),
+            _ => PreviewError::Failed(e.to_string()),
+        })
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! Uploaded documents get a Markdown version made in the thread's sandbox, which the upload
 //! listing and the run's message name, against the real Docker engine.
 
-use reqwest::multipart::{Form, Part};
 use serde_json::{Value, json};
 
 use crate::common::{Env, Server, mock_llm, wait_for};
@@ -39,21 +38,9 @@ fn pdf(text: &str) -> Vec<u8> {
 }
 
 async fn upload(server: &Server, thread: &str, files: &[(&str, Vec<u8>)]) -> Value {
-    let form = files.iter().fold(Form::new(), |f, (name, bytes)| {
-        f.part(
-            "files",
-            Part::bytes(bytes.clone()).file_name(name.to_string()),
-        )
-    });
-    let r = server
-        .http
-        .post(server.url(&format!("/api/threads/{thread}/uploads")))
-        .multipart(form)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 200);
-    r.json().await.unwrap()
+    let (status, body) = crate::uploads::upload(server, thread, crate::uploads::form(files)).await;
+    assert_eq!(status, 200, "{body}");
+    body
 }
 
 fn entry<'a>(list: &'a Value, name: &str) -> &'a Value {

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::common::{Env, Server, error_code};
 
-fn form(files: &[(&str, Vec<u8>)]) -> Form {
+pub(crate) fn form(files: &[(&str, Vec<u8>)]) -> Form {
     files.iter().fold(Form::new(), |f, (name, bytes)| {
         f.part(
             "files",
@@ -14,7 +14,7 @@ fn form(files: &[(&str, Vec<u8>)]) -> Form {
     })
 }
 
-async fn upload(server: &Server, thread: &str, form: Form) -> (u16, Value) {
+pub(crate) async fn upload(server: &Server, thread: &str, form: Form) -> (u16, Value) {
     let r = server
         .http
         .post(server.url(&format!("/api/threads/{thread}/uploads")))
