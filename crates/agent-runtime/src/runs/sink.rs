@@ -71,11 +71,17 @@ async fn write(mut rx: mpsc::UnboundedReceiver<Job>, runs: Arc<dyn antler_store:
             .iter()
             .map(|j| (j.run_id.as_str(), j.rows.as_slice()))
             .collect();
-        if runs.append_events_of_runs(&batch).await.is_ok() {
-            for job in jobs {
-                let _ = job.done.send(Ok(()));
+        match runs.append_events_of_runs(&batch).await {
+            Ok(()) => {
+                for job in jobs {
+                    let _ = job.done.send(Ok(()));
+                }
+                continue;
             }
-            continue;
+            // Each run's own write below reports what matters to it.
+            Err(error) => {
+                tracing::debug!(%error, runs = jobs.len(), "event batch failed; writing run by run")
+            }
         }
         // One run deleted meanwhile (or one bad row) must not cost the others theirs: each
         // run on its own then, where a deleted run's events are dropped.

@@ -160,7 +160,6 @@ fn pending() -> Conversion {
     }
 }
 
-
 /// Cuts an over-long Markdown version, saying so at its end.
 async fn cap(path: &Path) -> std::io::Result<()> {
     let size = tokio::fs::metadata(path).await?.len();
