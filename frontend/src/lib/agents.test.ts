@@ -17,6 +17,16 @@ describe("agent settings", () => {
     expect(draftOf(agent("a", "A")).memoryScope).toBe("shared");
   });
 
+  it("reads and writes the sandbox image an admin set, and keeps it on an edit", () => {
+    const a = agent("a", "A", { context: { sandbox_image: "acme/sandbox:2" } });
+    expect(settingsOf(a)).toEqual({ sandbox_image: "acme/sandbox:2" });
+    const draft = draftOf(a);
+    expect(draft.sandboxImage).toBe("acme/sandbox:2");
+    expect(patchBody(a, { ...draft, name: "B" }).context).toEqual({ sandbox_image: "acme/sandbox:2" });
+    expect(patchBody(a, { ...draft, sandboxImage: "  " }).context).toEqual({});
+    expect(createBody({ ...draftOf(null), name: "N", sandboxImage: " x:1 " }).context).toEqual({ sandbox_image: "x:1" });
+  });
+
   it("takes the models, tools and instructions limit from the context schema", () => {
     expect(choicesOf(schemas(["fast", "smart"], ["bash", "ls"], 500))).toEqual({
       models: ["fast", "smart"],

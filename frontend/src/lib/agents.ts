@@ -7,7 +7,7 @@ import { pluralize } from "./format";
 export const GRAPH_ID = "agent";
 
 /** The settings keys of an assistant's `context` (and of `config.configurable`). */
-const SETTING_KEYS = ["system_prompt", "model_name", "skills", "tools", "memory_scope"] as const;
+const SETTING_KEYS = ["system_prompt", "model_name", "skills", "tools", "memory_scope", "sandbox_image"] as const;
 
 /** Whose the facts an agent learns are: every agent's of the person (the default), or its own. */
 export type MemoryScope = "shared" | "assistant";
@@ -21,6 +21,8 @@ export interface AgentSettings {
   skills?: string[];
   tools?: string[];
   memory_scope?: MemoryScope;
+  /** The Docker image its sandboxes start from (admins only). */
+  sandbox_image?: string;
 }
 
 /** The built-in agent: read-only, every enabled skill and tool. */
@@ -51,6 +53,7 @@ export function settingsOf(a: Pick<Assistant, "config" | "context">): AgentSetti
   if (tools) settings.tools = tools;
   const scope = merged["memory_scope"];
   if (MEMORY_SCOPES.includes(scope as MemoryScope)) settings.memory_scope = scope as MemoryScope;
+  if (typeof merged["sandbox_image"] === "string") settings.sandbox_image = merged["sandbox_image"];
   return settings;
 }
 
@@ -99,11 +102,14 @@ export interface AgentDraft {
   skills: string[] | null;
   tools: string[] | null;
   memoryScope: MemoryScope;
+  /** "" for the server's image. */
+  sandboxImage: string;
 }
 
 /** The form's starting values: empty for a new agent, else the agent's. */
 export function draftOf(a?: Assistant | null): AgentDraft {
-  if (!a) return { name: "", description: "", instructions: "", model: "", skills: null, tools: null, memoryScope: "shared" };
+  if (!a)
+    return { name: "", description: "", instructions: "", model: "", skills: null, tools: null, memoryScope: "shared", sandboxImage: "" };
   const s = settingsOf(a);
   return {
     name: a.name,
@@ -113,6 +119,7 @@ export function draftOf(a?: Assistant | null): AgentDraft {
     skills: s.skills ?? null,
     tools: s.tools ?? null,
     memoryScope: s.memory_scope ?? "shared",
+    sandboxImage: s.sandbox_image ?? "",
   };
 }
 
@@ -124,6 +131,7 @@ export function settingsOfDraft(d: AgentDraft): AgentSettings {
   if (d.skills) settings.skills = d.skills;
   if (d.tools) settings.tools = d.tools;
   if (d.memoryScope !== "shared") settings.memory_scope = d.memoryScope;
+  if (d.sandboxImage.trim()) settings.sandbox_image = d.sandboxImage.trim();
   return settings;
 }
 

@@ -19,6 +19,7 @@ import {
   draftOf,
   patchBody,
 } from "../lib/agents";
+import { useOptionalAuth } from "../auth/auth";
 import { useResource } from "../lib/useResource";
 import { useAppInfo } from "../state/appInfo";
 import { NameChoice } from "./NameChoice";
@@ -118,6 +119,7 @@ function AgentFormBody({
   onSaved: (saved: Assistant) => void;
 }) {
   const [draft, setDraft] = useState<AgentDraft>(() => draftOf(agent));
+  const isAdmin = useOptionalAuth()?.me.role === "admin";
   const { busy, error, setError, submit } = useFormAction();
   const set = <K extends keyof AgentDraft>(key: K) => (value: AgentDraft[K]) => setDraft((d) => ({ ...d, [key]: value }));
   const max = choices?.maxPrompt ?? DEFAULT_MAX_PROMPT;
@@ -146,6 +148,17 @@ function AgentFormBody({
       <InstructionsField value={draft.instructions} max={max} onValue={set("instructions")} />
       <ModelField value={draft.model} models={choices?.models} onValue={set("model")} />
       <MemoryScopeField value={draft.memoryScope} onValue={set("memoryScope")} />
+      {(isAdmin || draft.sandboxImage) && (
+        <Field
+          label="Sandbox image"
+          value={draft.sandboxImage}
+          onValue={set("sandboxImage")}
+          placeholder="The server's (antler-sandbox:full)"
+          autoComplete="off"
+          disabled={!isAdmin}
+          title={isAdmin ? "The Docker image its conversations' sandboxes start from. Only admins can change it." : "Set by an admin."}
+        />
+      )}
       <NameChoice
         legend="Skills"
         allLabel="All enabled skills"
