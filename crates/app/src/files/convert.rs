@@ -6,8 +6,9 @@
 //! outside what the agent sees: it survives a restart, and one left `pending` by a crash is
 //! reported as interrupted once it is older than a conversion may take.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use antler_protocol::files::{Conversion, ConversionStatus};
@@ -43,6 +44,8 @@ pub fn markdown_name(name: &str) -> String {
 #[derive(Clone)]
 pub struct Converter {
     provider: Arc<dyn SandboxProvider>,
+    /// One conversion at a time per thread (its sandbox has one CPU), in upload order.
+    queues: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
 
 impl std::fmt::Debug for Converter {
@@ -56,7 +59,10 @@ impl std::fmt::Debug for Converter {
 impl Converter {
     /// Converts with `provider`'s sandboxes (Docker only: the local provider runs no tools).
     pub fn new(provider: Arc<dyn SandboxProvider>) -> Self {
-        Converter { provider }
+        Converter {
+            provider,
+            queues: Arc::default(),
+        }
     }
 
     /// The sandboxes it converts in.
@@ -65,8 +71,8 @@ impl Converter {
     }
 
     /// Marks each convertible file of `names` pending and converts them one after another
-    /// in the background (a sandbox runs one thread's work; several large documents at once
-    /// would only compete for its CPU).
+    /// in the background, after the thread's earlier uploads (a sandbox runs one thread's
+    /// work; several large documents at once would only compete for its CPU).
     pub(crate) fn start(&self, dirs: &ThreadDirs, thread_id: &str, owner: &str, names: &[String]) {
         let names: Vec<String> = names.iter().filter(|n| convertible(n)).cloned().collect();
         if names.is_empty() {
@@ -94,13 +100,24 @@ impl Converter {
         let this = self.clone();
         let dirs = dirs.clone();
         let (thread_id, owner) = (thread_id.to_string(), owner.to_string());
+        let queue = {
+            let mut queues = this.queues.lock().unwrap_or_else(PoisonError::into_inner);
+            queues.entry(thread_id.clone()).or_default().clone()
+        };
         tokio::spawn(async move {
+            let turn = queue.lock().await;
             for name in names {
                 let outcome = this.convert(&dirs, &thread_id, &owner, &name).await;
                 if let Some(error) = &outcome.error {
                     tracing::info!(thread.id = %thread_id, file = %name, %error, "document not converted");
                 }
                 record(&dirs, &name, &outcome);
+            }
+            drop(turn);
+            // The queue goes with the last batch that held it.
+            let mut queues = this.queues.lock().unwrap_or_else(PoisonError::into_inner);
+            if Arc::strong_count(&queue) == 2 {
+                queues.remove(&thread_id);
             }
         });
     }
