@@ -8,55 +8,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use async_trait::async_trait;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
+
+mod connection;
+mod status;
+
+pub use connection::{ChangeSink, Connection, Connector, ProgressSink};
 
 use crate::ServerConfig;
 use crate::launch::Launcher;
 use crate::names::model_names;
 use crate::slot::{Slot, State, lock};
-use crate::types::{CallResult, McpError, Progress, ServerState, ServerStatus, ToolInfo, ToolView};
-
-/// Receives a running call's progress.
-pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
-
-/// Told when a server's tool list changed.
-pub type ChangeSink = Arc<dyn Fn() + Send + Sync>;
-
-/// A live connection to one server.
-#[async_trait]
-pub trait Connection: Send + Sync {
-    /// Its tools, every page.
-    async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError>;
-    /// Calls a tool; progress goes to `progress`; stops (telling the server) when `cancel`
-    /// fires.
-    async fn call(
-        &self,
-        tool: &str,
-        args: Map<String, Value>,
-        progress: ProgressSink,
-        cancel: CancellationToken,
-    ) -> Result<CallResult, McpError>;
-    /// Whether the connection has ended (the process exited, the stream closed).
-    fn is_closed(&self) -> bool;
-    /// Ends it (and the server process, for stdio).
-    async fn close(&self);
-}
-
-/// Opens connections.
-#[async_trait]
-pub trait Connector: Send + Sync {
-    /// Starts or reaches the server `name` and initialises the session; a `sandboxed`
-    /// server is started by `launcher`.
-    async fn connect(
-        &self,
-        name: &str,
-        config: &ServerConfig,
-        on_change: ChangeSink,
-        launcher: Option<&dyn Launcher>,
-    ) -> Result<Arc<dyn Connection>, McpError>;
-}
+use crate::types::{CallResult, McpError, ToolInfo};
 
 /// The first pause before starting a failed server again; it doubles up to [`MAX_PAUSE`].
 const FIRST_PAUSE: Duration = Duration::from_secs(1);
@@ -419,87 +383,9 @@ impl McpHub {
         Ok(())
     }
 
-    /// Every server's status (it starts none).
-    pub fn status(&self) -> Vec<ServerStatus> {
-        let servers: Vec<Arc<Server>> = lock(&self.servers).values().cloned().collect();
-        let mut taken = HashSet::new();
-        servers
-            .iter()
-            .map(|s| {
-                let (state, last_error, tools, threads) = status_of(s);
-                // A sandboxed server's lists are each person's: only the shared one's shown.
-                let warnings = if s.config.enabled && !s.config.sandboxed {
-                    s.shared.warnings()
-                } else {
-                    Vec::new()
-                };
-                let names: Vec<&str> = tools.iter().map(|t: &ToolInfo| t.name.as_str()).collect();
-                let model = model_names(&s.name, &names, &taken);
-                taken.extend(model.iter().cloned());
-                ServerStatus {
-                    name: s.name.clone(),
-                    transport: s.config.transport,
-                    description: s.config.description.clone(),
-                    state,
-                    last_error,
-                    sandboxed: s.config.sandboxed,
-                    running_in_threads: threads,
-                    tools: tools
-                        .iter()
-                        .zip(model)
-                        .map(|(t, model_name)| ToolView {
-                            name: t.name.clone(),
-                            model_name,
-                            description: t.description.clone(),
-                            input_schema: t.input_schema.clone(),
-                        })
-                        .collect(),
-                    warnings,
-                    calls: s.calls.load(Ordering::Relaxed),
-                    failed_calls: s.failed_calls.load(Ordering::Relaxed),
-                }
-            })
-            .collect()
-    }
-
     /// Stops every server (at shutdown).
     pub async fn shutdown(&self) {
         let servers: Vec<Arc<Server>> = lock(&self.servers).values().cloned().collect();
         futures::future::join_all(servers.iter().map(|s| s.stop())).await;
     }
-}
-
-/// A server's state, last error, offered tools and (sandboxed) the threads it runs in. A
-/// `sandboxed` server is connected while it runs in some thread; its tools are each
-/// person's own (listed in their sandbox), so none are shown here.
-fn status_of(s: &Server) -> (ServerState, Option<String>, Vec<ToolInfo>, usize) {
-    if !s.config.enabled {
-        return (ServerState::Disabled, None, Vec::new(), 0);
-    }
-    if !s.config.sandboxed {
-        let (state, error) = s.shared.view();
-        let tools = s
-            .shared
-            .tools()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|t| s.config.offers(&t.name))
-            .collect();
-        return (state, error, tools, 0);
-    }
-    let views: Vec<(ServerState, Option<String>)> =
-        lock(&s.threads).values().map(|slot| slot.view()).collect();
-    let running = views
-        .iter()
-        .filter(|(state, _)| *state == ServerState::Connected)
-        .count();
-    if running > 0 {
-        return (ServerState::Connected, None, Vec::new(), running);
-    }
-    // A thread's error may come from that person's sandbox: it is not shown to everyone.
-    if views.iter().any(|(state, _)| *state == ServerState::Failed) {
-        let why = "it failed in a conversation's sandbox (the server log says why)";
-        return (ServerState::Failed, Some(why.into()), Vec::new(), 0);
-    }
-    (ServerState::Idle, None, Vec::new(), 0)
 }
