@@ -21,6 +21,18 @@ async fn stores() -> (tempfile::TempDir, Vec<(&'static str, Store)>) {
     (tmp, stores)
 }
 
+/// Creates thread `thread` of `local` with `runs`.
+async fn thread_with_runs(store: &Store, thread: &str, runs: &[RunRecord]) {
+    store
+        .threads
+        .create("local", thread, Map::new())
+        .await
+        .unwrap();
+    for r in runs {
+        store.runs.create(r).await.unwrap();
+    }
+}
+
 fn run(id: &str, thread: &str, status: RunStatus, instance: &str) -> RunRecord {
     RunRecord {
         run_id: id.into(),
@@ -46,26 +58,16 @@ fn run(id: &str, thread: &str, status: RunStatus, instance: &str) -> RunRecord {
 async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
     let (_tmp, stores) = stores().await;
     for (engine, store) in stores {
-        store
-            .threads
-            .create("local", "t", Map::new())
-            .await
-            .unwrap();
-        store
-            .runs
-            .create(&run("r1", "t", RunStatus::Success, "a"))
-            .await
-            .unwrap();
-        store
-            .runs
-            .create(&run("r2", "t", RunStatus::Running, "a"))
-            .await
-            .unwrap();
-        store
-            .runs
-            .create(&run("r3", "t", RunStatus::Pending, "b"))
-            .await
-            .unwrap();
+        thread_with_runs(
+            &store,
+            "t",
+            &[
+                run("r1", "t", RunStatus::Success, "a"),
+                run("r2", "t", RunStatus::Running, "a"),
+                run("r3", "t", RunStatus::Pending, "b"),
+            ],
+        )
+        .await;
         store
             .runs
             .update(
@@ -184,16 +186,7 @@ async fn finished_runs_are_deleted_with_their_events_and_active_ones_are_kept() 
 async fn events_of_a_deleted_run_are_dropped_without_an_error() {
     let (_tmp, stores) = stores().await;
     for (engine, store) in stores {
-        store
-            .threads
-            .create("local", "t", Map::new())
-            .await
-            .unwrap();
-        store
-            .runs
-            .create(&run("r", "t", RunStatus::Running, "a"))
-            .await
-            .unwrap();
+        thread_with_runs(&store, "t", &[run("r", "t", RunStatus::Running, "a")]).await;
         assert!(
             store.threads.delete("local", "t").await.unwrap(),
             "{engine}"
@@ -215,16 +208,7 @@ async fn events_of_a_deleted_run_are_dropped_without_an_error() {
 async fn event_logs_replay_after_a_position() {
     let (_tmp, stores) = stores().await;
     for (engine, store) in stores {
-        store
-            .threads
-            .create("local", "t", Map::new())
-            .await
-            .unwrap();
-        store
-            .runs
-            .create(&run("r", "t", RunStatus::Running, "a"))
-            .await
-            .unwrap();
+        thread_with_runs(&store, "t", &[run("r", "t", RunStatus::Running, "a")]).await;
         let events: Vec<StoredEvent> = (1..=450)
             .map(|i| StoredEvent {
                 seq: i,
@@ -267,16 +251,7 @@ async fn event_logs_replay_after_a_position() {
 async fn events_are_found_by_name_and_the_beginning_of_their_data() {
     let (_tmp, stores) = stores().await;
     for (engine, store) in stores {
-        store
-            .threads
-            .create("local", "t", Map::new())
-            .await
-            .unwrap();
-        store
-            .runs
-            .create(&run("r", "t", RunStatus::Running, "a"))
-            .await
-            .unwrap();
+        thread_with_runs(&store, "t", &[run("r", "t", RunStatus::Running, "a")]).await;
         let event = |seq: u64, event: &str, data: &str| StoredEvent {
             seq,
             event: event.into(),
@@ -458,16 +433,7 @@ async fn stored_events_and_published_notices_reach_subscribers() {
     let (_tmp, stores) = stores().await;
     for (engine, store) in stores {
         let mut rx = store.bus.subscribe();
-        store
-            .threads
-            .create("local", "t", Map::new())
-            .await
-            .unwrap();
-        store
-            .runs
-            .create(&run("rn", "t", RunStatus::Running, "a"))
-            .await
-            .unwrap();
+        thread_with_runs(&store, "t", &[run("rn", "t", RunStatus::Running, "a")]).await;
         store
             .runs
             .append_events(
