@@ -37,6 +37,9 @@ pub struct SandboxImage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "full")]
     pub variant: Option<String>,
+    /// What it holds, as its `antler.sandbox.contents` label says (the full image has one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contents: Option<String>,
     /// Its size in bytes.
     pub size_bytes: u64,
     /// When it was built (RFC 3339), when the engine says.

@@ -2206,6 +2206,8 @@ export interface components {
         };
         /** @description The sandbox image in use, as the engine describes it. */
         SandboxImage: {
+            /** @description What it holds, as its `antler.sandbox.contents` label says (the full image has one). */
+            contents?: string | null;
             /** @description When it was built (RFC 3339), when the engine says. */
             created?: string | null;
             /**

@@ -73,6 +73,9 @@ fn print_report(report: &doctor::Report, fallback: Option<&str>) {
     if let Some(created) = &image.created {
         println!("built: {created}");
     }
+    if let Some(contents) = &image.contents {
+        println!("holds (its label): {contents}");
+    }
     for kind in ["program", "python", "node", "font"] {
         let of_kind: Vec<_> = report.checks.iter().filter(|c| c.kind == kind).collect();
         let present: Vec<String> = of_kind

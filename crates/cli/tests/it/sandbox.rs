@@ -72,6 +72,10 @@ async fn files_from_the_sandbox_are_artifacts_and_toggles_reach_running_sandboxe
     );
     assert_eq!(image["variant"], "slim", "{health}");
     assert!(
+        image.get("contents").is_none(),
+        "slim has no contents label: {health}"
+    );
+    assert!(
         image["id"].as_str().unwrap().starts_with("sha256:"),
         "{health}"
     );
@@ -497,6 +501,14 @@ async fn the_default_image_is_full_or_slim_with_a_warning() {
             "{health}"
         );
         assert!(!warnings.contains("antler-sandbox:slim"), "{health}");
+        // What it holds, in the line its label gives.
+        let contents = health["sandbox_image"]["contents"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            contents.contains("LibreOffice") && contents.contains("CJK"),
+            "{health}"
+        );
     } else {
         assert_eq!(
             health["sandbox_image"]["name"], "antler-sandbox:slim",

@@ -97,6 +97,9 @@ pub fn connect(cfg: &SandboxConfig) -> Result<Docker, SandboxError> {
 /// The label naming which of the project's images (`slim`, `full`) an image is.
 pub const LABEL_VARIANT: &str = "antler.sandbox.variant";
 
+/// The label saying in a line what an image holds.
+pub const LABEL_CONTENTS: &str = "antler.sandbox.contents";
+
 /// Whether the engine answers and the image exists; `Err` says which is missing. `Ok`
 /// describes the image.
 pub async fn check(docker: &Docker, image: &str) -> Result<SandboxImage, SandboxError> {
@@ -109,13 +112,12 @@ pub async fn check(docker: &Docker, image: &str) -> Result<SandboxImage, Sandbox
             "docker: image {image} not found; build it with `make sandbox-image`"
         ))
     })?;
+    let mut labels = found.config.and_then(|c| c.labels).unwrap_or_default();
     Ok(SandboxImage {
         name: image.to_string(),
         id: found.id.unwrap_or_default(),
-        variant: found
-            .config
-            .and_then(|c| c.labels)
-            .and_then(|mut labels| labels.remove(LABEL_VARIANT)),
+        variant: labels.remove(LABEL_VARIANT),
+        contents: labels.remove(LABEL_CONTENTS),
         size_bytes: found.size.and_then(|s| u64::try_from(s).ok()).unwrap_or(0),
         created: found.created.filter(|c| !c.is_empty()),
     })
