@@ -659,13 +659,20 @@ async fn another_image_replaces_an_idle_container() {
             .image
             .unwrap()
     };
-    let first = provider.acquire("swap").await.unwrap();
-    sh(&first, "echo kept > /mnt/user-data/workspace/note.txt").await;
-    assert_eq!(image_of(&first).await, base_config().image);
     let with = |image| antler_sandbox::Acquire {
         owner: None,
         image: Some(image),
     };
+    let first = provider.acquire("swap").await.unwrap();
+    sh(&first, "echo kept > /mnt/user-data/workspace/note.txt").await;
+    assert_eq!(image_of(&first).await, base_config().image);
+    // Held by another run: kept, whatever the new image.
+    let held = provider.acquire_for("swap", with(&other)).await.unwrap();
+    assert!(
+        Arc::ptr_eq(&first, &held),
+        "a sandbox in use is not replaced"
+    );
+    drop((first, held));
     let second = provider.acquire_for("swap", with(&other)).await.unwrap();
     assert_eq!(image_of(&second).await, other);
     assert_eq!(

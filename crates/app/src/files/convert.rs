@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use antler_protocol::files::{Conversion, ConversionStatus};
 use antler_protocol::paths::USER_DATA_ROOT;
-use antler_sandbox::{SandboxProvider, ThreadDirs, UserDataDir};
+use antler_sandbox::{FileAccess, SandboxProvider, ThreadDirs, UserDataDir, beneath};
 
 use super::job::{self, JobError, quote};
 
@@ -44,6 +44,8 @@ pub fn markdown_name(name: &str) -> String {
 #[derive(Clone)]
 pub struct Converter {
     provider: Arc<dyn SandboxProvider>,
+    /// How files the server rewrites stay usable by the sandbox user.
+    access: FileAccess,
     /// One conversion at a time per thread (its sandbox has one CPU), in upload order.
     queues: Arc<std::sync::Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -60,6 +62,7 @@ impl Converter {
     /// Converts with `provider`'s sandboxes (Docker only: the local provider runs no tools).
     pub fn new(provider: Arc<dyn SandboxProvider>) -> Self {
         Converter {
+            access: provider.file_access(),
             provider,
             queues: Arc::default(),
         }
@@ -139,7 +142,7 @@ impl Converter {
         let command = format!(
             "cd {USER_DATA_ROOT}/uploads || exit 1\n\
              command -v markitdown >/dev/null 2>&1 || {{ echo 'this sandbox image has no markitdown (antler-sandbox:full has it)' >&2; exit 127; }}\n\
-             markitdown {} > {part} && mv -f {part} {md_q} || {{ status=$?; rm -f {part}; exit $status; }}",
+             markitdown ./{} > {part} && mv -f {part} {md_q} || {{ status=$?; rm -f {part}; exit $status; }}",
             quote(name),
             part = quote(&part),
             md_q = quote(&md),
@@ -157,8 +160,7 @@ impl Converter {
             Err(e @ JobError::Failed(_)) => return failed(format!("could not convert it: {e}")),
             Err(e) => return failed(e.to_string()),
         }
-        let path = dirs.dir(UserDataDir::Uploads).join(&md);
-        if let Err(e) = cap(&path).await {
+        if let Err(e) = cap(&dirs.dir(UserDataDir::Uploads), &md, self.access).await {
             return failed(format!("the Markdown version could not be kept: {e}"));
         }
         Conversion {
@@ -177,20 +179,24 @@ fn pending() -> Conversion {
     }
 }
 
-/// Cuts an over-long Markdown version, saying so at its end.
-async fn cap(path: &Path) -> std::io::Result<()> {
-    let size = tokio::fs::metadata(path).await?.len();
-    if size <= MAX_MARKDOWN_BYTES {
-        return Ok(());
-    }
-    let path = path.to_path_buf();
+/// Cuts an over-long Markdown version, saying so at its end. The file is the sandbox's to
+/// change at will, so it is opened beneath the uploads folder: a link there cannot lead the
+/// server to cut a file of its own.
+async fn cap(uploads: &Path, md: &str, access: FileAccess) -> std::io::Result<()> {
+    let (uploads, md) = (uploads.to_path_buf(), PathBuf::from(md));
     tokio::task::spawn_blocking(move || {
-        use std::io::Write as _;
-        let file = std::fs::OpenOptions::new().write(true).open(&path)?;
-        file.set_len(MAX_MARKDOWN_BYTES)?;
-        let mut file = std::fs::OpenOptions::new().append(true).open(&path)?;
+        use std::io::{Read as _, Write as _};
+        let file = beneath::open(&uploads, &md).map_err(std::io::Error::other)?;
+        let size = file.metadata()?.len();
+        if size <= MAX_MARKDOWN_BYTES {
+            return Ok(());
+        }
+        let mut kept = Vec::new();
+        file.take(MAX_MARKDOWN_BYTES).read_to_end(&mut kept)?;
+        let mut out = beneath::create(&uploads, &md, false, access).map_err(std::io::Error::other)?;
+        out.write_all(&kept)?;
         write!(
-            file,
+            out,
             "\n\n[cut: the Markdown version is {size} bytes; the first {MAX_MARKDOWN_BYTES} are kept. Read the original for the rest.]\n"
         )
     })
@@ -322,9 +328,21 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("big.md");
         std::fs::write(&path, vec![b'x'; MAX_MARKDOWN_BYTES as usize + 10]).unwrap();
-        cap(&path).await.unwrap();
+        cap(tmp.path(), "big.md", FileAccess::Same).await.unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.ends_with("Read the original for the rest.]\n"));
         assert!(text.len() < MAX_MARKDOWN_BYTES as usize + 200);
+
+        // A link the sandbox put in its place leads nowhere outside the uploads folder.
+        let uploads = tmp.path().join("uploads");
+        std::fs::create_dir(&uploads).unwrap();
+        let outside = tmp.path().join("server-file");
+        std::fs::write(&outside, vec![b'y'; MAX_MARKDOWN_BYTES as usize + 10]).unwrap();
+        std::os::unix::fs::symlink(&outside, uploads.join("link.md")).unwrap();
+        assert!(cap(&uploads, "link.md", FileAccess::Same).await.is_err());
+        assert_eq!(
+            std::fs::metadata(&outside).unwrap().len(),
+            MAX_MARKDOWN_BYTES + 10
+        );
     }
 }

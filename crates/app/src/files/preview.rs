@@ -2,7 +2,7 @@
 //! LibreOffice in the thread's own sandbox (never in the server), cached per content hash
 //! under the thread's root, outside what the agent sees.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use antler_protocol::paths::USER_DATA_ROOT;
@@ -10,7 +10,7 @@ use antler_sandbox::{SandboxProvider, ThreadDirs, UserDataDir};
 
 use super::job::{self, JobError, quote};
 
-use super::FilesService;
+use super::{FilesService, beneath};
 
 /// Extensions previewed as PDF (lower case).
 const OFFICE: &[&str] = &[
@@ -73,30 +73,58 @@ impl FilesService {
                 ));
             }
         };
-        let scratch = format!("{USER_DATA_ROOT}/workspace/{}", scratch_name(&safe_hash));
-        convert(provider.as_ref(), thread_id, owner, virtual_path, &scratch).await?;
-        let made = dirs
-            .dir(UserDataDir::Workspace)
-            .join(scratch_name(&safe_hash))
-            .join(pdf_name(name));
-        let result = async {
-            tokio::fs::create_dir_all(cached.parent().unwrap_or(dirs.thread_root())).await?;
-            tokio::fs::rename(&made, &cached).await
-        }
-        .await;
-        let _ = tokio::fs::remove_dir_all(
-            dirs.dir(UserDataDir::Workspace)
-                .join(scratch_name(&safe_hash)),
+        // Its own folder per request: two previews of one file at once never share output.
+        let scratch = scratch_name();
+        let in_sandbox = format!("{USER_DATA_ROOT}/workspace/{scratch}");
+        convert(
+            provider.as_ref(),
+            thread_id,
+            owner,
+            virtual_path,
+            &in_sandbox,
         )
-        .await;
-        result.map_err(|e| PreviewError::Failed(format!("the PDF could not be kept: {e}")))?;
+        .await?;
+        let workspace = dirs.dir(UserDataDir::Workspace);
+        let made = PathBuf::from(&scratch).join(pdf_name(name));
+        let keep = cached.clone();
+        let result = tokio::task::spawn_blocking(move || keep_copy(&workspace, &made, &keep))
+            .await
+            .map_err(|e| PreviewError::Failed(e.to_string()))?;
+        let _ = tokio::fs::remove_dir_all(dirs.dir(UserDataDir::Workspace).join(&scratch)).await;
+        result?;
         Ok(cached)
     }
 }
 
+/// Largest PDF rendering kept.
+const MAX_PDF_BYTES: u64 = 200 * 1024 * 1024;
+
+/// Copies the rendering at `made` (relative to the workspace, which the sandbox can change
+/// at will) into the cache. Opened beneath the workspace: a link the agent put there cannot
+/// make the server read, or later serve, a file of its own.
+fn keep_copy(workspace: &Path, made: &Path, cached: &Path) -> Result<(), PreviewError> {
+    let failed =
+        |e: &dyn std::fmt::Display| PreviewError::Failed(format!("the PDF could not be kept: {e}"));
+    let mut source = beneath::open(workspace, made).map_err(|e| failed(&e))?;
+    let meta = source.metadata().map_err(|e| failed(&e))?;
+    if !meta.is_file() || meta.len() > MAX_PDF_BYTES {
+        return Err(failed(&"not a file of at most 200 MiB"));
+    }
+    let dir = cached.parent().ok_or_else(|| failed(&"no cache folder"))?;
+    std::fs::create_dir_all(dir).map_err(|e| failed(&e))?;
+    let mut copy = tempfile::NamedTempFile::new_in(dir).map_err(|e| failed(&e))?;
+    std::io::copy(
+        &mut std::io::Read::take(&mut source, MAX_PDF_BYTES),
+        &mut copy,
+    )
+    .map_err(|e| failed(&e))?;
+    copy.persist(cached).map_err(|e| failed(&e.error))?;
+    Ok(())
+}
+
 /// Where LibreOffice writes, in the workspace (hidden; removed right after).
-fn scratch_name(hash: &str) -> String {
-    format!(".antler-preview-{}", hash.get(..16).unwrap_or(hash))
+fn scratch_name() -> String {
+    format!(".antler-preview-{}", uuid::Uuid::new_v4().simple())
 }
 
 /// LibreOffice's output name: the input's stem with `.pdf`.
@@ -147,5 +175,34 @@ mod tests {
             assert!(!is_office(name), "{name}");
         }
         assert_eq!(pdf_name("deck.final.pptx"), "deck.final.pdf");
+    }
+
+    #[test]
+    fn only_a_rendering_inside_the_workspace_is_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let workspace = tmp.path().join("workspace");
+        std::fs::create_dir_all(workspace.join(".antler-preview-a")).unwrap();
+        std::fs::write(workspace.join(".antler-preview-a/plan.pdf"), "%PDF-1.4 x").unwrap();
+        let cached = tmp.path().join("previews/h.pdf");
+        keep_copy(&workspace, Path::new(".antler-preview-a/plan.pdf"), &cached).unwrap();
+        assert_eq!(std::fs::read_to_string(&cached).unwrap(), "%PDF-1.4 x");
+
+        // The sandbox swapped in links to a server file: neither the file nor the folder is
+        // followed out, and nothing is cached.
+        let secret = tmp.path().join("server-secret");
+        std::fs::write(&secret, "private").unwrap();
+        std::os::unix::fs::symlink(&secret, workspace.join(".antler-preview-a/deck.pdf")).unwrap();
+        std::os::unix::fs::symlink(tmp.path(), workspace.join(".antler-preview-b")).unwrap();
+        let other = tmp.path().join("previews/g.pdf");
+        for made in [
+            ".antler-preview-a/deck.pdf",
+            ".antler-preview-b/server-secret",
+        ] {
+            assert!(
+                keep_copy(&workspace, Path::new(made), &other).is_err(),
+                "{made}"
+            );
+        }
+        assert!(!other.exists());
     }
 }

@@ -125,10 +125,3 @@ pub async fn examine(docker: &Docker, image: &str) -> Result<Report, SandboxErro
         manifest: found.manifest,
     })
 }
-
-impl Report {
-    /// Checks that failed.
-    pub fn missing(&self) -> impl Iterator<Item = &Check> {
-        self.checks.iter().filter(|c| !c.present)
-    }
-}

@@ -258,8 +258,11 @@ impl SandboxProvider for DockerProvider {
         if let Some(sb) = existing {
             let broken = sb.broken.load(Ordering::SeqCst);
             let wanted = image.unwrap_or(&inner.cfg.image);
-            // Another image (the agent's changed): replaced, unless a command runs in it.
-            let other_image = sb.image != wanted && sb.busy.load(Ordering::SeqCst) == 0;
+            // Another image (the agent's changed): replaced, unless a command runs in it or
+            // another run holds it (the map and `sb` are the only holders otherwise).
+            let other_image = sb.image != wanted
+                && sb.busy.load(Ordering::SeqCst) == 0
+                && Arc::strong_count(&sb) <= 2;
             if !broken && !other_image {
                 return Ok(sb);
             }
