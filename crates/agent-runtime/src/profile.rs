@@ -26,6 +26,8 @@ pub struct AgentProfile {
     pub subagent_types: Vec<antler_protocol::assistants::SubagentType>,
     /// The image its sandboxes start from; the server's when `None`.
     pub sandbox_image: Option<String>,
+    /// Its network policy over the server's.
+    pub sandbox_network: Option<antler_protocol::egress::AgentNetwork>,
 }
 
 impl AgentProfile {
@@ -41,6 +43,7 @@ impl AgentProfile {
             private_memory: false,
             subagent_types: Vec::new(),
             sandbox_image: None,
+            sandbox_network: None,
         }
     }
 
@@ -56,6 +59,7 @@ impl AgentProfile {
             private_memory: settings.memory_scope == Some(MemoryScope::Assistant),
             subagent_types: settings.subagent_types.unwrap_or_default(),
             sandbox_image: settings.sandbox_image,
+            sandbox_network: settings.sandbox_network,
         }
     }
 

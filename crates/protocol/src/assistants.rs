@@ -73,6 +73,10 @@ pub struct AgentSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(example = "antler-sandbox:full")]
     pub sandbox_image: Option<String>,
+    /// How its sandboxes reach the network, over the server's `sandbox.network` and
+    /// `sandbox.egress.allowed_domains`. Only admins may set or change it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_network: Option<crate::egress::AgentNetwork>,
 }
 
 impl AgentSettings {
@@ -87,6 +91,7 @@ impl AgentSettings {
             memory_scope: self.memory_scope.or(other.memory_scope),
             subagent_types: self.subagent_types.or(other.subagent_types),
             sandbox_image: self.sandbox_image.or(other.sandbox_image),
+            sandbox_network: self.sandbox_network.or(other.sandbox_network),
         }
     }
 }

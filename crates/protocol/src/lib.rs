@@ -6,6 +6,7 @@
 pub mod assistants;
 pub mod auth;
 pub mod de;
+pub mod egress;
 pub mod error;
 pub mod files;
 pub mod health;

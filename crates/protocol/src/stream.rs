@@ -252,6 +252,13 @@ pub enum CustomEvent {
     TaskCancelled(TaskEnd),
     /// The subagent ran past its time limit.
     TaskTimedOut(TaskEnd),
+    /// The connections a command made through the egress proxy (sandbox.network: allowlist).
+    Network {
+        /// The call (`tool_calls[].id`).
+        tool_call_id: String,
+        /// Each connection, in the order they ended.
+        connections: Vec<crate::egress::NetworkConnection>,
+    },
     /// A running tool call (an MCP tool's) reported progress.
     ToolProgress {
         /// The call (`tool_calls[].id`).

@@ -51,6 +51,8 @@ pub struct ExecOutput {
     pub stdout_skipped: u64,
     /// Bytes of stderr left out of the middle.
     pub stderr_skipped: u64,
+    /// The connections it made through the egress proxy (`allowlist` sandboxes only).
+    pub network: Option<Vec<antler_protocol::egress::NetworkConnection>>,
 }
 
 /// One entry of a directory listing.
@@ -196,6 +198,9 @@ pub struct Acquire<'a> {
     /// The image, instead of the configured one (a custom agent's, set by an admin);
     /// providers without images ignore it.
     pub image: Option<&'a str>,
+    /// The agent's network policy over the server's (set by an admin); providers without
+    /// a network of their own ignore it.
+    pub network: Option<&'a antler_protocol::egress::AgentNetwork>,
 }
 
 /// Hands out sandboxes per thread.

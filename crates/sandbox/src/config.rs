@@ -1,6 +1,9 @@
 //! `sandbox.*` configuration (embedded in the server's configuration file).
 
+use antler_protocol::egress::{AgentNetwork, NetworkMode};
 use serde::{Deserialize, Serialize};
+
+use crate::egress::Rules;
 
 /// Which provider runs commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,8 +40,23 @@ pub struct SandboxConfig {
     /// This server's id in container labels; empty means one generated and kept in the data
     /// dir. Replicas sharing a data dir must set distinct ids.
     pub instance_id: Option<String>,
+    /// How sandboxes reach the network: `none` (default), `allowlist` (through the egress
+    /// proxy, `egress.allowed_domains` only) or `open`.
+    pub network: NetworkMode,
+    /// The egress proxy's allow-list.
+    pub egress: EgressConfig,
     /// Docker provider settings.
     pub docker: DockerConfig,
+}
+
+/// `sandbox.egress.*`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EgressConfig {
+    /// Hosts `allowlist` sandboxes may reach: `example.com`, `*.example.com`, `host:port`
+    /// (an entry without a port allows 80 and 443), an IP or CIDR (private addresses are
+    /// refused unless listed so), or a preset: `@packages` (PyPI, npm), `@github`.
+    pub allowed_domains: Vec<String>,
 }
 
 impl Default for SandboxConfig {
@@ -50,6 +68,8 @@ impl Default for SandboxConfig {
             command_timeout_secs: 600,
             max_output_bytes: 32 * 1024,
             instance_id: None,
+            network: NetworkMode::None,
+            egress: EgressConfig::default(),
             docker: DockerConfig::default(),
         }
     }
@@ -66,7 +86,8 @@ pub struct DockerConfig {
     pub runtime: Option<String>,
     /// Image of the sandbox containers; overrides `sandbox.image` (the older key).
     pub image: Option<String>,
-    /// Network mode: `none` (default, no network) or a network name such as `bridge`.
+    /// The Docker network of `open` sandboxes (`none`, the default, means `bridge`). Set to
+    /// another name with `sandbox.network` left at `none`, it means `open` (the older form).
     pub network: String,
     /// Memory limit per container, MiB (swap is not allowed on top).
     pub memory_mb: u64,
@@ -129,6 +150,34 @@ impl SandboxConfig {
         self.image == DEFAULT_IMAGE
     }
 
+    /// The server's network mode (a `docker.network` name without `network` is `open`).
+    pub fn network_mode(&self) -> NetworkMode {
+        if self.network == NetworkMode::None && self.docker.network != "none" {
+            NetworkMode::Open
+        } else {
+            self.network
+        }
+    }
+
+    /// The Docker network `open` sandboxes join.
+    pub fn open_network(&self) -> &str {
+        match self.docker.network.as_str() {
+            "none" | "" => "bridge",
+            name => name,
+        }
+    }
+
+    /// The mode and rules of a sandbox whose agent may override the server's.
+    pub fn rules_for(&self, agent: Option<&AgentNetwork>) -> Result<Rules, String> {
+        let mode = agent
+            .and_then(|a| a.mode)
+            .unwrap_or_else(|| self.network_mode());
+        let entries = agent
+            .and_then(|a| a.allowed_domains.as_deref())
+            .unwrap_or(&self.egress.allowed_domains);
+        Rules::parse(mode, entries).map_err(|(i, m)| format!("allowed_domains[{i}]: {m}"))
+    }
+
     /// Checks values that parse but make no sense; returns (key, message).
     pub fn validate(&self) -> Result<(), (String, String)> {
         let bad = |k: &str, m: &str| Err((format!("sandbox.{k}"), m.to_string()));
@@ -146,6 +195,9 @@ impl SandboxConfig {
             && !crate::instance::is_plain_id(id)
         {
             return bad("instance_id", crate::instance::PLAIN_ID);
+        }
+        if let Err((i, m)) = Rules::parse(self.network, &self.egress.allowed_domains) {
+            return bad(&format!("egress.allowed_domains[{i}]"), &m);
         }
         let d = &self.docker;
         if d.memory_mb < 16 {

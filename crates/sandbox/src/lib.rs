@@ -13,6 +13,7 @@ pub mod api;
 pub mod beneath;
 pub mod config;
 pub mod docker;
+pub mod egress;
 pub mod error;
 pub mod files;
 pub mod gate;

@@ -570,6 +570,7 @@ async fn personal_skills_appear_only_in_their_owner_sandboxes_warm_or_cold() {
             antler_sandbox::Acquire {
                 owner: Some("alice"),
                 image: None,
+                network: None,
             },
         )
         .await
@@ -580,6 +581,7 @@ async fn personal_skills_appear_only_in_their_owner_sandboxes_warm_or_cold() {
             antler_sandbox::Acquire {
                 owner: Some("bob"),
                 image: None,
+                network: None,
             },
         )
         .await
@@ -662,6 +664,7 @@ async fn another_image_replaces_an_idle_container() {
     let with = |image| antler_sandbox::Acquire {
         owner: None,
         image: Some(image),
+        network: None,
     };
     let first = provider.acquire("swap").await.unwrap();
     sh(&first, "echo kept > /mnt/user-data/workspace/note.txt").await;
@@ -693,3 +696,6 @@ async fn another_image_replaces_an_idle_container() {
         )
         .await;
 }
+
+#[path = "docker/egress.rs"]
+mod egress;

@@ -148,7 +148,8 @@ impl RunManager {
         };
         let sandbox = SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id)
             .with_owner(&run.owner)
-            .with_image(start.profile.sandbox_image.as_deref());
+            .with_image(start.profile.sandbox_image.as_deref())
+            .with_network(start.profile.sandbox_network.as_ref());
         // MCP servers start on the first run that needs their tools.
         let mut mcp_tools = McpTools::default();
         if let Some(hub) = &self.deps.mcp {

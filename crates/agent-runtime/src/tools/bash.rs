@@ -8,6 +8,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
+use antler_protocol::egress::NetworkConnection;
+use antler_protocol::stream::{CustomEvent, StreamEvent};
+
 use super::context::sandbox_error;
 use super::{Effect, ToolContext, ToolError, ToolOutput, TypedTool, args};
 
@@ -69,6 +72,16 @@ impl TypedTool for Bash {
             )
         };
         text.push_str(&status);
+        if let Some(connections) = out.network.as_deref().filter(|c| !c.is_empty()) {
+            text.push('\n');
+            text.push_str(&network_summary(connections));
+            if let Some(events) = ctx.events {
+                events.emit(&StreamEvent::Custom(&CustomEvent::Network {
+                    tool_call_id: ctx.call_id.to_string(),
+                    connections: connections.to_vec(),
+                }));
+            }
+        }
         Ok(ToolOutput {
             content: text,
             is_error: out.timed_out || out.exit_code.is_some_and(|c| c != 0),
@@ -78,8 +91,105 @@ impl TypedTool for Bash {
                 "cancelled": out.cancelled,
                 "stdout_skipped": out.stdout_skipped,
                 "stderr_skipped": out.stderr_skipped,
+                "network": out.network,
             })),
             effect: Effect::None,
         })
+    }
+}
+
+/// One line on what a command connected to, with each refusal and failure named so the
+/// model can tell a policy from a broken host.
+fn network_summary(connections: &[NetworkConnection]) -> String {
+    let hosts: std::collections::BTreeSet<&str> =
+        connections.iter().map(|c| c.host.as_str()).collect();
+    let bytes: u64 = connections
+        .iter()
+        .map(|c| c.bytes_sent + c.bytes_received)
+        .sum();
+    let mut line = format!(
+        "[network: {} host{}, {}",
+        hosts.len(),
+        if hosts.len() == 1 { "" } else { "s" },
+        human_bytes(bytes)
+    );
+    let problems: Vec<String> = connections
+        .iter()
+        .filter_map(|c| {
+            let error = c.error.as_deref()?;
+            let verdict = if c.allowed { "failed" } else { "refused" };
+            Some(format!("{verdict} {}:{}: {error}", c.host, c.port))
+        })
+        .collect();
+    // The same refusal repeated (a retrying client) is said once.
+    let mut seen = std::collections::BTreeSet::new();
+    let distinct: Vec<&String> = problems
+        .iter()
+        .filter(|p| seen.insert(p.as_str()))
+        .collect();
+    for problem in distinct.iter().take(5) {
+        line.push_str("; ");
+        line.push_str(problem);
+    }
+    if distinct.len() > 5 {
+        line.push_str(&format!("; and {} more", distinct.len() - 5));
+    }
+    line.push(']');
+    line
+}
+
+/// `812 B`, `3.1 MB` (decimal units, as download tools show them).
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["kB", "MB", "GB", "TB"];
+    if bytes < 1000 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1000.0;
+    let mut unit = 0;
+    while value >= 1000.0 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conn(host: &str, allowed: bool, error: Option<&str>, bytes: u64) -> NetworkConnection {
+        NetworkConnection {
+            host: host.into(),
+            port: 443,
+            method: "connect".into(),
+            allowed,
+            error: error.map(str::to_string),
+            address: None,
+            bytes_sent: bytes / 2,
+            bytes_received: bytes - bytes / 2,
+            duration_ms: 1,
+        }
+    }
+
+    #[test]
+    fn the_summary_counts_hosts_and_bytes_and_names_refusals() {
+        let line = network_summary(&[
+            conn("pypi.org", true, None, 3_000_000),
+            conn("files.pythonhosted.org", true, None, 250_000),
+            conn(
+                "evil.test",
+                false,
+                Some("evil.test is not in the egress allow-list"),
+                0,
+            ),
+            conn(
+                "evil.test",
+                false,
+                Some("evil.test is not in the egress allow-list"),
+                0,
+            ),
+        ]);
+        assert!(line.starts_with("[network: 3 hosts, 3.1 MB"), "{line}");
+        assert_eq!(line.matches("refused evil.test:443").count(), 1, "{line}");
     }
 }

@@ -23,6 +23,7 @@ pub struct SandboxHandle {
     thread_id: String,
     owner: Option<String>,
     image: Option<String>,
+    network: Option<antler_protocol::egress::AgentNetwork>,
     cell: OnceCell<Arc<dyn Sandbox>>,
 }
 
@@ -34,6 +35,7 @@ impl SandboxHandle {
             thread_id: thread_id.to_string(),
             owner: None,
             image: None,
+            network: None,
             cell: OnceCell::new(),
         }
     }
@@ -50,6 +52,12 @@ impl SandboxHandle {
         self
     }
 
+    /// The sandbox follows the agent's network policy (set by an admin) over the server's.
+    pub fn with_network(mut self, network: Option<&antler_protocol::egress::AgentNetwork>) -> Self {
+        self.network = network.cloned();
+        self
+    }
+
     pub(crate) async fn get(&self) -> Result<&Arc<dyn Sandbox>, SandboxError> {
         self.cell
             .get_or_try_init(|| {
@@ -58,6 +66,7 @@ impl SandboxHandle {
                     antler_sandbox::Acquire {
                         owner: self.owner.as_deref(),
                         image: self.image.as_deref(),
+                        network: self.network.as_ref(),
                     },
                 )
             })

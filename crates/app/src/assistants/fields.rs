@@ -8,19 +8,26 @@ use super::{AssistantError, MAX_METADATA_BYTES};
 use crate::Caller;
 
 /// Settings only admins may set or change: the sandbox image (it decides what runs the
-/// agent's commands). Anyone may keep what an admin set.
+/// agent's commands) and its network policy. Anyone may keep what an admin set.
 pub(super) fn admin_only(
     caller: &Caller,
     before: Option<&AgentSettings>,
     after: &AgentSettings,
 ) -> Result<(), AssistantError> {
-    let unchanged = before.and_then(|b| b.sandbox_image.as_ref()) == after.sandbox_image.as_ref();
-    if caller.is_admin() || unchanged {
+    if caller.is_admin() {
         return Ok(());
     }
-    Err(AssistantError::Forbidden(
-        "only admins may set context.sandbox_image".into(),
-    ))
+    if before.and_then(|b| b.sandbox_image.as_ref()) != after.sandbox_image.as_ref() {
+        return Err(AssistantError::Forbidden(
+            "only admins may set context.sandbox_image".into(),
+        ));
+    }
+    if before.and_then(|b| b.sandbox_network.as_ref()) != after.sandbox_network.as_ref() {
+        return Err(AssistantError::Forbidden(
+            "only admins may set context.sandbox_network".into(),
+        ));
+    }
+    Ok(())
 }
 
 pub(super) fn built_in_fixed() -> AssistantError {

@@ -65,6 +65,21 @@ pub(super) fn check(settings: &AgentSettings, known: &Known) -> Result<(), Strin
     if let Some(image) = &settings.sandbox_image {
         check_image(image)?;
     }
+    if let Some(network) = &settings.sandbox_network {
+        let mode = network
+            .mode
+            .unwrap_or(antler_protocol::egress::NetworkMode::Allowlist);
+        let entries = network.allowed_domains.as_deref().unwrap_or_default();
+        if entries.len() > 200 {
+            return Err("context.sandbox_network.allowed_domains: at most 200 entries".into());
+        }
+        antler_sandbox::egress::Rules::parse(mode, entries).map_err(|(i, m)| {
+            format!(
+                "context.sandbox_network.allowed_domains[{i}]: {}",
+                shown(&m)
+            )
+        })?;
+    }
     if let Some(types) = &settings.subagent_types {
         check_subagent_types(types)?;
     }

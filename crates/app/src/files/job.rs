@@ -41,6 +41,7 @@ pub(crate) async fn run(
             Acquire {
                 owner: Some(owner),
                 image: None,
+                network: None,
             },
         )
         .await

@@ -2,6 +2,8 @@
 //! reaping idle ones.
 
 use std::path::Path;
+
+use antler_protocol::egress::NetworkMode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -10,8 +12,9 @@ use bollard::query_parameters::{CreateContainerOptionsBuilder, RemoveContainerOp
 use tokio::sync::OwnedSemaphorePermit;
 
 use super::admin;
-use super::spec::{Binds, container_body};
+use super::spec::{Binds, Net, container_body};
 use super::{DockerSandbox, Inner};
+use crate::egress::{self, Endpoint, Rules};
 use crate::error::SandboxError;
 use crate::files::HostFs;
 use crate::paths::{LOCAL_OWNER, ThreadDirs};
@@ -25,8 +28,11 @@ impl Inner {
         self.reconcile_containers().await?;
         let data = self.data_dir.clone();
         let instance = self.instance.clone();
+        let short = self.short_instance();
         let removed = tokio::task::spawn_blocking(move || {
             crate::personal::collect_garbage(&data, &instance)?;
+            // Endpoints of containers a crash left behind (removed above).
+            let _ = std::fs::remove_dir_all(egress::root(&data, &short));
             storage::collect_garbage(&data, &instance)
         })
         .await
@@ -78,14 +84,21 @@ impl Inner {
         personal: Option<&PersonalMount>,
         thread: Option<&str>,
         image: Option<&str>,
+        network: &Network,
     ) -> Result<String, SandboxError> {
         let personal_dir = personal.map(PersonalMount::dir);
+        let net = match (network.rules.mode(), &network.endpoint) {
+            (NetworkMode::Allowlist, Some(endpoint)) => Net::Proxied(endpoint.dir()),
+            (NetworkMode::Open, _) => Net::Open(self.cfg.open_network()),
+            _ => Net::None,
+        };
         let mut body = container_body(
             &self.cfg,
             &Binds {
                 user_data,
                 skills_view: &self.skills_view,
                 personal: personal_dir.as_deref(),
+                network: net,
             },
             self.user,
             &self.instance,
@@ -127,11 +140,27 @@ impl Inner {
         Ok(created.id)
     }
 
+    /// The network of a new container under `rules`: an `allowlist` one gets its endpoint.
+    pub(super) fn network(&self, rules: Rules) -> Result<Network, SandboxError> {
+        let endpoint = if rules.mode() == NetworkMode::Allowlist {
+            let id = uuid::Uuid::new_v4().simple().to_string();
+            let dir = egress::root(&self.data_dir, &self.short_instance()).join(&id[..16]);
+            let endpoint = Endpoint::bind(dir, rules.clone()).map_err(|e| {
+                SandboxError::Infra(format!("cannot start the sandbox's egress proxy: {e}"))
+            })?;
+            Some(endpoint)
+        } else {
+            None
+        };
+        Ok(Network { rules, endpoint })
+    }
+
     pub(super) fn sandbox(
         &self,
         thread: &str,
         container_id: String,
         image: &str,
+        network: Network,
         personal: Option<Arc<PersonalMount>>,
         permit: OwnedSemaphorePermit,
     ) -> Arc<DockerSandbox> {
@@ -147,6 +176,8 @@ impl Inner {
         Arc::new(DockerSandbox {
             thread_id: thread.to_string(),
             image: image.to_string(),
+            mode: network.rules.mode(),
+            egress: network.endpoint,
             container_id,
             docker: self.docker.clone(),
             fs,
@@ -165,6 +196,7 @@ impl Inner {
         thread: &str,
         owner: Option<&str>,
         image: Option<&str>,
+        rules: Rules,
     ) -> Result<Arc<DockerSandbox>, SandboxError> {
         if let Some(image) = image
             && self.docker.inspect_image(image).await.is_err()
@@ -204,11 +236,19 @@ impl Inner {
             _ => None,
         };
         let name = format!("antler-{}-{thread}", self.short_instance());
+        let network = self.network(rules)?;
         let id = self
-            .create(&name, &user_data, personal.as_deref(), Some(thread), image)
+            .create(
+                &name,
+                &user_data,
+                personal.as_deref(),
+                Some(thread),
+                image,
+                &network,
+            )
             .await?;
         let image = image.unwrap_or(&self.cfg.image);
-        Ok(self.sandbox(thread, id, image, personal, permit))
+        Ok(self.sandbox(thread, id, image, network, personal, permit))
     }
 }
 
@@ -239,4 +279,10 @@ pub(super) async fn reaper(inner: Arc<Inner>) {
             inner.replenish.notify_one();
         }
     }
+}
+
+/// A new container's network: its rules and, for `allowlist`, its proxy endpoint.
+pub(super) struct Network {
+    pub(super) rules: Rules,
+    pub(super) endpoint: Option<Arc<Endpoint>>,
 }

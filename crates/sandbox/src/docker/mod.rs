@@ -36,12 +36,16 @@ struct Warm {
     slot: PathBuf,
     /// Its `/mnt/skills/user`, filled when the container is given to a thread.
     personal: Option<Arc<PersonalMount>>,
+    /// Its egress proxy (`allowlist` servers), given the thread's rules when taken.
+    egress: Option<Arc<crate::egress::Endpoint>>,
     permit: OwnedSemaphorePermit,
 }
 
 struct Inner {
     docker: Docker,
     cfg: SandboxConfig,
+    /// The server's network rules (warm containers start under them).
+    server_rules: crate::egress::Rules,
     /// The image new containers start from, as it was at start.
     image: SandboxImage,
     data_dir: PathBuf,
@@ -163,7 +167,11 @@ impl DockerProvider {
                     rustix::process::getgid().as_raw(),
                 )
             });
+        let server_rules = cfg
+            .rules_for(None)
+            .map_err(|m| SandboxError::Invalid(format!("sandbox.egress.{m}")))?;
         let inner = Arc::new(Inner {
+            server_rules,
             permits: Arc::new(Semaphore::new(cfg.docker.max_containers)),
             docker,
             image,
@@ -247,6 +255,12 @@ impl SandboxProvider for DockerProvider {
         let owner = with.owner;
         // The configured image is what warm containers run; another one starts cold.
         let image = with.image.filter(|i| *i != inner.cfg.image);
+        let rules = match with.network {
+            None => inner.server_rules.clone(),
+            Some(agent) => inner.cfg.rules_for(Some(agent)).map_err(|m| {
+                SandboxError::Invalid(format!("the agent's sandbox network policy: {m}"))
+            })?,
+        };
         if inner.shutting_down.load(Ordering::SeqCst) {
             return Err(SandboxError::Unavailable(
                 "the server is shutting down".into(),
@@ -258,12 +272,16 @@ impl SandboxProvider for DockerProvider {
         if let Some(sb) = existing {
             let broken = sb.broken.load(Ordering::SeqCst);
             let wanted = image.unwrap_or(&inner.cfg.image);
-            // Another image (the agent's changed): replaced, unless a command runs in it or
-            // another run holds it (the map and `sb` are the only holders otherwise).
-            let other_image = sb.image != wanted
+            // Another image or network mode (the agent's changed): replaced, unless a
+            // command runs in it or another run holds it (the map and `sb` are the only
+            // holders otherwise).
+            let other_image = (sb.image != wanted || sb.mode != rules.mode())
                 && sb.busy.load(Ordering::SeqCst) == 0
                 && Arc::strong_count(&sb) <= 2;
             if !broken && !other_image {
+                if let Some(endpoint) = &sb.egress {
+                    endpoint.set_rules(rules);
+                }
                 return Ok(sb);
             }
             if broken {
@@ -272,19 +290,21 @@ impl SandboxProvider for DockerProvider {
                     "replacing a sandbox that failed to run a command"
                 );
             } else {
-                tracing::info!(thread.id = thread_id, from = %sb.image, to = wanted, "replacing a sandbox for another image");
+                tracing::info!(thread.id = thread_id, from = %sb.image, to = wanted, network = rules.mode().as_str(), "replacing a sandbox for another image or network");
             }
             inner.bound.lock().await.remove(thread_id);
             inner.remove(&sb.container_id).await;
             sb.release_permit();
         }
         let warm = match image {
-            None => inner.take_warm(thread_id, owner).await,
-            Some(_) => None,
+            None if rules.mode() == inner.server_rules.mode() => {
+                inner.take_warm(thread_id, owner, rules.clone()).await
+            }
+            _ => None,
         };
         let sb = match warm {
             Some(sb) => sb,
-            None => inner.cold(thread_id, owner, image).await?,
+            None => inner.cold(thread_id, owner, image, rules).await?,
         };
         inner
             .bound

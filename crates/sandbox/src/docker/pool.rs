@@ -7,6 +7,7 @@ use std::time::Duration;
 use bollard::query_parameters::RenameContainerOptionsBuilder;
 
 use super::{DockerSandbox, Inner, Warm};
+use crate::egress::Rules;
 use crate::error::SandboxError;
 use crate::paths::{LOCAL_OWNER, ThreadDirs};
 use crate::storage;
@@ -17,6 +18,7 @@ impl Inner {
         &self,
         thread: &str,
         owner: Option<&str>,
+        rules: Rules,
     ) -> Option<Arc<DockerSandbox>> {
         let dirs = ThreadDirs::new(&self.data_dir, LOCAL_OWNER, thread);
         if storage::is_slotted(&dirs) {
@@ -58,10 +60,18 @@ impl Inner {
                 )
                 .await;
         });
+        let network = super::lifecycle::Network {
+            rules: rules.clone(),
+            endpoint: warm.egress.clone(),
+        };
+        if let Some(endpoint) = &warm.egress {
+            endpoint.set_rules(rules);
+        }
         Some(self.sandbox(
             thread,
             warm.container_id,
             &self.cfg.image,
+            network,
             warm.personal,
             warm.permit,
         ))
@@ -86,8 +96,9 @@ impl Inner {
             self.short_instance(),
             &uuid::Uuid::new_v4().simple().to_string()[..12]
         );
+        let network = self.network(self.server_rules.clone())?;
         match self
-            .create(&name, &slot, personal.as_deref(), None, None)
+            .create(&name, &slot, personal.as_deref(), None, None, &network)
             .await
         {
             Ok(container_id) => {
@@ -95,6 +106,7 @@ impl Inner {
                     container_id,
                     slot,
                     personal,
+                    egress: network.endpoint,
                     permit,
                 });
                 Ok(true)

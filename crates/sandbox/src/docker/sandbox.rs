@@ -21,6 +21,10 @@ pub struct DockerSandbox {
     pub(crate) thread_id: String,
     /// The image it was started from.
     pub(crate) image: String,
+    /// The network mode it was started with.
+    pub(crate) mode: antler_protocol::egress::NetworkMode,
+    /// Its egress proxy (`allowlist` only).
+    pub(crate) egress: Option<Arc<crate::egress::Endpoint>>,
     pub(crate) container_id: String,
     pub(crate) docker: Docker,
     pub(crate) fs: HostFs,
@@ -87,8 +91,12 @@ impl Sandbox for DockerSandbox {
         self.busy.fetch_add(1, Ordering::SeqCst);
         let _busy = Busy(self);
         request.timeout = request.timeout.min(self.max_timeout);
-        let result =
+        let mark = self.egress.as_ref().map(|e| e.mark());
+        let mut result =
             super::exec::run(&self.docker, &self.container_id, &request, self.max_output).await;
+        if let (Some(endpoint), Some(mark), Ok((output, _))) = (&self.egress, mark, &mut result) {
+            output.network = Some(endpoint.connections_since(mark).await);
+        }
         // The next acquire replaces a container that cannot run or stop commands.
         match result {
             Ok((output, healthy)) => {

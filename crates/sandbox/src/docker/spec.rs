@@ -6,6 +6,7 @@ use std::path::Path;
 use bollard::models::{ContainerCreateBody, HostConfig};
 
 use crate::config::SandboxConfig;
+use crate::egress;
 
 /// Label marking containers as Antler sandboxes.
 pub const LABEL_SANDBOX: &str = "antler.sandbox";
@@ -23,6 +24,20 @@ pub struct Binds<'a> {
     pub skills_view: &'a Path,
     /// The owner's personal skills (mounted read-only at `/mnt/skills/user`).
     pub personal: Option<&'a Path>,
+    /// How the container reaches the network.
+    pub network: Net<'a>,
+}
+
+/// A container's network.
+#[derive(Debug, Clone, Copy)]
+pub enum Net<'a> {
+    /// Loopback only.
+    None,
+    /// Loopback only, with the relay to its egress endpoint (the directory holding the
+    /// socket).
+    Proxied(&'a Path),
+    /// The named Docker network.
+    Open(&'a str),
 }
 
 /// The create request for one sandbox container.
@@ -54,18 +69,31 @@ pub fn container_body(
         (LABEL_THREAD.to_string(), thread.unwrap_or("").to_string()),
         (LABEL_INSTANCE.to_string(), instance.to_string()),
     ]);
-    let no_network = d.network == "none";
+    let mut env: Vec<String> = vec![
+        "HOME=/tmp".into(),
+        "LANG=C.UTF-8".into(),
+        "PYTHONDONTWRITEBYTECODE=1".into(),
+        // `pip install --user` into /tmp/.local despite Debian's externally-managed marker.
+        "PIP_BREAK_SYSTEM_PACKAGES=1".into(),
+    ];
+    let mut cmd = None;
+    let network_mode = match binds.network {
+        Net::None => "none".to_string(),
+        Net::Proxied(dir) => {
+            bind_list.push(format!("{}:{}:ro", dir.display(), egress::CONTAINER_DIR));
+            env.extend(egress::proxy_env());
+            cmd = Some(egress::relay_command());
+            "none".to_string()
+        }
+        Net::Open(name) => name.to_string(),
+    };
     ContainerCreateBody {
         image: Some(cfg.image.clone()),
         user: Some(format!("{}:{}", user.0, user.1)),
         working_dir: Some("/mnt/user-data/workspace".into()),
-        env: Some(vec![
-            "HOME=/tmp".into(),
-            "LANG=C.UTF-8".into(),
-            "PYTHONDONTWRITEBYTECODE=1".into(),
-        ]),
+        env: Some(env),
+        cmd,
         labels: Some(labels),
-        network_disabled: Some(no_network),
         host_config: Some(HostConfig {
             binds: Some(bind_list),
             cap_drop: Some(vec!["ALL".into()]),
@@ -80,7 +108,7 @@ pub fn container_body(
             memory: Some(memory),
             memory_swap: Some(memory),
             nano_cpus: Some((d.cpus * 1e9) as i64),
-            network_mode: Some(d.network.clone()),
+            network_mode: Some(network_mode),
             runtime: d.runtime.clone().filter(|r| !r.is_empty()),
             init: Some(true),
             ipc_mode: Some("private".into()),
@@ -103,6 +131,7 @@ mod tests {
             user_data: Path::new("/d/t/user-data"),
             skills_view: Path::new("/d/skills-view"),
             personal: Some(Path::new("/d/personal/x/user")),
+            network: Net::None,
         };
         let body = container_body(&cfg, &binds, (1000, 1000), "inst", Some("t1"));
         let host = body.host_config.unwrap();
@@ -132,5 +161,28 @@ mod tests {
         let labels = body.labels.unwrap();
         assert_eq!(labels[LABEL_THREAD], "t1");
         assert_eq!(labels[LABEL_INSTANCE], "inst");
+        assert!(body.cmd.is_none(), "the image's own command");
+    }
+
+    #[test]
+    fn a_proxied_container_has_no_network_but_its_relay() {
+        let cfg = SandboxConfig::default();
+        let binds = Binds {
+            user_data: Path::new("/d/t/user-data"),
+            skills_view: Path::new("/d/skills-view"),
+            personal: None,
+            network: Net::Proxied(Path::new("/d/egress/i/abc")),
+        };
+        let body = container_body(&cfg, &binds, (1000, 1000), "inst", Some("t1"));
+        let host = body.host_config.unwrap_or_default();
+        assert_eq!(host.network_mode.as_deref(), Some("none"));
+        assert!(
+            host.binds
+                .unwrap_or_default()
+                .contains(&"/d/egress/i/abc:/run/antler-egress:ro".to_string())
+        );
+        let env = body.env.unwrap_or_default();
+        assert!(env.contains(&"HTTPS_PROXY=http://127.0.0.1:3128".to_string()));
+        assert!(body.cmd.unwrap_or_default().join(" ").contains("socat"));
     }
 }

@@ -44,6 +44,7 @@ async fn personal_skills_map_to_the_owner_copy_for_files_and_commands() {
             crate::Acquire {
                 owner: Some("alice"),
                 image: None,
+                network: None,
             },
         )
         .await
@@ -54,6 +55,7 @@ async fn personal_skills_map_to_the_owner_copy_for_files_and_commands() {
             crate::Acquire {
                 owner: Some("bob"),
                 image: None,
+                network: None,
             },
         )
         .await
