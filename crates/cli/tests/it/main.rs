@@ -18,6 +18,7 @@ mod cli;
 mod common;
 mod conversions;
 mod demo;
+mod egress;
 mod history;
 mod install;
 mod langgraph;
