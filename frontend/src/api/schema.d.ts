@@ -1551,6 +1551,13 @@ export interface components {
             /** @enum {string} */
             type: "task_timed_out";
         }) | {
+            /** @description Each connection, in the order they ended. */
+            connections: components["schemas"]["NetworkConnection"][];
+            /** @description The call (`tool_calls[].id`). */
+            tool_call_id: string;
+            /** @enum {string} */
+            type: "network";
+        } | {
             /** @description What it is doing. */
             message?: string | null;
             /**
@@ -1991,6 +1998,42 @@ export interface components {
          * @enum {string}
          */
         MultitaskStrategy: "reject" | "interrupt" | "enqueue";
+        /** @description One connection a sandbox opened through the egress proxy. */
+        NetworkConnection: {
+            /** @description The address it was made to, once checked. */
+            address?: string | null;
+            /**
+             * @description Whether the policy let it through (a failed connect after that still counts as
+             *     allowed, with `error`).
+             */
+            allowed: boolean;
+            /**
+             * Format: int64
+             * @description Bytes from the host to the sandbox.
+             */
+            bytes_received: number;
+            /**
+             * Format: int64
+             * @description Bytes from the sandbox to the host.
+             */
+            bytes_sent: number;
+            /**
+             * Format: int64
+             * @description How long it was open, in milliseconds.
+             */
+            duration_ms: number;
+            /** @description Why it was refused, or why it failed. */
+            error?: string | null;
+            /** @description The host asked for (a name or an IP literal). */
+            host: string;
+            /** @description `connect` (a tunnel, e.g. HTTPS) or the method of a plain HTTP request. */
+            method: string;
+            /**
+             * Format: int32
+             * @description The port asked for.
+             */
+            port: number;
+        };
         /** @description `POST /api/users`. */
         NewUser: {
             /** @description The email address. */

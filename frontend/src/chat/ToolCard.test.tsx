@@ -28,6 +28,38 @@ describe("ToolCard", () => {
     expect(screen.getByTestId("tool-card").className).toContain("tool-error");
   });
 
+  it("says what a command connected to, refusals first in red, and lists each connection", () => {
+    const network = [
+      { host: "pypi.org", port: 443, method: "connect", allowed: true, bytes_sent: 1000, bytes_received: 3_100_000, duration_ms: 5 },
+      { host: "files.pythonhosted.org", port: 443, method: "connect", allowed: true, bytes_sent: 0, bytes_received: 0, duration_ms: 5 },
+      { host: "evil.test", port: 443, method: "connect", allowed: false, error: "evil.test is not in the egress allow-list", bytes_sent: 0, bytes_received: 0, duration_ms: 1 },
+    ];
+    render(
+      <ToolCard
+        call={{ name: "bash", id: "c1", args: { command: "pip install --user x" } }}
+        result={{
+          type: "tool",
+          id: "t",
+          tool_call_id: "c1",
+          name: "bash",
+          content: "Installed\n[exit code: 0]\n[network: 3 hosts, 3.1 MB; refused evil.test:443: evil.test is not in the egress allow-list]",
+          artifact: { exit_code: 0, timed_out: false, network },
+        }}
+      />,
+    );
+    const line = screen.getByTestId("tool-network");
+    expect(line.textContent).toBe("network: 3 hosts, 3.1 MB; 1 refused");
+    expect(line.className).toContain("tool-network-refused");
+    expect(screen.getByRole("button").textContent).toContain("exit 0");
+    fireEvent.click(screen.getByRole("button"));
+    expect(screen.getByTestId("tool-output").textContent).toBe("Installed");
+    const items = screen.getByTestId("tool-connections").querySelectorAll("li");
+    expect(items).toHaveLength(3);
+    expect(items[0]?.textContent).toContain("pypi.org:443");
+    expect(items[0]?.textContent).toContain("3.1 MB ↓");
+    expect(items[2]?.textContent).toContain("refused — evil.test is not in the egress allow-list");
+  });
+
   it("shows a running call without a result", () => {
     render(<ToolCard call={{ name: "read_file", id: "c", args: { path: "/mnt/skills/public/a/SKILL.md" } }} />);
     expect(screen.getByRole("button").textContent).toContain("running…");

@@ -9,6 +9,9 @@ import {
   formatArgs,
   resultImages,
   statusLabel,
+  networkLabel,
+  humanBytes,
+  type NetworkView,
   toolHeading,
   toolPurpose,
   toolResultView,
@@ -100,6 +103,14 @@ export function ToolCard({
         </span>
       </button>
       {purpose && <div className="tool-purpose">{purpose}</div>}
+      {view.network && (
+        <div
+          className={`tool-network ${view.network.refused || view.network.failed ? "tool-network-refused" : ""}`}
+          data-testid="tool-network"
+        >
+          {networkLabel(view.network)}
+        </div>
+      )}
       {status === "running" && progress && <Progress progress={progress} title={title} />}
       {open && (
         <div className="tool-body" id={bodyId}>
@@ -124,6 +135,7 @@ export function ToolCard({
                 {view.output || "(no output)"}
               </pre>
             )}
+            {view.network && <Connections network={view.network} />}
             {images.length > 0 && (
               <div className="tool-images">
                 {images.map((src, i) => (
@@ -134,6 +146,26 @@ export function ToolCard({
           </section>
         </div>
       )}
+    </div>
+  );
+}
+
+/** Each connection a command made through the egress proxy, refusals with their reason. */
+function Connections({ network }: { network: NetworkView }) {
+  return (
+    <div className="tool-connections">
+      <h4>Network</h4>
+      <ul data-testid="tool-connections">
+        {network.connections.map((c, i) => (
+          <li key={i} className={c.allowed && !c.error ? "ok" : "bad"}>
+            <code>
+              {c.host}:{c.port}
+            </code>{" "}
+            {!c.allowed ? "refused" : c.error ? "failed" : `${humanBytes(c.bytes_sent)} ↑ ${humanBytes(c.bytes_received)} ↓`}
+            {c.error && <span className="muted"> — {c.error}</span>}
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }

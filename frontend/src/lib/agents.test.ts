@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BUILT_IN_ID, agent, builtIn, schemas } from "../test/agents";
-import { choicesOf, countLabel, createBody, draftOf, patchBody, resolveAgent, settingsOf, sortAgents } from "./agents";
+import { choicesOf, countLabel, createBody, domainsOf, draftOf, patchBody, resolveAgent, settingsOf, sortAgents } from "./agents";
 
 describe("agent settings", () => {
   it("reads config.configurable, then context over it, as the server does", () => {
@@ -91,5 +91,15 @@ describe("resolveAgent", () => {
     expect(resolveAgent(list, null)).toBeUndefined();
     // Not loaded yet: as wanted.
     expect(resolveAgent(undefined, "deleted")).toBe("deleted");
+  });
+  it("keeps an agent's network policy and builds it from the form's fields", () => {
+    const a = agent("a", "A", { context: { sandbox_network: { mode: "allowlist", allowed_domains: ["pypi.org", "*.npmjs.org"] } } });
+    const draft = draftOf(a);
+    expect(draft.networkMode).toBe("allowlist");
+    expect(draft.allowedDomains).toBe("pypi.org\n*.npmjs.org");
+    expect(patchBody(a, draft).context).toEqual({ sandbox_network: { mode: "allowlist", allowed_domains: ["pypi.org", "*.npmjs.org"] } });
+    expect(patchBody(a, { ...draft, networkMode: "", allowedDomains: " " }).context).toEqual({});
+    expect(createBody({ ...draftOf(null), name: "N", networkMode: "none" }).context).toEqual({ sandbox_network: { mode: "none" } });
+    expect(domainsOf("a.com, b.com\n\n @packages ")).toEqual(["a.com", "b.com", "@packages"]);
   });
 });

@@ -7,7 +7,26 @@ import { pluralize } from "./format";
 export const GRAPH_ID = "agent";
 
 /** The settings keys of an assistant's `context` (and of `config.configurable`). */
-const SETTING_KEYS = ["system_prompt", "model_name", "skills", "tools", "memory_scope", "sandbox_image"] as const;
+const SETTING_KEYS = [
+  "system_prompt",
+  "model_name",
+  "skills",
+  "tools",
+  "memory_scope",
+  "sandbox_image",
+  "sandbox_network",
+] as const;
+
+/** How an agent's sandboxes reach the network ("" in a draft: the server's setting). */
+export type NetworkMode = "none" | "allowlist" | "open";
+
+export const NETWORK_MODES: readonly NetworkMode[] = ["none", "allowlist", "open"];
+
+/** An agent's network policy over the server's (admins only). */
+export interface AgentNetwork {
+  mode?: NetworkMode;
+  allowed_domains?: string[];
+}
 
 /** Whose the facts an agent learns are: every agent's of the person (the default), or its own. */
 export type MemoryScope = "shared" | "assistant";
@@ -23,6 +42,8 @@ export interface AgentSettings {
   memory_scope?: MemoryScope;
   /** The Docker image its sandboxes start from (admins only). */
   sandbox_image?: string;
+  /** Its network policy (admins only). */
+  sandbox_network?: AgentNetwork;
 }
 
 /** The built-in agent: read-only, every enabled skill and tool. */
@@ -54,6 +75,15 @@ export function settingsOf(a: Pick<Assistant, "config" | "context">): AgentSetti
   const scope = merged["memory_scope"];
   if (MEMORY_SCOPES.includes(scope as MemoryScope)) settings.memory_scope = scope as MemoryScope;
   if (typeof merged["sandbox_image"] === "string") settings.sandbox_image = merged["sandbox_image"];
+  const net = merged["sandbox_network"];
+  if (net && typeof net === "object") {
+    const raw = net as Record<string, unknown>;
+    const network: AgentNetwork = {};
+    if (NETWORK_MODES.includes(raw["mode"] as NetworkMode)) network.mode = raw["mode"] as NetworkMode;
+    const domains = strings(raw["allowed_domains"]);
+    if (domains) network.allowed_domains = domains;
+    settings.sandbox_network = network;
+  }
   return settings;
 }
 
@@ -104,12 +134,27 @@ export interface AgentDraft {
   memoryScope: MemoryScope;
   /** "" for the server's image. */
   sandboxImage: string;
+  /** "" for the server's network setting. */
+  networkMode: NetworkMode | "";
+  /** The allow-list, one entry per line; "" for the server's. */
+  allowedDomains: string;
 }
 
 /** The form's starting values: empty for a new agent, else the agent's. */
 export function draftOf(a?: Assistant | null): AgentDraft {
   if (!a)
-    return { name: "", description: "", instructions: "", model: "", skills: null, tools: null, memoryScope: "shared", sandboxImage: "" };
+    return {
+      name: "",
+      description: "",
+      instructions: "",
+      model: "",
+      skills: null,
+      tools: null,
+      memoryScope: "shared",
+      sandboxImage: "",
+      networkMode: "",
+      allowedDomains: "",
+    };
   const s = settingsOf(a);
   return {
     name: a.name,
@@ -120,6 +165,8 @@ export function draftOf(a?: Assistant | null): AgentDraft {
     tools: s.tools ?? null,
     memoryScope: s.memory_scope ?? "shared",
     sandboxImage: s.sandbox_image ?? "",
+    networkMode: s.sandbox_network?.mode ?? "",
+    allowedDomains: (s.sandbox_network?.allowed_domains ?? []).join("\n"),
   };
 }
 
@@ -132,7 +179,22 @@ export function settingsOfDraft(d: AgentDraft): AgentSettings {
   if (d.tools) settings.tools = d.tools;
   if (d.memoryScope !== "shared") settings.memory_scope = d.memoryScope;
   if (d.sandboxImage.trim()) settings.sandbox_image = d.sandboxImage.trim();
+  const domains = domainsOf(d.allowedDomains);
+  if (d.networkMode || domains.length) {
+    settings.sandbox_network = {
+      ...(d.networkMode ? { mode: d.networkMode } : {}),
+      ...(domains.length ? { allowed_domains: domains } : {}),
+    };
+  }
   return settings;
+}
+
+/** Allow-list entries from a text field: one per line or comma-separated. */
+export function domainsOf(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((e) => e.trim())
+    .filter(Boolean);
 }
 
 /** `POST /api/assistants` body. */

@@ -130,9 +130,71 @@ export interface ToolResultView {
   cancelled?: boolean;
   /** Highlighting language for the output (read_file of a code file). */
   language?: string;
+  /** What a command connected to through the egress proxy. */
+  network?: NetworkView;
+}
+
+/** One connection through the egress proxy (the tool artifact's `network` entries). */
+export interface NetworkConnection {
+  host: string;
+  port: number;
+  method: string;
+  allowed: boolean;
+  error?: string;
+  address?: string;
+  bytes_sent: number;
+  bytes_received: number;
+  duration_ms: number;
+}
+
+/** A command's connections, counted for the card. */
+export interface NetworkView {
+  connections: NetworkConnection[];
+  hosts: number;
+  bytes: number;
+  refused: number;
+  failed: number;
+}
+
+/** `812 B`, `3.1 MB` (decimal units, as the server's summary line). */
+export function humanBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ["kB", "MB", "GB", "TB"];
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 1000 && unit + 1 < units.length) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+function networkOf(raw: unknown): NetworkView | undefined {
+  if (!Array.isArray(raw) || raw.length === 0) return undefined;
+  const connections = raw.filter(
+    (c): c is NetworkConnection => typeof c === "object" && c !== null && typeof (c as NetworkConnection).host === "string",
+  );
+  if (!connections.length) return undefined;
+  return {
+    connections,
+    hosts: new Set(connections.map((c) => c.host)).size,
+    bytes: connections.reduce((n, c) => n + (Number(c.bytes_sent) || 0) + (Number(c.bytes_received) || 0), 0),
+    refused: connections.filter((c) => !c.allowed).length,
+    failed: connections.filter((c) => c.allowed && c.error).length,
+  };
+}
+
+/** "network: 2 hosts, 3.1 MB; 1 refused". */
+export function networkLabel(n: NetworkView): string {
+  let label = `network: ${n.hosts} host${n.hosts === 1 ? "" : "s"}, ${humanBytes(n.bytes)}`;
+  if (n.refused) label += `; ${n.refused} refused`;
+  if (n.failed) label += `; ${n.failed} failed`;
+  return label;
 }
 
 const EXIT_LINE = /\n?\[(exit code: (-?\d+|unknown)|timed out[^\]]*|cancelled)\]\s*$/;
+/** The server's line on a command's connections, after its exit line. */
+const NETWORK_LINE = /\n\[network: [^\n]*\]\s*$/;
 
 export function toolResultView(
   call: Pick<ToolCall, "name" | "args"> | undefined,
@@ -148,9 +210,13 @@ export function toolResultView(
       exit_code?: number | null;
       timed_out?: boolean;
       cancelled?: boolean;
+      network?: unknown;
     };
-    const m = EXIT_LINE.exec(text);
-    view.output = m ? text.slice(0, m.index) : text;
+    view.network = networkOf(art.network);
+    const net = NETWORK_LINE.exec(text);
+    const body = net ? text.slice(0, net.index) : text;
+    const m = EXIT_LINE.exec(body);
+    view.output = m ? body.slice(0, m.index) : body;
     let code: number | null | undefined = art.exit_code;
     if (code === undefined && m?.[2] && m[2] !== "unknown") code = Number(m[2]);
     view.exitCode = code ?? null;

@@ -13,6 +13,8 @@ import {
   GRAPH_ID,
   MEMORY_SCOPES,
   type MemoryScope,
+  NETWORK_MODES,
+  type NetworkMode,
   charCount,
   choicesOf,
   createBody,
@@ -79,6 +81,57 @@ function ModelField({ value, models, onValue }: { value: string; models: string[
         )}
       </select>
     </label>
+  );
+}
+
+const NETWORK_LABELS: Record<NetworkMode, string> = {
+  none: "No network",
+  allowlist: "Only the hosts listed (through the egress proxy, logged)",
+  open: "Open (unfiltered, not logged)",
+};
+
+/** The agent's sandbox network policy: a mode and its allow-list (admins only). */
+function NetworkField({
+  draft,
+  disabled,
+  set,
+}: {
+  draft: AgentDraft;
+  disabled: boolean;
+  set: <K extends keyof AgentDraft>(key: K) => (value: AgentDraft[K]) => void;
+}) {
+  const hint = disabled ? "Set by an admin." : "Only admins can change it.";
+  return (
+    <>
+      <label className="field">
+        <span>Sandbox network</span>
+        <select
+          value={draft.networkMode}
+          disabled={disabled}
+          title={hint}
+          onChange={(e) => set("networkMode")(e.target.value as NetworkMode | "")}
+        >
+          <option value="">The server's setting</option>
+          {NETWORK_MODES.map((m) => (
+            <option key={m} value={m}>
+              {NETWORK_LABELS[m]}
+            </option>
+          ))}
+        </select>
+      </label>
+      {(draft.networkMode === "allowlist" || draft.allowedDomains) && (
+        <label className="field">
+          <span>Allowed hosts</span>
+          <textarea
+            rows={3}
+            value={draft.allowedDomains}
+            disabled={disabled}
+            onChange={(e) => set("allowedDomains")(e.target.value)}
+            placeholder={"One per line: example.com, *.example.com, host:8443, @packages (PyPI, npm)\nEmpty: the server's list"}
+          />
+        </label>
+      )}
+    </>
   );
 }
 
@@ -158,6 +211,9 @@ function AgentFormBody({
           disabled={!isAdmin}
           title={isAdmin ? "The Docker image its conversations' sandboxes start from. Only admins can change it." : "Set by an admin."}
         />
+      )}
+      {(isAdmin || draft.networkMode || draft.allowedDomains) && (
+        <NetworkField draft={draft} disabled={!isAdmin} set={set} />
       )}
       <NameChoice
         legend="Skills"

@@ -423,6 +423,9 @@ export class ThreadSession {
       case "tool_progress":
         this.store.set((s) => ({ ...s, toolProgress: withProgress(s.toolProgress, event) }));
         break;
+      case "network":
+        // The tool result carries the same connections (its artifact), which the card shows.
+        break;
       default: {
         // A kind this UI does not know yet (a newer server): nothing to show.
         const unknown: never = event;
