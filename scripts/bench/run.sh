@@ -10,7 +10,7 @@ need("unzip")
 PY
 cargo build --release -p antler-cli --bin antler
 cargo build --release -p antler-gateway --example serve_dir
-cargo build --release -p antler-sandbox --example sandbox_bench
+cargo build --release -p antler-sandbox --example sandbox_bench --example egress_bench
 cargo build --release -p antler-mock-llm --bin antler-mock-llm
 cargo build --release -p antler-agent-runtime --example runs_bench --example joins_bench
 scripts/sandbox-image.sh all >/dev/null
@@ -21,6 +21,7 @@ python3 scripts/bench/catalog_scale.py
 python3 scripts/bench/files.py
 python3 scripts/bench/sandbox.py
 python3 scripts/bench/full_scripts.py
+python3 scripts/bench/egress.py
 python3 scripts/bench/runs.py
 python3 scripts/bench/throughput.py
 python3 scripts/bench/joins.py

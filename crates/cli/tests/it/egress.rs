@@ -89,7 +89,12 @@ scenarios:
         .collect();
     assert_eq!(hosts, [("127.0.0.2", true), ("blocked.example", false)]);
     assert!(connections[0]["bytes_received"].as_u64().unwrap() > 20);
-    let values = &events.iter().rev().find(|e| e.event == "values").unwrap().data;
+    let values = &events
+        .iter()
+        .rev()
+        .find(|e| e.event == "values")
+        .unwrap()
+        .data;
     let tool = values["messages"]
         .as_array()
         .unwrap()
@@ -98,13 +103,22 @@ scenarios:
         .unwrap();
     let content = tool["content"].as_str().unwrap();
     assert!(content.contains("fetched through the proxy"), "{content}");
-    assert!(content.contains("403"), "the command saw the refusal: {content}");
+    assert!(
+        content.contains("403"),
+        "the command saw the refusal: {content}"
+    );
     assert!(
         content.contains("[network: 2 hosts")
-            && content.contains("refused blocked.example:80: blocked.example is not in the egress allow-list"),
+            && content.contains(
+                "refused blocked.example:80: blocked.example is not in the egress allow-list"
+            ),
         "{content}"
     );
-    assert_eq!(tool["artifact"]["network"].as_array().map(Vec::len), Some(2), "{tool}");
+    assert_eq!(
+        tool["artifact"]["network"].as_array().map(Vec::len),
+        Some(2),
+        "{tool}"
+    );
 
     // An agent's own policy is an admin's to set, and is checked.
     let alice =
@@ -134,9 +148,16 @@ scenarios:
         )
         .await;
     assert_eq!(status, 200, "{agent}");
-    assert_eq!(agent["context"]["sandbox_network"]["mode"], "none", "{agent}");
+    assert_eq!(
+        agent["context"]["sandbox_network"]["mode"], "none",
+        "{agent}"
+    );
     let values = server
-        .run_wait("offline", agent["assistant_id"].as_str().unwrap(), "fetch again")
+        .run_wait(
+            "offline",
+            agent["assistant_id"].as_str().unwrap(),
+            "fetch again",
+        )
         .await;
     let tool = values["messages"]
         .as_array()

@@ -41,7 +41,7 @@ pub fn relay_command() -> Vec<String> {
         "/bin/sh".into(),
         "-c".into(),
         format!(
-            "socat TCP-LISTEN:{RELAY_PORT},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:{CONTAINER_DIR}/{SOCKET} & exec sleep infinity"
+            "socat -b 131072 TCP-LISTEN:{RELAY_PORT},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:{CONTAINER_DIR}/{SOCKET} & exec sleep infinity"
         ),
     ]
 }
