@@ -14,5 +14,6 @@ pub mod model;
 pub mod profile;
 pub mod prompt;
 pub mod runs;
+pub mod secrets;
 pub mod tokens;
 pub mod tools;

@@ -20,6 +20,7 @@ use crate::files::FilesService;
 use crate::mcp::McpService;
 use crate::memory::MemoryService;
 use crate::runs::RunsService;
+use crate::secrets::SecretsService;
 use crate::skills::{SkillsService, load_states};
 use crate::threads::ThreadsService;
 
@@ -47,6 +48,8 @@ pub struct App {
     pub mcp: McpService,
     /// Long-term memory.
     pub memory: MemoryService,
+    /// Named secrets for skills and agents.
+    pub secrets: Arc<SecretsService>,
     /// Runs the agent's tools: Docker containers per thread, or host directories.
     pub sandbox: Arc<dyn SandboxProvider>,
     /// Degradations reported by `/health` (for example a file watcher that failed to start,
@@ -248,6 +251,17 @@ impl App {
                 tasks.push(AbortOnDrop(task));
             }
         }
+        let secrets = Arc::new(
+            SecretsService::new(
+                store.secrets.clone(),
+                std::env::var(crate::secrets::KEY_VAR).ok().as_deref(),
+            )
+            .map_err(|e| anyhow::anyhow!(e))?,
+        );
+        secrets.reload().await;
+        if let Some(warning) = secrets.warning().await {
+            warnings.push(warning);
+        }
         let manager = RunManager::new(RunDeps {
             store: store.clone(),
             skills: skills.clone(),
@@ -260,6 +274,7 @@ impl App {
             mcp_search: config.mcp.tool_search.clone(),
             memory: Some(crate::memory::source(&memory)),
             memory_tools: config.memory.tools,
+            secrets: Some(secrets.clone() as Arc<dyn antler_agent_runtime::secrets::SecretSource>),
         });
         let threads = ThreadsService::new(
             store.clone(),
@@ -315,6 +330,7 @@ impl App {
             ),
             mcp,
             memory,
+            secrets,
             assistants,
             skills,
             store,

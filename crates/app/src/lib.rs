@@ -21,6 +21,7 @@ pub mod memory;
 pub mod run_requests;
 pub mod runs;
 mod sandbox;
+pub mod secrets;
 pub mod skills;
 pub mod threads;
 

@@ -22,8 +22,8 @@ use antler_app::Config;
 
 use crate::error::{AppError, InternalCause};
 use crate::routes::{
-    artifacts, assistants, auth, health, mcp, memory, models, runs, skill_import, skill_install,
-    skills, state, stateless, threads, uploads, users,
+    artifacts, assistants, auth, health, mcp, memory, models, runs, secrets, skill_import,
+    skill_install, skills, state, stateless, threads, uploads, users,
 };
 use crate::state::AppState;
 
@@ -92,6 +92,8 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(mcp::list_servers))
         .routes(routes!(mcp::get_config, mcp::put_config))
         .routes(routes!(mcp::restart_server))
+        .routes(routes!(secrets::list_secrets))
+        .routes(routes!(secrets::put_secret, secrets::delete_secret))
         .routes(routes!(state::get_state, state::update_state))
         .routes(routes!(state::get_state_at))
         .routes(routes!(state::post_state_at))

@@ -16,6 +16,7 @@ pub mod messages;
 pub mod paths;
 pub mod prompt_text;
 pub mod runs;
+pub mod secrets;
 pub mod skills;
 pub mod stream;
 pub mod threads;

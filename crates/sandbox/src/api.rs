@@ -21,6 +21,8 @@ pub struct ExecRequest {
     pub timeout: Duration,
     /// Cancelling kills the command at once.
     pub cancel: CancellationToken,
+    /// Variables added to the command's environment (the secrets a run may use).
+    pub env: Vec<(String, String)>,
 }
 
 impl ExecRequest {
@@ -30,6 +32,7 @@ impl ExecRequest {
             command: command.into(),
             timeout,
             cancel: CancellationToken::new(),
+            env: Vec::new(),
         }
     }
 }

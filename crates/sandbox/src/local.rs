@@ -340,6 +340,7 @@ async fn run_on_host(
                 .filter_map(|k| std::env::var(k).ok().map(|v| (*k, v))),
         )
         .env("HOME", cwd)
+        .envs(request.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

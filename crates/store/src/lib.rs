@@ -15,6 +15,7 @@ pub mod mcp_config;
 pub mod memory;
 mod pg_bus;
 pub mod runs;
+pub mod secrets;
 pub mod skill_states;
 mod sql;
 pub mod threads;
@@ -33,6 +34,7 @@ pub use runs::{
     CheckpointRecord, NewCheckpoint, RunRecord, RunRepo, RunUpdate, SavedCheckpoint, StateRepo,
     StoredEvent,
 };
+pub use secrets::{SecretRecord, SecretRepo};
 pub use skill_states::{SkillState, SkillStateRepo};
 pub use threads::{ThreadQuery, ThreadRecord, ThreadRepo};
 
@@ -152,6 +154,8 @@ pub struct Store {
     pub memory: Arc<dyn MemoryRepo>,
     /// Conversations waiting for memory extraction.
     pub memory_queue: Arc<dyn MemoryQueueRepo>,
+    /// Named secrets (sealed).
+    pub secrets: Arc<dyn SecretRepo>,
     /// Notices between processes.
     pub bus: Arc<dyn Bus>,
 }

@@ -560,6 +560,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The stored secrets: names, what they are for, who gets them; never a value. */
+        get: operations["list_secrets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Stores a secret or changes one (a field left out stays as stored). Runs of the agents it
+         *     names, and runs using the skills it names, get it as the environment variable `name`;
+         *     its value is replaced by `[secret:NAME]` in everything that leaves the sandbox.
+         */
+        put: operations["put_secret"];
+        post?: never;
+        /** Removes a secret: later runs no longer get it. */
+        delete: operations["delete_secret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/skills": {
         parameters: {
             query?: never;
@@ -2292,6 +2331,52 @@ export interface components {
             sort_by?: null | components["schemas"]["ThreadSortBy"];
             sort_order?: null | components["schemas"]["SortOrder"];
             status?: null | components["schemas"]["ThreadStatus"];
+        };
+        /** @description A stored secret, without its value. */
+        SecretInfo: {
+            /** @description Assistant ids whose runs receive it (`*`: every agent). */
+            agents: string[];
+            /** @description When it was first stored (RFC 3339). */
+            created_at: string;
+            /** @description The admin who first stored it. */
+            created_by: string;
+            /** @description What it is for. */
+            description: string;
+            /**
+             * @description Its name: the environment variable runs get.
+             * @example IMAGE_API_KEY
+             */
+            name: string;
+            /** @description False when the server's key cannot open it (the key changed): runs do not get it. */
+            readable: boolean;
+            /** @description Skills whose use in a run gives it to the run. */
+            skills: string[];
+            /** @description When it last changed (RFC 3339). */
+            updated_at: string;
+        };
+        /** @description `GET /api/secrets`. */
+        SecretList: {
+            /**
+             * @description Whether the server has its key (`ANTLER_SECRETS_KEY`): without it nothing can be
+             *     stored and runs get no secrets.
+             */
+            available: boolean;
+            /** @description Every secret, by name. */
+            secrets: components["schemas"]["SecretInfo"][];
+        };
+        /**
+         * @description `PUT /api/secrets/{name}` body. A field left out keeps what is stored (a new secret needs
+         *     `value`).
+         */
+        SecretPut: {
+            /** @description Assistant ids whose runs receive it (`*`: every agent), at most 100. */
+            agents?: string[] | null;
+            /** @description What it is for (at most 500 characters). */
+            description?: string | null;
+            /** @description Skills whose use gives it to a run, at most 100. */
+            skills?: string[] | null;
+            /** @description The value (8 to 65,536 bytes, no NUL); never shown again. */
+            value?: string | null;
         };
         /** @description One server's configuration, secrets hidden. */
         ServerConfigView: {
@@ -6260,6 +6345,272 @@ export interface operations {
             };
             /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list_secrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secrets */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretList"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    put_secret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Secret name (an environment variable name) */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretPut"];
+            };
+        };
+        responses: {
+            /** @description The secret, without its value */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretInfo"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A bad name, value or list */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server has no ANTLER_SECRETS_KEY */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    delete_secret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Secret name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid skill name */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such secret */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,7 @@
 //! The tools of one run and running the calls of one model answer: every call goes through
 //! the run's registry, after the one permission check ([`AgentRun::refusal`]).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use antler_protocol::messages::{AiMessage, Message, ToolCall};
@@ -46,6 +47,9 @@ impl AgentRun<'_> {
     ) -> Result<ToolOutput, ToolError> {
         if let Some(why) = self.refusal(&call.name, activation) {
             return Err(ToolError::Model(why));
+        }
+        if let Some(secrets) = self.sandbox.secrets() {
+            secrets.note_uses(&call.args.to_string());
         }
         let memory = self
             .memory_source
@@ -124,7 +128,7 @@ impl AgentRun<'_> {
         let mut messages = Vec::new();
         let mut fatal = None;
         for (id, name, result) in results {
-            let out = match result {
+            let mut out = match result {
                 Ok(out) => out,
                 Err(ToolError::Model(message)) => ToolOutput::error(message),
                 Err(ToolError::Fatal(message)) => {
@@ -133,6 +137,15 @@ impl AgentRun<'_> {
                     out
                 }
             };
+            // Before the result is stored or streamed: no secret value leaves the sandbox.
+            if let Some(secrets) = self.sandbox.secrets() {
+                if let Cow::Owned(clean) = secrets.set().redact(&out.content) {
+                    out.content = clean;
+                }
+                if let Some(artifact) = &mut out.artifact {
+                    secrets.set().redact_json(artifact);
+                }
+            }
             let msg = Message::Tool(tool_message(&id, &name, &out));
             self.log.emit(&StreamEvent::Messages(
                 MessagePart::Message(&msg),

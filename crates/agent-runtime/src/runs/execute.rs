@@ -146,10 +146,19 @@ impl RunManager {
                 run.cancel(StopReason::Timeout);
             })
         };
-        let sandbox = SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id)
+        let mut sandbox = SandboxHandle::new(self.deps.sandbox.clone(), &run.thread_id)
             .with_owner(&run.owner)
             .with_image(start.profile.sandbox_image.as_deref())
             .with_network(start.profile.sandbox_network.as_ref());
+        if let Some(source) = &self.deps.secrets {
+            let set = source.current().await;
+            if !set.is_empty() {
+                sandbox = sandbox.with_secrets(Arc::new(crate::secrets::RunSecrets::new(
+                    set,
+                    &start.profile.assistant_id,
+                )));
+            }
+        }
         // MCP servers start on the first run that needs their tools.
         let mut mcp_tools = McpTools::default();
         if let Some(hub) = &self.deps.mcp {

@@ -44,6 +44,8 @@ pub struct RunDeps {
     pub memory: Option<Arc<dyn crate::memory::MemorySource>>,
     /// Memory tools for every run (an assistant's `memory_tools` wins).
     pub memory_tools: bool,
+    /// The secrets runs may hand their commands, when the application keeps any.
+    pub secrets: Option<Arc<dyn crate::secrets::SecretSource>>,
 }
 
 /// The skills a run of one owner sees: the shared catalog, plus the owner's personal skills

@@ -42,6 +42,7 @@ impl TypedTool for Bash {
             command: a.command,
             timeout: Duration::from_secs(secs),
             cancel: ctx.cancel.clone(),
+            env: ctx.secret_env(),
         };
         let out = ctx
             .sandbox()
@@ -76,9 +77,19 @@ impl TypedTool for Bash {
             text.push('\n');
             text.push_str(&network_summary(connections));
             if let Some(events) = ctx.events {
+                let mut connections = connections.to_vec();
+                if let Some(secrets) = ctx.sandbox.secrets() {
+                    for c in &mut connections {
+                        c.host = secrets.set().redact(&c.host).into_owned();
+                        c.error = c
+                            .error
+                            .as_deref()
+                            .map(|e| secrets.set().redact(e).into_owned());
+                    }
+                }
                 events.emit(&StreamEvent::Custom(&CustomEvent::Network {
                     tool_call_id: ctx.call_id.to_string(),
-                    connections: connections.to_vec(),
+                    connections,
                 }));
             }
         }

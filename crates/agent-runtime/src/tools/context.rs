@@ -16,6 +16,7 @@ use crate::config::AgentConfig;
 use crate::memory::MemorySource;
 use crate::profile::AgentProfile;
 use crate::runs::log::EventLog;
+use crate::secrets::RunSecrets;
 
 /// The thread's sandbox, acquired on the first tool call that needs it.
 pub struct SandboxHandle {
@@ -24,6 +25,7 @@ pub struct SandboxHandle {
     owner: Option<String>,
     image: Option<String>,
     network: Option<antler_protocol::egress::AgentNetwork>,
+    secrets: Option<Arc<RunSecrets>>,
     cell: OnceCell<Arc<dyn Sandbox>>,
 }
 
@@ -36,6 +38,7 @@ impl SandboxHandle {
             owner: None,
             image: None,
             network: None,
+            secrets: None,
             cell: OnceCell::new(),
         }
     }
@@ -56,6 +59,17 @@ impl SandboxHandle {
     pub fn with_network(mut self, network: Option<&antler_protocol::egress::AgentNetwork>) -> Self {
         self.network = network.cloned();
         self
+    }
+
+    /// The run's secrets: what its commands may get, and what is redacted.
+    pub fn with_secrets(mut self, secrets: Arc<RunSecrets>) -> Self {
+        self.secrets = Some(secrets);
+        self
+    }
+
+    /// The run's secrets, when it has any.
+    pub fn secrets(&self) -> Option<&RunSecrets> {
+        self.secrets.as_deref()
     }
 
     pub(crate) async fn get(&self) -> Result<&Arc<dyn Sandbox>, SandboxError> {
@@ -154,6 +168,14 @@ impl ToolContext<'_> {
     /// The sandbox, acquired now if this is the run's first call that needs it.
     pub async fn sandbox(&self) -> Result<&Arc<dyn Sandbox>, ToolError> {
         self.sandbox.get().await.map_err(|e| sandbox_error(&e))
+    }
+
+    /// The secrets a command of this run gets as environment variables now.
+    pub fn secret_env(&self) -> Vec<(String, String)> {
+        self.sandbox
+            .secrets()
+            .map(RunSecrets::env)
+            .unwrap_or_default()
     }
 }
 

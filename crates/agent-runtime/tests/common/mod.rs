@@ -68,6 +68,7 @@ pub(crate) async fn harness(script: &str, max_bytes: usize) -> Harness {
         mcp_search: Default::default(),
         memory: None,
         memory_tools: false,
+        secrets: None,
     });
     Harness {
         manager,

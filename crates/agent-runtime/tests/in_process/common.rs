@@ -159,6 +159,7 @@ impl Harness {
             mcp_search: antler_mcp::ToolSearchConfig::default(),
             memory: None,
             memory_tools: false,
+            secrets: None,
         };
         Harness {
             manager: RunManager::with_tools(deps, tools),

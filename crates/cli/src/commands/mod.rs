@@ -51,11 +51,36 @@ pub(crate) fn init_logging(config: &Config, one_shot: bool) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(|| RedactedStderr(Vec::new()));
     let _ = match config.log.format {
         LogFormat::Json => builder.json().try_init(),
         LogFormat::Text => builder.try_init(),
     };
+}
+
+/// One log event's bytes, written to stderr when the event is complete with every secret
+/// value replaced by its name (a library's debug output may quote a request that holds one).
+struct RedactedStderr(Vec<u8>);
+
+impl std::io::Write for RedactedStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for RedactedStderr {
+    fn drop(&mut self) {
+        if self.0.is_empty() {
+            return;
+        }
+        let line = antler_app::secrets::redact_log_line(&self.0);
+        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), &line);
+    }
 }
 
 /// A multi-threaded runtime, or an explanation.

@@ -209,10 +209,15 @@ pub(crate) fn client_with(token: Option<&str>) -> reqwest::Client {
 }
 
 impl Server {
-    pub(crate) fn spawn(mut cmd: Command) -> Server {
+    pub(crate) fn spawn(cmd: Command) -> Server {
+        Server::spawn_with_log(cmd, Stdio::inherit())
+    }
+
+    /// Like [`Server::spawn`], with the server's log (stderr) going to `log`.
+    pub(crate) fn spawn_with_log(mut cmd: Command, log: impl Into<Stdio>) -> Server {
         let mut child = cmd
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(log)
             .spawn()
             .expect("start antler");
         let mut stdout = BufReader::new(child.stdout.take().unwrap());

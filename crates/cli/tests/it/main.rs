@@ -37,6 +37,7 @@ mod personal_skills;
 mod replicas;
 mod runs;
 mod sandbox;
+mod secrets;
 mod skill_import;
 mod skill_races;
 mod skill_search;

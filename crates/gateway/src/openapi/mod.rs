@@ -31,6 +31,7 @@ mod links;
         (name = "assistants", description = "Assistants: custom agents with their own instructions, model, skills and tools (LangGraph Agent Server compatible)"),
         (name = "memory", description = "What the agent remembers about the caller across conversations"),
         (name = "mcp", description = "Model Context Protocol servers whose tools the agent may call"),
+        (name = "secrets", description = "Named secrets admins give to skills and agents (values never shown)"),
         (name = "runs", description = "Agent runs (LangGraph Agent Server compatible) and thread state"),
         (name = "uploads", description = "Files people add to a thread"),
         (name = "artifacts", description = "Every file of a thread, and a look inside .skill archives"),

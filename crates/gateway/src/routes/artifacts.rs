@@ -44,8 +44,16 @@ pub async fn list_artifacts(
     ThreadId(id): ThreadId,
 ) -> ApiResult<Json<ArtifactList>> {
     let dirs = app.threads.existing_dirs(&caller, &id).await?;
-    let (artifacts, truncated) =
+    let (mut artifacts, truncated) =
         tokio::task::spawn_blocking(move || walk::list_artifacts(&id, &dirs)).await?;
+    // A file named after a secret's value (a command's way to show it) is not listed by it.
+    let secrets = app.secrets.cached();
+    if !secrets.is_empty() {
+        for a in &mut artifacts {
+            a.virtual_path = secrets.redact(&a.virtual_path).into_owned();
+            a.artifact_url = secrets.redact(&a.artifact_url).into_owned();
+        }
+    }
     Ok(Json(ArtifactList {
         artifacts,
         truncated,

@@ -9,6 +9,7 @@ pub mod mcp;
 pub mod memory;
 pub mod models;
 pub mod runs;
+pub mod secrets;
 pub mod skill_import;
 pub mod skill_install;
 pub mod skills;

@@ -85,10 +85,11 @@ pub(crate) async fn run(
 ) -> Result<(ExecOutput, bool), SandboxError> {
     let exec_id = uuid::Uuid::new_v4().simple().to_string();
     let wrapper = wrapper();
-    let env = [
+    let mut env = vec![
         format!("ANTLER_EXEC_ID={exec_id}"),
         format!("ANTLER_COMMAND={}", request.command),
     ];
+    env.extend(request.env.iter().map(|(k, v)| format!("{k}={v}")));
     let created = docker
         .create_exec(
             container,

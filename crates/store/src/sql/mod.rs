@@ -15,6 +15,7 @@ mod mcp_config;
 mod memory;
 mod rows;
 mod runs;
+mod secrets;
 mod skill_states;
 mod sqlite;
 mod state;
@@ -188,6 +189,7 @@ impl Db {
             mcp: Arc::new(mcp_config::SqlMcpConfig(self.clone())),
             memory: Arc::new(memory::SqlMemory(self.clone())),
             memory_queue: Arc::new(memory::SqlMemoryQueue(self.clone())),
+            secrets: Arc::new(secrets::SqlSecrets(self.clone())),
             instances: Arc::new(instances::SqlInstances(self)),
             bus,
         })

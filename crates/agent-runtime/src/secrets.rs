@@ -1,0 +1,307 @@
+//! Secrets a run may hand its commands, and their redaction.
+//!
+//! An admin grants each secret to agents (by assistant id, `*` for every agent) and to
+//! skills (by name). A run's commands get, as environment variables, the secrets granted to
+//! its agent and those granted to a skill the run uses: one whose folder under
+//! `/mnt/skills/` one of its tool calls named (reading the `SKILL.md`, running a script).
+//! Every value of every secret is replaced by `[secret:NAME]` in what leaves the sandbox:
+//! tool results (so stored messages and streamed events), custom events, and listings.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use async_trait::async_trait;
+use regex::Regex;
+use serde_json::Value;
+
+/// One secret as runs see it (decrypted).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret {
+    /// Its name, also the environment variable it becomes.
+    pub name: String,
+    /// Its value.
+    pub value: String,
+    /// Assistant ids whose runs receive it (`*`: every agent).
+    pub agents: Vec<String>,
+    /// Skill names whose use in a run gives it to the run.
+    pub skills: Vec<String>,
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Secret")
+            .field("name", &self.name)
+            .field("agents", &self.agents)
+            .field("skills", &self.skills)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Every secret at one moment, with the matcher that finds their values.
+#[derive(Debug, Default)]
+pub struct SecretSet {
+    secrets: Vec<Secret>,
+    matcher: Option<AhoCorasick>,
+    /// The secret (index into `secrets`) of each pattern of the matcher.
+    owners: Vec<usize>,
+}
+
+impl SecretSet {
+    /// The set of `secrets`.
+    pub fn new(secrets: Vec<Secret>) -> Self {
+        // Each value as it is and as it reads inside JSON text (a log line quoting a request
+        // body escapes quotes and backslashes).
+        let mut patterns = Vec::new();
+        let mut owners = Vec::new();
+        for (i, s) in secrets.iter().enumerate() {
+            patterns.push(s.value.clone());
+            owners.push(i);
+            let quoted = serde_json::to_string(&s.value).unwrap_or_default();
+            let escaped = quoted
+                .strip_prefix('"')
+                .and_then(|q| q.strip_suffix('"'))
+                .unwrap_or_default();
+            if !escaped.is_empty() && escaped != s.value {
+                patterns.push(escaped.to_string());
+                owners.push(i);
+            }
+        }
+        let matcher = if patterns.is_empty() {
+            None
+        } else {
+            // Longest first where values overlap, so one secret inside another is not left
+            // half shown.
+            AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&patterns)
+                .ok()
+        };
+        SecretSet {
+            secrets,
+            matcher,
+            owners,
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.secrets.is_empty()
+    }
+
+    /// The names, for messages.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.secrets.iter().map(|s| s.name.as_str())
+    }
+
+    /// `text` with every secret value replaced by `[secret:NAME]`.
+    pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let Some(matcher) = &self.matcher else {
+            return Cow::Borrowed(text);
+        };
+        if !matcher.is_match(text) {
+            return Cow::Borrowed(text);
+        }
+        let replacements: Vec<String> = self
+            .owners
+            .iter()
+            .map(|&i| format!("[secret:{}]", self.secrets[i].name))
+            .collect();
+        Cow::Owned(matcher.replace_all(text, &replacements))
+    }
+
+    /// Redacts every string (and key) inside `value`.
+    pub fn redact_json(&self, value: &mut Value) {
+        if self.matcher.is_none() {
+            return;
+        }
+        match value {
+            Value::String(s) => {
+                if let Cow::Owned(r) = self.redact(s) {
+                    *s = r;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_json(v)),
+            Value::Object(map) => {
+                let keys: Vec<String> = map.keys().cloned().collect();
+                for key in keys {
+                    let Some(mut v) = map.remove(&key) else {
+                        continue;
+                    };
+                    self.redact_json(&mut v);
+                    map.insert(self.redact(&key).into_owned(), v);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn granted(&self, agent: &str, used: &BTreeSet<String>) -> Vec<(String, String)> {
+        self.secrets
+            .iter()
+            .filter(|s| {
+                s.agents.iter().any(|a| a == "*" || a == agent)
+                    || s.skills.iter().any(|k| used.contains(k))
+            })
+            .map(|s| (s.name.clone(), s.value.clone()))
+            .collect()
+    }
+
+    fn wants_skills(&self) -> bool {
+        self.secrets.iter().any(|s| !s.skills.is_empty())
+    }
+}
+
+/// The secrets the server's log is redacted with (the latest set any service read).
+static FOR_LOGS: std::sync::RwLock<Option<Arc<SecretSet>>> = std::sync::RwLock::new(None);
+
+/// Makes `set` the one log lines are redacted with.
+pub fn redact_logs_with(set: Arc<SecretSet>) {
+    if let Ok(mut current) = FOR_LOGS.write() {
+        *current = Some(set);
+    }
+}
+
+/// `line` with every secret value the log knows of replaced by its name.
+pub fn redact_log_line(line: &[u8]) -> Cow<'_, [u8]> {
+    let set = FOR_LOGS.read().ok().and_then(|s| s.clone());
+    let Some(set) = set.filter(|s| !s.is_empty()) else {
+        return Cow::Borrowed(line);
+    };
+    let text = String::from_utf8_lossy(line);
+    match set.redact(&text) {
+        Cow::Borrowed(_) => Cow::Borrowed(line),
+        Cow::Owned(clean) => Cow::Owned(clean.into_bytes()),
+    }
+}
+
+/// Where runs get the current secrets.
+#[async_trait]
+pub trait SecretSource: Send + Sync {
+    /// The secrets now (read again, so a change by any replica reaches the next run).
+    async fn current(&self) -> Arc<SecretSet>;
+}
+
+/// A skill folder named in a tool call: `/mnt/skills/<category>/<path…>`.
+static SKILL_PATH: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"/mnt/skills/(?:public|custom|user)/([A-Za-z0-9._/-]+)").ok());
+
+/// One run's secrets: the set at its start, its agent, and the skills it used so far.
+#[derive(Debug)]
+pub struct RunSecrets {
+    set: Arc<SecretSet>,
+    agent: String,
+    used: Mutex<BTreeSet<String>>,
+}
+
+impl RunSecrets {
+    /// The secrets of a run of `agent` (an assistant id).
+    pub fn new(set: Arc<SecretSet>, agent: &str) -> Self {
+        RunSecrets {
+            set,
+            agent: agent.to_string(),
+            used: Mutex::new(BTreeSet::new()),
+        }
+    }
+
+    /// The set.
+    pub fn set(&self) -> &SecretSet {
+        &self.set
+    }
+
+    /// Notes the skills whose folders `text` (a tool call's arguments) names.
+    pub fn note_uses(&self, text: &str) {
+        if !self.set.wants_skills() || !text.contains("/mnt/skills/") {
+            return;
+        }
+        let Some(re) = SKILL_PATH.as_ref() else {
+            return;
+        };
+        let mut used = self
+            .used
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for found in re.captures_iter(text) {
+            // Every folder on the path: a skill may sit in a collection's subfolder.
+            for segment in found[1].split('/').filter(|s| !s.is_empty()) {
+                used.insert(segment.to_string());
+            }
+        }
+    }
+
+    /// The variables a command of this run gets now.
+    pub fn env(&self) -> Vec<(String, String)> {
+        if self.set.is_empty() {
+            return Vec::new();
+        }
+        let used = self
+            .used
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.set.granted(&self.agent, &used)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secret(name: &str, value: &str, agents: &[&str], skills: &[&str]) -> Secret {
+        Secret {
+            name: name.into(),
+            value: value.into(),
+            agents: agents.iter().map(|s| s.to_string()).collect(),
+            skills: skills.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn values_are_replaced_by_their_names_everywhere() {
+        let set = SecretSet::new(vec![
+            secret("IMAGE_KEY", "sk-image-0123456789", &[], &["imagegen"]),
+            secret("LONGER", "sk-image-0123456789-and-more", &[], &[]),
+        ]);
+        assert_eq!(
+            set.redact("key=sk-image-0123456789 and sk-image-0123456789-and-more."),
+            "key=[secret:IMAGE_KEY] and [secret:LONGER]."
+        );
+        assert!(matches!(set.redact("nothing here"), Cow::Borrowed(_)));
+        let mut v = serde_json::json!({"a": ["x sk-image-0123456789"], "sk-image-0123456789": 1});
+        set.redact_json(&mut v);
+        assert_eq!(
+            v,
+            serde_json::json!({"a": ["x [secret:IMAGE_KEY]"], "[secret:IMAGE_KEY]": 1})
+        );
+        assert!(
+            !format!("{set:?}").contains("0123456789"),
+            "Debug hides values"
+        );
+        let quoted = SecretSet::new(vec![secret("Q", "pa\"ss\\word!", &[], &[])]);
+        assert_eq!(
+            quoted.redact(r#"{"Env":["Q=pa\"ss\\word!"]} and pa"ss\word!"#),
+            r#"{"Env":["Q=[secret:Q]"]} and [secret:Q]"#
+        );
+    }
+
+    #[test]
+    fn a_run_gets_what_its_agent_or_a_skill_it_uses_is_granted() {
+        let set = Arc::new(SecretSet::new(vec![
+            secret("FOR_AGENT", "value-for-agent", &["a1"], &[]),
+            secret("FOR_ALL", "value-for-all-agents", &["*"], &[]),
+            secret("FOR_SKILL", "value-for-the-skill", &[], &["imagegen"]),
+        ]));
+        let names =
+            |run: &RunSecrets| -> Vec<String> { run.env().into_iter().map(|(k, _)| k).collect() };
+        let run = RunSecrets::new(set.clone(), "a1");
+        assert_eq!(names(&run), ["FOR_AGENT", "FOR_ALL"]);
+        run.note_uses(r#"{"command":"ls /mnt/skills/public/other/"}"#);
+        assert_eq!(names(&run), ["FOR_AGENT", "FOR_ALL"]);
+        run.note_uses(
+            r#"{"command":"python3 /mnt/skills/custom/collection/imagegen/scripts/gen.py"}"#,
+        );
+        assert_eq!(names(&run), ["FOR_AGENT", "FOR_ALL", "FOR_SKILL"]);
+        let other = RunSecrets::new(set, "a2");
+        assert_eq!(names(&other), ["FOR_ALL"]);
+    }
+}
