@@ -80,6 +80,8 @@ def main():
             "ANTLER_LOG_LEVEL": "error",
             "ANTLER_ADMIN_EMAIL": "fuzz-admin@antler.test",
             "ANTLER_ADMIN_PASSWORD": "fuzz-password-1",
+            # Secrets can be stored (without a key their writes are a documented 503).
+            "ANTLER_SECRETS_KEY": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
         })
         server, base = start([os.environ["ANTLER_BIN"], "serve", "--bind", "127.0.0.1:0"], env)
         # The admin's token: with it every operation reaches its logic; Schemathesis also

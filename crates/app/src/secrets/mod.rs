@@ -21,11 +21,21 @@ pub const KEY_VAR: &str = "ANTLER_SECRETS_KEY";
 /// Redacts a log line (the server's log writer calls it).
 pub use antler_agent_runtime::secrets::redact_log_line;
 
-/// Shortest value: shorter ones would be redacted wherever those characters happen to occur.
-const MIN_VALUE: usize = 8;
-const MAX_VALUE: usize = 64 * 1024;
-const MAX_DESCRIPTION: usize = 500;
-const MAX_GRANTS: usize = 100;
+/// What a secret's name looks like: an environment variable name.
+pub const NAME_PATTERN: &str = "^[A-Za-z_][A-Za-z0-9_]{0,63}$";
+/// Shortest value, in characters: shorter ones would be redacted wherever those characters
+/// happen to occur.
+pub const MIN_VALUE: usize = 8;
+/// Longest value, in characters.
+pub const MAX_VALUE: usize = 64 * 1024;
+/// Longest description, in characters.
+pub const MAX_DESCRIPTION: usize = 500;
+/// Most agents, and most skills, one secret names.
+pub const MAX_GRANTS: usize = 100;
+/// Longest agent or skill name in a grant, in characters.
+pub const MAX_GRANT_CHARS: usize = 200;
+/// Most secrets stored: each is matched in everything that leaves a sandbox.
+const MAX_SECRETS: usize = 200;
 
 /// Variables a secret may not replace: what the sandbox, the shell and the proxy rely on.
 const RESERVED: &[&str] = &[
@@ -59,8 +69,11 @@ pub enum SecretsError {
     #[error("{0}")]
     Invalid(String),
     /// No such secret.
-    #[error("no secret named {0}")]
+    #[error("{0}")]
     NotFound(String),
+    /// The name is reserved, or the request cannot apply to what is stored.
+    #[error("{0}")]
+    Conflict(String),
     /// The server has no key.
     #[error("{0}")]
     Unavailable(String),
@@ -134,20 +147,26 @@ impl SecretsService {
             )));
         };
         check_name(name)?;
-        let existing = self.repo.list().await?.into_iter().find(|r| r.name == name);
+        let all = self.repo.list().await?;
+        let existing = all.iter().find(|r| r.name == name).cloned();
+        if existing.is_none() && all.len() >= MAX_SECRETS {
+            return Err(SecretsError::Conflict(format!(
+                "at most {MAX_SECRETS} secrets; delete one first"
+            )));
+        }
         let value = match (&body.value, &existing) {
             (Some(value), _) => {
                 check_value(value)?;
                 value.clone()
             }
             (None, Some(r)) => self.open(r).ok_or_else(|| {
-                SecretsError::Invalid(format!(
+                SecretsError::Conflict(format!(
                     "{name} was sealed with another key; send its value again"
                 ))
             })?,
             (None, None) => {
-                return Err(SecretsError::Invalid(format!(
-                    "value: a new secret ({name}) needs one"
+                return Err(SecretsError::NotFound(format!(
+                    "no secret named {name}: send a value to create it"
                 )));
             }
         };
@@ -182,7 +201,7 @@ impl SecretsService {
     /// Removes `name`.
     pub async fn delete(&self, name: &str) -> Result<(), SecretsError> {
         if !self.repo.delete(name).await? {
-            return Err(SecretsError::NotFound(name.to_string()));
+            return Err(SecretsError::NotFound(format!("no secret named {name}")));
         }
         self.reload().await;
         tracing::info!(secret = name, "secret deleted");
@@ -292,7 +311,7 @@ fn check_name(name: &str) -> Result<(), SecretsError> {
     let upper = name.to_ascii_uppercase();
     if RESERVED.contains(&upper.as_str()) || RESERVED_PREFIXES.iter().any(|p| upper.starts_with(p))
     {
-        return Err(SecretsError::Invalid(format!(
+        return Err(SecretsError::Conflict(format!(
             "name: {name} is reserved (the sandbox, its shell or its proxy use it)"
         )));
     }
@@ -300,9 +319,10 @@ fn check_name(name: &str) -> Result<(), SecretsError> {
 }
 
 fn check_value(value: &str) -> Result<(), SecretsError> {
-    if value.len() < MIN_VALUE || value.len() > MAX_VALUE {
+    let chars = value.chars().count();
+    if !(MIN_VALUE..=MAX_VALUE).contains(&chars) {
         return Err(SecretsError::Invalid(format!(
-            "value: {MIN_VALUE} to {MAX_VALUE} bytes (shorter values cannot be redacted reliably)"
+            "value: {MIN_VALUE} to {MAX_VALUE} characters (shorter values cannot be redacted reliably)"
         )));
     }
     if value.contains('\0') {
@@ -330,9 +350,12 @@ fn grants(
     let mut out: Vec<String> = Vec::with_capacity(list.len());
     for item in list {
         let item = item.trim().to_string();
-        if item.is_empty() || item.len() > 200 || item.chars().any(char::is_control) {
+        if item.is_empty()
+            || item.chars().count() > MAX_GRANT_CHARS
+            || item.chars().any(char::is_control)
+        {
             return Err(SecretsError::Invalid(format!(
-                "{field}: each entry is a non-empty name of at most 200 characters"
+                "{field}: each entry is a name of 1 to {MAX_GRANT_CHARS} characters without control characters"
             )));
         }
         if !out.contains(&item) {

@@ -102,15 +102,15 @@ scenarios:
     assert_eq!(refused.status().as_u16(), 403);
     let body: serde_json::Value = refused.json().await.unwrap();
     assert_eq!(error_code(&body), "admin_required");
-    for (name, body) in [
-        ("PATH", json!({"value": "long enough value"})),
-        ("LD_PRELOAD", json!({"value": "long enough value"})),
-        ("1BAD", json!({"value": "long enough value"})),
-        ("SHORT", json!({"value": "abc"})),
-        ("NEW_ONE", json!({"description": "no value"})),
+    for (name, body, expected) in [
+        ("PATH", json!({"value": "long enough value"}), 409),
+        ("LD_PRELOAD", json!({"value": "long enough value"}), 409),
+        ("1BAD", json!({"value": "long enough value"}), 422),
+        ("SHORT", json!({"value": "abc"}), 422),
+        ("NEW_ONE", json!({"description": "no value"}), 404),
     ] {
         let (status, body) = server.put_json(&format!("/api/secrets/{name}"), body).await;
-        assert_eq!(status, 422, "{name}: {body}");
+        assert_eq!(status, expected, "{name}: {body}");
     }
 
     // A run that uses the skill gets it, and everything that leaves shows its name.
@@ -193,7 +193,9 @@ scenarios:
     assert_eq!(status, 204);
     let (status, _) = server.delete("/api/secrets/IMAGE_API_KEY").await;
     assert_eq!(status, 404);
-    let values = server.run_wait("after", "lead_agent", "make an image").await;
+    let values = server
+        .run_wait("after", "lead_agent", "make an image")
+        .await;
     assert!(values.to_string().contains("out=\\n"), "{values}");
 }
 

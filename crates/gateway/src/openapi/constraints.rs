@@ -11,6 +11,7 @@ use antler_protocol::validation::{
 use serde_json::{Map, Value, json};
 
 use antler_app::files::names::{MAX_NAME_BYTES, PLAIN_FILE_NAME_PATTERN};
+use antler_app::secrets;
 
 /// A container path under `/mnt/user-data` as the artifact route takes it (without the
 /// leading `/`): segments that are not empty, `.` or `..`, without `\`, NUL or `%` (a
@@ -176,7 +177,29 @@ fn field_constraints() -> Vec<(&'static str, &'static str, Value)> {
         ("RunCreate", "input", run_input()),
         ("RunCreate", "command", run_command()),
         ("StateAtCheckpoint", "checkpoint", named_checkpoint()),
+        // Secrets (checked in crates/app/src/secrets).
+        (
+            "SecretPut",
+            "value",
+            json!({"minLength": secrets::MIN_VALUE, "maxLength": secrets::MAX_VALUE, "pattern": "^[^\\x00]*$"}),
+        ),
+        (
+            "SecretPut",
+            "description",
+            json!({"maxLength": secrets::MAX_DESCRIPTION}),
+        ),
+        ("SecretPut", "agents", secret_grants()),
+        ("SecretPut", "skills", secret_grants()),
     ]
+}
+
+/// A secret's agents or skills: names without control characters, not blank.
+fn secret_grants() -> Value {
+    let name = format!("^[^{CONTROLS}]*[^\\s{CONTROLS}][^{CONTROLS}]*$");
+    json!({
+        "maxItems": secrets::MAX_GRANTS,
+        "items": {"type": "string", "minLength": 1, "maxLength": secrets::MAX_GRANT_CHARS, "pattern": name},
+    })
 }
 
 /// (path, method, parameter name, constraints).
@@ -199,6 +222,18 @@ fn parameter_constraints() -> Vec<(&'static str, &'static str, &'static str, Val
             "get",
             "path",
             json!({"schema": {"pattern": ARTIFACT_PATH_PATTERN}}),
+        ),
+        (
+            "/api/secrets/{name}",
+            "put",
+            "name",
+            json!({"schema": {"pattern": secrets::NAME_PATTERN}}),
+        ),
+        (
+            "/api/secrets/{name}",
+            "delete",
+            "name",
+            json!({"schema": {"pattern": secrets::NAME_PATTERN}}),
         ),
     ]
 }

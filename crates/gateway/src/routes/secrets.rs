@@ -25,7 +25,8 @@ impl From<SecretsError> for AppError {
             SecretsError::Invalid(m) => {
                 AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", m)
             }
-            SecretsError::NotFound(_) => AppError::not_found(e.to_string()),
+            SecretsError::NotFound(m) => AppError::not_found(m),
+            SecretsError::Conflict(m) => AppError::conflict(m),
             SecretsError::Unavailable(m) => {
                 AppError::new(StatusCode::SERVICE_UNAVAILABLE, "secrets_unavailable", m)
             }
@@ -64,6 +65,8 @@ pub async fn list_secrets(
         (status = 200, description = "The secret, without its value", body = SecretInfo),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
         (status = 403, description = "Not an admin", body = ErrorEnvelope),
+        (status = 404, description = "No such secret, and no value to create it", body = ErrorEnvelope),
+        (status = 409, description = "A reserved name (PATH, LD_*, ANTLER_*, the proxy's), too many secrets, or a value sealed with another key", body = ErrorEnvelope),
         (status = 422, description = "A bad name, value or list", body = ErrorEnvelope),
         (status = 503, description = "The server has no ANTLER_SECRETS_KEY", body = ErrorEnvelope),
     )
