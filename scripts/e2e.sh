@@ -46,4 +46,4 @@ export ANTLER_REQUIRE_MCP=1
 # One file at a time: each starts its own server and model.
 export CHROMIUM="$chromium"
 cd tests/e2e
-node --test --test-concurrency=1 --test-reporter=spec suite.test.mjs versions.test.mjs tools.test.mjs memory.test.mjs deeper.test.mjs documents.test.mjs
+node --test --test-concurrency=1 --test-reporter=spec suite.test.mjs versions.test.mjs tools.test.mjs memory.test.mjs deeper.test.mjs documents.test.mjs egress.test.mjs

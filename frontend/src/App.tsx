@@ -10,6 +10,7 @@ import { AgentsPage } from "./settings/AgentsPage";
 import { MemoryPage } from "./settings/MemoryPage";
 import { SkillsPage } from "./settings/SkillsPage";
 import { ToolsPage } from "./settings/ToolsPage";
+import { SecretsPage } from "./settings/SecretsPage";
 import { UsersPage } from "./settings/UsersPage";
 import { AppInfoProvider } from "./state/appInfo";
 
@@ -40,6 +41,7 @@ export function App() {
             <Route path="/settings/memory" element={<MemoryPage />} />
             <Route path="/settings/account" element={<AccountPage />} />
             <Route path="/settings/users" element={<UsersPage />} />
+            <Route path="/settings/secrets" element={<SecretsPage />} />
             <Route path="/setup" element={<Navigate to="/" replace />} />
             <Route path="*" element={<NotFound />} />
           </Route>

@@ -21,6 +21,7 @@ import type {
   SearchThreads,
   SetSkillEnabled,
   SkillCategory,
+  SecretPut,
   UserPatch,
 } from "./types";
 
@@ -225,6 +226,13 @@ export const api = {
     call(client.POST("/api/users", { body: { email, password, role } })),
   updateUser: (id: string, body: UserPatch) =>
     call(client.PATCH("/api/users/{id}", { params: { path: { id } }, body })),
+
+  /** The stored secrets (admins), never their values. */
+  secrets: () => call(client.GET("/api/secrets")),
+  /** Stores or changes a secret (admins); a field left out stays as stored. */
+  putSecret: (name: string, body: SecretPut) =>
+    call(client.PUT("/api/secrets/{name}", { params: { path: { name } }, body })),
+  deleteSecret: (name: string) => call(client.DELETE("/api/secrets/{name}", { params: { path: { name } } })),
 
   /** The MCP servers with their state, tools and call counts (asking starts none). */
   mcpServers: (signal?: AbortSignal) => call(client.GET("/api/mcp/servers", { signal })),

@@ -36,6 +36,9 @@ export type InstallResult = Schemas["InstallResult"];
 export type McpServers = Schemas["McpServers"];
 /** `GET /api/mcp/config`: every server's configuration, secrets hidden. */
 export type McpConfigView = Schemas["McpConfigView"];
+export type SecretInfo = Schemas["SecretInfo"];
+export type SecretList = Schemas["SecretList"];
+export type SecretPut = Schemas["SecretPut"];
 /** One server's configuration as `GET /api/mcp/config` shows it. */
 export type McpServerConfigView = Schemas["ServerConfigView"];
 /** An `env` or `headers` value as shown: only the variables it names. */

@@ -133,6 +133,11 @@ export function Shell() {
               Users
             </NavLink>
           )}
+          {(isAdmin || open) && (
+            <NavLink to="/settings/secrets" className={({ isActive }) => (isActive ? "active" : "")}>
+              Secrets
+            </NavLink>
+          )}
         </nav>
         <div className="topbar-end">
           <ModelLabel />
