@@ -112,7 +112,7 @@ mod tests {
         assert_eq!(key.open("OTHER", &sealed), None, "bound to its name");
         let other = Key::parse(&"ab".repeat(32)).unwrap();
         assert_eq!(other.open("IMAGE_KEY", &sealed), None);
-        let mut tampered = sealed.clone();
+        let mut tampered = sealed;
         let last = tampered.len() - 1;
         tampered[last] ^= 1;
         assert_eq!(key.open("IMAGE_KEY", &tampered), None);
