@@ -186,7 +186,7 @@ mod tests {
     fn the_summary_counts_hosts_and_bytes_and_names_refusals() {
         let line = network_summary(&[
             conn("pypi.org", true, None, 3_000_000),
-            conn("files.pythonhosted.org", true, None, 250_000),
+            conn("files.pythonhosted.org", true, None, 100_000),
             conn(
                 "evil.test",
                 false,
