@@ -183,21 +183,31 @@ impl Rules {
     /// The address to connect to among those `host` resolved to: every one must be public
     /// or listed, so a name pointing inside (or rebinding there) is refused as a whole.
     pub fn pick(&self, host: &str, addrs: &[IpAddr], port: u16) -> Result<IpAddr, String> {
-        let first = *addrs
-            .first()
-            .ok_or_else(|| format!("{host} did not resolve to any address"))?;
-        if self.mode == NetworkMode::Open {
-            return Ok(first);
+        self.checked(host, addrs, port).map(|all| all[0])
+    }
+
+    /// Every address `host` resolved to, in order, once all of them passed (see
+    /// [`Rules::pick`]); never empty.
+    pub fn checked(&self, host: &str, addrs: &[IpAddr], port: u16) -> Result<Vec<IpAddr>, String> {
+        if addrs.is_empty() {
+            return Err(format!("{host} did not resolve to any address"));
         }
-        if let Some(bad) = addrs
-            .iter()
-            .find(|ip| !is_public(**ip) && !self.net_allows(**ip, port))
+        if self.mode != NetworkMode::Open
+            && let Some(bad) = addrs
+                .iter()
+                .find(|ip| !is_public(**ip) && !self.net_allows(**ip, port))
         {
             return Err(format!(
                 "{host} resolves to {bad}, a private or reserved address the egress policy refuses unless sandbox.egress.allowed_domains lists it"
             ));
         }
-        Ok(first)
+        let mut out: Vec<IpAddr> = Vec::with_capacity(addrs.len());
+        for ip in addrs {
+            if !out.contains(ip) {
+                out.push(*ip);
+            }
+        }
+        Ok(out)
     }
 
     fn net_allows(&self, ip: IpAddr, port: u16) -> bool {

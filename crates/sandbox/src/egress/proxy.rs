@@ -145,29 +145,36 @@ pub(crate) async fn serve(mut client: UnixStream, rules: Arc<Rules>, log: &ConnL
         tokio::io::copy_bidirectional_with_sizes(&mut client, &mut upstream, BUFFER, BUFFER).await;
 }
 
-/// Resolves (when needed), checks every address, and connects to the checked one.
+/// Resolves (when needed), checks every address, and connects to the checked ones in turn
+/// (an IPv6 address first on a host without an IPv6 route falls back to IPv4).
 async fn connect(
     rules: &Rules,
     target: &Target,
     port: u16,
 ) -> Result<(TcpStream, SocketAddr), (u16, String)> {
-    let ip = match target {
-        Target::Ip(ip) => *ip,
+    let ips = match target {
+        Target::Ip(ip) => vec![*ip],
         Target::Name(name) => {
             let found: Vec<IpAddr> = tokio::net::lookup_host((name.as_str(), port))
                 .await
                 .map_err(|e| (502, format!("cannot resolve {name}: {e}")))?
                 .map(|a| a.ip())
                 .collect();
-            rules.pick(name, &found, port).map_err(|m| (403, m))?
+            rules.checked(name, &found, port).map_err(|m| (403, m))?
         }
     };
-    let address = SocketAddr::new(ip, port);
-    let stream = TcpStream::connect(address)
-        .await
-        .map_err(|e| (502, format!("cannot connect to {address}: {e}")))?;
-    let _ = stream.set_nodelay(true);
-    Ok((stream, address))
+    let mut last = String::new();
+    for ip in ips {
+        let address = SocketAddr::new(ip, port);
+        match TcpStream::connect(address).await {
+            Ok(stream) => {
+                let _ = stream.set_nodelay(true);
+                return Ok((stream, address));
+            }
+            Err(e) => last = format!("cannot connect to {address}: {e}"),
+        }
+    }
+    Err((502, last))
 }
 
 /// Reads and parses the request head; returns it with the bytes read past it.

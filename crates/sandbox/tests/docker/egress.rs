@@ -37,11 +37,86 @@ async fn outside() -> u16 {
     port
 }
 
+/// An HTTPS server on 127.0.0.2 (Python's, with a certificate openssl makes for the test);
+/// killed when dropped.
+struct TlsOutside {
+    child: std::process::Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for TlsOutside {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tls_outside() -> TlsOutside {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let (key, cert) = (dir.path().join("key.pem"), dir.path().join("cert.pem"));
+    let made = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=outside.test",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let server = r#"
+import http.server, ssl, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b"hello over tls"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.2", 0), H)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1], sys.argv[2])
+s.socket = ctx.wrap_socket(s.socket, server_side=True)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+"#;
+    let mut child = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(server)
+        .arg(&cert)
+        .arg(&key)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    TlsOutside {
+        port: line.trim().parse().unwrap(),
+        child,
+        _dir: dir,
+    }
+}
+
 /// Python run in the sandbox; prints one line per attempt.
-fn client(port: u16) -> String {
+fn client(port: u16, tls_port: u16) -> String {
     format!(
         r#"python3 - <<'EOF'
-import http.client, socket, urllib.request, urllib.error
+import http.client, socket, ssl, urllib.request, urllib.error
 def show(label, f):
     try:
         print(label, "ok", f())
@@ -58,6 +133,8 @@ def tunnel():
     c.request("GET", "/b")
     return c.getresponse().read().decode()
 show("tunnel", tunnel)
+# HTTPS through HTTPS_PROXY: a CONNECT tunnel with TLS end to end (the proxy never sees inside).
+show("https", lambda: urllib.request.urlopen("https://127.0.0.2:{tls_port}/", timeout=10, context=ssl._create_unverified_context()).read().decode())
 show("blocked", lambda: urllib.request.urlopen("http://blocked.example/", timeout=10).read().decode())
 def private_name():
     c = http.client.HTTPConnection("127.0.0.1", 3128, timeout=10)
@@ -97,15 +174,19 @@ async fn allowlist_egress_goes_through_the_proxy_and_nothing_else_leaves() {
         return;
     };
     let port = outside().await;
+    let tls = tls_outside();
     let provider = env
         .provider(|c| {
             c.network = NetworkMode::Allowlist;
-            c.egress.allowed_domains =
-                vec![format!("127.0.0.2:{port}"), format!("localhost:{port}")];
+            c.egress.allowed_domains = vec![
+                format!("127.0.0.2:{port}"),
+                format!("127.0.0.2:{}", tls.port),
+                format!("localhost:{port}"),
+            ];
         })
         .await;
     let sb = provider.acquire("egress").await.unwrap();
-    let out = sh(&sb, &client(port)).await;
+    let out = sh(&sb, &client(port, tls.port)).await;
     let stdout = out.stdout.as_str();
     assert_eq!(line(stdout, "plain"), format!("plain ok {BODY}"), "{out:?}");
     assert_eq!(
@@ -113,6 +194,7 @@ async fn allowlist_egress_goes_through_the_proxy_and_nothing_else_leaves() {
         format!("tunnel ok {BODY}"),
         "{out:?}"
     );
+    assert_eq!(line(stdout, "https"), "https ok hello over tls", "{out:?}");
     let blocked = line(stdout, "blocked");
     assert!(
         blocked.starts_with("blocked http 403") && blocked.contains("not in the egress allow-list"),
@@ -157,8 +239,17 @@ async fn allowlist_egress_goes_through_the_proxy_and_nothing_else_leaves() {
     assert!(!private.allowed, "{private:?}");
     assert_eq!(
         log.len(),
-        4,
+        5,
         "direct attempts never reach the proxy: {log:?}"
+    );
+    let https = log
+        .iter()
+        .find(|c| c.port == tls.port)
+        .ok_or("no record of the HTTPS connection")
+        .unwrap();
+    assert!(
+        https.allowed && https.method == "connect" && https.bytes_received > 500,
+        "a TLS handshake and a response went through: {https:?}"
     );
 
     // A later command sees only its own connections.
@@ -190,7 +281,10 @@ async fn allowlist_egress_goes_through_the_proxy_and_nothing_else_leaves() {
         .await
         .unwrap();
     let out = sb
-        .exec(ExecRequest::new(client(port), Duration::from_secs(60)))
+        .exec(ExecRequest::new(
+            client(port, tls.port),
+            Duration::from_secs(60),
+        ))
         .await
         .unwrap();
     assert!(line(&out.stdout, "plain").contains("403"), "{}", out.stdout);
