@@ -204,6 +204,10 @@ pub struct Acquire<'a> {
     /// The agent's network policy over the server's (set by an admin); providers without
     /// a network of their own ignore it.
     pub network: Option<&'a antler_protocol::egress::AgentNetwork>,
+    /// A running container is used as it is, whatever its image and network (the server's
+    /// own jobs in a thread's sandbox, such as converting an upload, must not replace the
+    /// one an agent's run chose); without one, a new one starts as the other fields say.
+    pub keep: bool,
 }
 
 /// Hands out sandboxes per thread.

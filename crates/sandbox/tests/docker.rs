@@ -571,6 +571,7 @@ async fn personal_skills_appear_only_in_their_owner_sandboxes_warm_or_cold() {
                 owner: Some("alice"),
                 image: None,
                 network: None,
+                keep: false,
             },
         )
         .await
@@ -582,6 +583,7 @@ async fn personal_skills_appear_only_in_their_owner_sandboxes_warm_or_cold() {
                 owner: Some("bob"),
                 image: None,
                 network: None,
+                keep: false,
             },
         )
         .await
@@ -665,6 +667,7 @@ async fn another_image_replaces_an_idle_container() {
         owner: None,
         image: Some(image),
         network: None,
+        keep: false,
     };
     let first = provider.acquire("swap").await.unwrap();
     sh(&first, "echo kept > /mnt/user-data/workspace/note.txt").await;
@@ -686,6 +689,21 @@ async fn another_image_replaces_an_idle_container() {
     );
     let again = provider.acquire_for("swap", with(&other)).await.unwrap();
     assert!(Arc::ptr_eq(&second, &again), "the same image keeps it");
+    drop(again);
+    // The server's own job (converting an upload) takes the container as it is.
+    let job = provider
+        .acquire_for(
+            "swap",
+            antler_sandbox::Acquire {
+                keep: true,
+                ..antler_sandbox::Acquire::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(Arc::ptr_eq(&second, &job), "a job does not replace it");
+    assert_eq!(image_of(&job).await, other);
+    drop(job);
     assert_eq!(env.containers().await.len(), 1, "the first one was removed");
     provider.shutdown().await;
     let _ = docker

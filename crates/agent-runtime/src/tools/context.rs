@@ -81,6 +81,7 @@ impl SandboxHandle {
                         owner: self.owner.as_deref(),
                         image: self.image.as_deref(),
                         network: self.network.as_ref(),
+                        keep: false,
                     },
                 )
             })

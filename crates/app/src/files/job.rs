@@ -42,6 +42,7 @@ pub(crate) async fn run(
                 owner: Some(owner),
                 image: None,
                 network: None,
+                keep: true,
             },
         )
         .await

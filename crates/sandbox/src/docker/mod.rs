@@ -278,7 +278,7 @@ impl SandboxProvider for DockerProvider {
             let other_image = (sb.image != wanted || sb.mode != rules.mode())
                 && sb.busy.load(Ordering::SeqCst) == 0
                 && Arc::strong_count(&sb) <= 2;
-            if !broken && !other_image {
+            if !broken && (with.keep || !other_image) {
                 if let Some(endpoint) = &sb.egress {
                     endpoint.set_rules(rules);
                 }

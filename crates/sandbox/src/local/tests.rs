@@ -45,6 +45,7 @@ async fn personal_skills_map_to_the_owner_copy_for_files_and_commands() {
                 owner: Some("alice"),
                 image: None,
                 network: None,
+                keep: false,
             },
         )
         .await
@@ -56,6 +57,7 @@ async fn personal_skills_map_to_the_owner_copy_for_files_and_commands() {
                 owner: Some("bob"),
                 image: None,
                 network: None,
+                keep: false,
             },
         )
         .await

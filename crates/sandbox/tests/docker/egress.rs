@@ -276,6 +276,7 @@ async fn allowlist_egress_goes_through_the_proxy_and_nothing_else_leaves() {
                 owner: None,
                 image: None,
                 network: Some(&network),
+                keep: false,
             },
         )
         .await
@@ -316,6 +317,7 @@ async fn no_network_has_no_proxy_and_open_has_docker_s_network() {
                 owner: None,
                 image: None,
                 network: Some(&network),
+                keep: false,
             },
         )
         .await
