@@ -11,9 +11,9 @@ const KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 const VALUE: &str = "sk-img-7a1f93c2e85d4b06";
 const AGENT_VALUE: &str = "agent-token-55e0c3a1b9";
 
-/// Uses the skill, then shows the value every way a command can: stdout, stderr, a file
-/// name, and a network error message.
-const USE_SKILL: &str = "cat /mnt/skills/public/imagegen/SKILL.md >/dev/null; echo out=$IMAGE_API_KEY; echo err=$IMAGE_API_KEY >&2; touch /mnt/user-data/outputs/$IMAGE_API_KEY.txt; echo agent=[$AGENT_TOKEN]";
+/// Uses the skill, then shows the value every way a command can: stdout, stderr, and the
+/// names of files in outputs and uploads.
+const USE_SKILL: &str = "cat /mnt/skills/public/imagegen/SKILL.md >/dev/null; echo out=$IMAGE_API_KEY; echo err=$IMAGE_API_KEY >&2; touch /mnt/user-data/outputs/$IMAGE_API_KEY.txt /mnt/user-data/uploads/$IMAGE_API_KEY.csv; echo agent=[$AGENT_TOKEN]";
 const NO_SKILL: &str = "echo plain=[$IMAGE_API_KEY] agent=[$AGENT_TOKEN]";
 
 #[tokio::test]

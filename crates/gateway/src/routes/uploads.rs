@@ -156,10 +156,13 @@ pub async fn list_uploads(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ThreadId(id): ThreadId,
-) -> ApiResult<Json<UploadList>> {
-    Ok(Json(
-        app.files.list_uploads(&app.threads, &caller, &id).await?,
-    ))
+) -> ApiResult<Json<serde_json::Value>> {
+    let list = app.files.list_uploads(&app.threads, &caller, &id).await?;
+    let mut shown = serde_json::to_value(list)
+        .map_err(AppError::internal)?;
+    // Commands write here too: a file named after a secret's value is not listed by it.
+    app.secrets.cached().redact_json(&mut shown);
+    Ok(Json(shown))
 }
 
 /// The upload limits in force.
