@@ -28,6 +28,8 @@ pub struct AgentProfile {
     pub sandbox_image: Option<String>,
     /// Its network policy over the server's.
     pub sandbox_network: Option<antler_protocol::egress::AgentNetwork>,
+    /// Secrets its runs get, by name (set by an admin).
+    pub secrets: Vec<String>,
 }
 
 impl AgentProfile {
@@ -44,6 +46,7 @@ impl AgentProfile {
             subagent_types: Vec::new(),
             sandbox_image: None,
             sandbox_network: None,
+            secrets: Vec::new(),
         }
     }
 
@@ -60,6 +63,7 @@ impl AgentProfile {
             subagent_types: settings.subagent_types.unwrap_or_default(),
             sandbox_image: settings.sandbox_image,
             sandbox_network: settings.sandbox_network,
+            secrets: settings.secrets.unwrap_or_default(),
         }
     }
 

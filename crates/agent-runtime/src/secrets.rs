@@ -1,9 +1,10 @@
 //! Secrets a run may hand its commands, and their redaction.
 //!
 //! An admin grants each secret to agents (by assistant id, `*` for every agent) and to
-//! skills (by name). A run's commands get, as environment variables, the secrets granted to
-//! its agent and those granted to a skill the run uses: one whose folder under
-//! `/mnt/skills/` one of its tool calls named (reading the `SKILL.md`, running a script).
+//! skills (by name), or lists it in an agent's `secrets`. A run's commands get, as
+//! environment variables, the secrets granted to its agent or listed by it, and those granted
+//! to a skill the run uses: one whose folder under `/mnt/skills/` one of its tool calls named
+//! (reading the `SKILL.md`, running a script).
 //! Every value of every secret is replaced by `[secret:NAME]` in what leaves the sandbox:
 //! tool results (so stored messages and streamed events), custom events, and listings.
 
@@ -137,11 +138,17 @@ impl SecretSet {
         }
     }
 
-    fn granted(&self, agent: &str, used: &BTreeSet<String>) -> Vec<(String, String)> {
+    fn granted(
+        &self,
+        agent: &str,
+        listed: &[String],
+        used: &BTreeSet<String>,
+    ) -> Vec<(String, String)> {
         self.secrets
             .iter()
             .filter(|s| {
-                s.agents.iter().any(|a| a == "*" || a == agent)
+                listed.contains(&s.name)
+                    || s.agents.iter().any(|a| a == "*" || a == agent)
                     || s.skills.iter().any(|k| used.contains(k))
             })
             .map(|s| (s.name.clone(), s.value.clone()))
@@ -192,15 +199,18 @@ static SKILL_PATH: LazyLock<Option<Regex>> =
 pub struct RunSecrets {
     set: Arc<SecretSet>,
     agent: String,
+    /// The secrets the agent's settings list.
+    listed: Vec<String>,
     used: Mutex<BTreeSet<String>>,
 }
 
 impl RunSecrets {
-    /// The secrets of a run of `agent` (an assistant id).
-    pub fn new(set: Arc<SecretSet>, agent: &str) -> Self {
+    /// The secrets of a run of `agent` (an assistant id) whose settings list `listed`.
+    pub fn new(set: Arc<SecretSet>, agent: &str, listed: &[String]) -> Self {
         RunSecrets {
             set,
             agent: agent.to_string(),
+            listed: listed.to_vec(),
             used: Mutex::new(BTreeSet::new()),
         }
     }
@@ -239,7 +249,7 @@ impl RunSecrets {
             .used
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        self.set.granted(&self.agent, &used)
+        self.set.granted(&self.agent, &self.listed, &used)
     }
 }
 
@@ -293,7 +303,7 @@ mod tests {
         ]));
         let names =
             |run: &RunSecrets| -> Vec<String> { run.env().into_iter().map(|(k, _)| k).collect() };
-        let run = RunSecrets::new(set.clone(), "a1");
+        let run = RunSecrets::new(set.clone(), "a1", &[]);
         assert_eq!(names(&run), ["FOR_AGENT", "FOR_ALL"]);
         run.note_uses(r#"{"command":"ls /mnt/skills/public/other/"}"#);
         assert_eq!(names(&run), ["FOR_AGENT", "FOR_ALL"]);
@@ -301,7 +311,9 @@ mod tests {
             r#"{"command":"python3 /mnt/skills/custom/collection/imagegen/scripts/gen.py"}"#,
         );
         assert_eq!(names(&run), ["FOR_AGENT", "FOR_ALL", "FOR_SKILL"]);
-        let other = RunSecrets::new(set, "a2");
+        let other = RunSecrets::new(set.clone(), "a2", &[]);
         assert_eq!(names(&other), ["FOR_ALL"]);
+        let listing = RunSecrets::new(set, "a3", &["FOR_SKILL".to_string()]);
+        assert_eq!(names(&listing), ["FOR_ALL", "FOR_SKILL"]);
     }
 }

@@ -77,6 +77,10 @@ pub struct AgentSettings {
     /// `sandbox.egress.allowed_domains`. Only admins may set or change it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_network: Option<crate::egress::AgentNetwork>,
+    /// Secrets (by name) its runs get as environment variables, besides those whose own
+    /// grant names this agent. Only admins may set or change it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secrets: Option<Vec<String>>,
 }
 
 impl AgentSettings {
@@ -92,6 +96,7 @@ impl AgentSettings {
             subagent_types: self.subagent_types.or(other.subagent_types),
             sandbox_image: self.sandbox_image.or(other.sandbox_image),
             sandbox_network: self.sandbox_network.or(other.sandbox_network),
+            secrets: self.secrets.or(other.secrets),
         }
     }
 }

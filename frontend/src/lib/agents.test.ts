@@ -101,5 +101,8 @@ describe("resolveAgent", () => {
     expect(patchBody(a, { ...draft, networkMode: "", allowedDomains: " " }).context).toEqual({});
     expect(createBody({ ...draftOf(null), name: "N", networkMode: "none" }).context).toEqual({ sandbox_network: { mode: "none" } });
     expect(domainsOf("a.com, b.com\n\n @packages ")).toEqual(["a.com", "b.com", "@packages"]);
+    const withSecrets = agent("s", "S", { context: { secrets: ["IMAGE_API_KEY", "TOKEN"] } });
+    expect(draftOf(withSecrets).secrets).toBe("IMAGE_API_KEY, TOKEN");
+    expect(patchBody(withSecrets, draftOf(withSecrets)).context).toEqual({ secrets: ["IMAGE_API_KEY", "TOKEN"] });
   });
 });

@@ -15,6 +15,7 @@ const SETTING_KEYS = [
   "memory_scope",
   "sandbox_image",
   "sandbox_network",
+  "secrets",
 ] as const;
 
 /** How an agent's sandboxes reach the network ("" in a draft: the server's setting). */
@@ -44,6 +45,8 @@ export interface AgentSettings {
   sandbox_image?: string;
   /** Its network policy (admins only). */
   sandbox_network?: AgentNetwork;
+  /** Secrets its runs get, by name (admins only). */
+  secrets?: string[];
 }
 
 /** The built-in agent: read-only, every enabled skill and tool. */
@@ -84,6 +87,8 @@ export function settingsOf(a: Pick<Assistant, "config" | "context">): AgentSetti
     if (domains) network.allowed_domains = domains;
     settings.sandbox_network = network;
   }
+  const secrets = strings(merged["secrets"]);
+  if (secrets) settings.secrets = secrets;
   return settings;
 }
 
@@ -138,6 +143,8 @@ export interface AgentDraft {
   networkMode: NetworkMode | "";
   /** The allow-list, one entry per line; "" for the server's. */
   allowedDomains: string;
+  /** Secrets its runs get, comma-separated. */
+  secrets: string;
 }
 
 /** The form's starting values: empty for a new agent, else the agent's. */
@@ -154,6 +161,7 @@ export function draftOf(a?: Assistant | null): AgentDraft {
       sandboxImage: "",
       networkMode: "",
       allowedDomains: "",
+      secrets: "",
     };
   const s = settingsOf(a);
   return {
@@ -167,6 +175,7 @@ export function draftOf(a?: Assistant | null): AgentDraft {
     sandboxImage: s.sandbox_image ?? "",
     networkMode: s.sandbox_network?.mode ?? "",
     allowedDomains: (s.sandbox_network?.allowed_domains ?? []).join("\n"),
+    secrets: (s.secrets ?? []).join(", "),
   };
 }
 
@@ -179,6 +188,8 @@ export function settingsOfDraft(d: AgentDraft): AgentSettings {
   if (d.tools) settings.tools = d.tools;
   if (d.memoryScope !== "shared") settings.memory_scope = d.memoryScope;
   if (d.sandboxImage.trim()) settings.sandbox_image = d.sandboxImage.trim();
+  const secrets = domainsOf(d.secrets);
+  if (secrets.length) settings.secrets = secrets;
   const domains = domainsOf(d.allowedDomains);
   if (d.networkMode || domains.length) {
     settings.sandbox_network = {

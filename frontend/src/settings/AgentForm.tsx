@@ -212,6 +212,17 @@ function AgentFormBody({
           title={isAdmin ? "The Docker image its conversations' sandboxes start from. Only admins can change it." : "Set by an admin."}
         />
       )}
+      {(isAdmin || draft.secrets) && (
+        <Field
+          label="Secrets it gets"
+          value={draft.secrets}
+          onValue={set("secrets")}
+          placeholder="Names from Settings → Secrets, e.g. IMAGE_API_KEY"
+          autoComplete="off"
+          disabled={!isAdmin}
+          title={isAdmin ? "Its commands get these as environment variables. Only admins can change it." : "Set by an admin."}
+        />
+      )}
       {(isAdmin || draft.networkMode || draft.allowedDomains) && (
         <NetworkField draft={draft} disabled={!isAdmin} set={set} />
       )}

@@ -156,6 +156,7 @@ impl RunManager {
                 sandbox = sandbox.with_secrets(Arc::new(crate::secrets::RunSecrets::new(
                     set,
                     &start.profile.assistant_id,
+                    &start.profile.secrets,
                 )));
             }
         }

@@ -65,6 +65,20 @@ pub(super) fn check(settings: &AgentSettings, known: &Known) -> Result<(), Strin
     if let Some(image) = &settings.sandbox_image {
         check_image(image)?;
     }
+    if let Some(secrets) = &settings.secrets {
+        if secrets.len() > crate::secrets::MAX_GRANTS {
+            return Err(format!(
+                "context.secrets: at most {} names",
+                crate::secrets::MAX_GRANTS
+            ));
+        }
+        if let Some(bad) = secrets.iter().find(|s| !crate::secrets::is_secret_name(s)) {
+            return Err(format!(
+                "context.secrets: '{}' is not a secret name (letters, digits and _, not starting with a digit)",
+                shown(bad)
+            ));
+        }
+    }
     if let Some(network) = &settings.sandbox_network {
         let mode = network
             .mode

@@ -294,16 +294,20 @@ fn info(r: &SecretRecord, readable: bool) -> SecretInfo {
     }
 }
 
-/// An environment variable name that replaces nothing the sandbox relies on.
-fn check_name(name: &str) -> Result<(), SecretsError> {
-    let well_formed = !name.is_empty()
+/// Whether `name` is an environment variable name ([`NAME_PATTERN`]).
+pub fn is_secret_name(name: &str) -> bool {
+    !name.is_empty()
         && name.len() <= 64
         && name
             .bytes()
             .next()
             .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-    if !well_formed {
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// An environment variable name that replaces nothing the sandbox relies on.
+fn check_name(name: &str) -> Result<(), SecretsError> {
+    if !is_secret_name(name) {
         return Err(SecretsError::Invalid(
             "name: letters, digits and _, not starting with a digit, at most 64 (an environment variable name)".into(),
         ));

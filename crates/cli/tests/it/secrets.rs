@@ -161,6 +161,38 @@ scenarios:
         values.to_string().contains("agent=[[secret:AGENT_TOKEN]]"),
         "{values}"
     );
+    // An agent whose settings list a secret gets it; only an admin may list one.
+    let listing =
+        json!({"graph_id": "agent", "name": "lists", "context": {"secrets": ["IMAGE_API_KEY"]}});
+    let refused = alice
+        .post(server.url("/api/assistants"))
+        .json(&listing)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 403);
+    let (status, body) = server
+        .post_json(
+            "/api/assistants",
+            json!({"graph_id": "agent", "name": "bad", "context": {"secrets": ["not a name"]}}),
+        )
+        .await;
+    assert_eq!(status, 422, "{body}");
+    let (status, lister) = server.post_json("/api/assistants", listing).await;
+    assert_eq!(status, 200, "{lister}");
+    let values = server
+        .run_wait(
+            "listed",
+            lister["assistant_id"].as_str().unwrap(),
+            "just echo",
+        )
+        .await;
+    assert!(
+        values
+            .to_string()
+            .contains("plain=[[secret:IMAGE_API_KEY]]"),
+        "{values}"
+    );
 
     // The database holds it sealed; the log never had it.
     let db = std::fs::read(env.data_dir().join("antler.db")).unwrap();

@@ -158,8 +158,7 @@ pub async fn list_uploads(
     ThreadId(id): ThreadId,
 ) -> ApiResult<Json<serde_json::Value>> {
     let list = app.files.list_uploads(&app.threads, &caller, &id).await?;
-    let mut shown = serde_json::to_value(list)
-        .map_err(AppError::internal)?;
+    let mut shown = serde_json::to_value(list).map_err(AppError::internal)?;
     // Commands write here too: a file named after a secret's value is not listed by it.
     app.secrets.cached().redact_json(&mut shown);
     Ok(Json(shown))
