@@ -5,6 +5,7 @@ import type { Assistant, Skill } from "../api/types";
 import { methodOf, pathOf, requestOf } from "../test/fetch";
 import { agent, json, schemas } from "../test/agents";
 import { AgentForm } from "./AgentForm";
+import { polyfillDialog } from "../test/dialog";
 
 const skill = (name: string, enabled = true): Partial<Skill> => ({ name, enabled, category: "public" });
 
@@ -43,14 +44,7 @@ function renderForm(current: Assistant | null = null) {
 const field = (name: string) => screen.getByLabelText(name) as HTMLInputElement;
 const choice = (legend: "skills" | "tools") => within(screen.getByTestId(`choice-${legend}`));
 
-beforeAll(() => {
-  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
-    this.setAttribute("open", "");
-  };
-  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
-    this.removeAttribute("open");
-  };
-});
+beforeAll(polyfillDialog);
 
 afterEach(() => {
   cleanup();

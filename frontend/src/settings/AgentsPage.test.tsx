@@ -8,6 +8,7 @@ import { assistantsStore } from "../state/assistants";
 import { agent, builtIn, json } from "../test/agents";
 import { methodOf, pathOf, requestOf } from "../test/fetch";
 import { AgentsPage } from "./AgentsPage";
+import { polyfillDialog } from "../test/dialog";
 
 interface Call {
   method: string;
@@ -59,14 +60,7 @@ function renderPage() {
 const rows = () => screen.getAllByTestId("agent-row");
 const searches = (calls: Call[]) => calls.filter((c) => c.path === "/api/assistants/search").length;
 
-beforeAll(() => {
-  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
-    this.setAttribute("open", "");
-  };
-  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
-    this.removeAttribute("open");
-  };
-});
+beforeAll(polyfillDialog);
 
 afterEach(() => {
   cleanup();

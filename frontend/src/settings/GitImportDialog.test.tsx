@@ -4,6 +4,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ImportCandidate, ImportResult } from "../api/types";
 import { requestOf } from "../test/fetch";
 import { GitImportDialog } from "./GitImportDialog";
+import { polyfillDialog } from "../test/dialog";
 
 const candidate = (name: string, path: string, extra: Partial<ImportCandidate> = {}): ImportCandidate => ({
   name,
@@ -33,14 +34,7 @@ const preview: ImportResult = {
   installed: [],
 };
 
-beforeAll(() => {
-  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
-    this.setAttribute("open", "");
-  };
-  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
-    this.removeAttribute("open");
-  };
-});
+beforeAll(polyfillDialog);
 
 afterEach(() => {
   cleanup();

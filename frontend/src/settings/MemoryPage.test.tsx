@@ -7,6 +7,7 @@ import { ToastProvider } from "../components/Toasts";
 import { json } from "../test/agents";
 import { methodOf, pathOf, requestOf } from "../test/fetch";
 import { MemoryPage } from "./MemoryPage";
+import { polyfillDialog } from "../test/dialog";
 
 interface Call {
   method: string;
@@ -129,14 +130,7 @@ const row = (id: string) => rows().find((r) => r.dataset["fact"] === id) as HTML
 const lists = (calls: Call[]) => calls.filter((c) => c.method === "GET" && c.path === "/api/memory");
 const dialog = () => screen.getByRole("alertdialog");
 
-beforeAll(() => {
-  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
-    this.setAttribute("open", "");
-  };
-  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
-    this.removeAttribute("open");
-  };
-});
+beforeAll(polyfillDialog);
 
 afterEach(() => {
   cleanup();

@@ -9,6 +9,7 @@ import { ToastProvider } from "../components/Toasts";
 import { json } from "../test/agents";
 import { methodOf, pathOf, requestOf } from "../test/fetch";
 import { SecretsPage } from "./SecretsPage";
+import { polyfillDialog } from "../test/dialog";
 
 const info = (name: string, extra: Partial<SecretInfo> = {}): SecretInfo => ({
   name,
@@ -65,14 +66,7 @@ function renderPage() {
   );
 }
 
-beforeAll(() => {
-  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
-    this.setAttribute("open", "");
-  };
-  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
-    this.removeAttribute("open");
-  };
-});
+beforeAll(polyfillDialog);
 
 afterEach(() => {
   cleanup();

@@ -7,6 +7,7 @@ import { ToastProvider } from "../components/Toasts";
 import { methodOf, pathOf, requestOf } from "../test/fetch";
 import { AuthGate } from "../auth/auth";
 import { SkillsPage, matchesQuery } from "./SkillsPage";
+import { polyfillDialog } from "../test/dialog";
 
 const skill = (name: string, category: Skill["category"], extra: Partial<Skill> = {}): Skill => ({
   name,
@@ -33,15 +34,7 @@ const listing: SkillList = {
   errors: [],
 };
 
-beforeAll(() => {
-  // jsdom has no <dialog> methods.
-  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
-    this.setAttribute("open", "");
-  };
-  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
-    this.removeAttribute("open");
-  };
-});
+beforeAll(polyfillDialog);
 
 afterEach(() => {
   cleanup();

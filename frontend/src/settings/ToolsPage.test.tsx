@@ -8,6 +8,7 @@ import { ToastProvider } from "../components/Toasts";
 import { json } from "../test/agents";
 import { methodOf, pathOf, requestOf } from "../test/fetch";
 import { ToolsPage } from "./ToolsPage";
+import { polyfillDialog } from "../test/dialog";
 
 interface Call {
   method: string;
@@ -123,14 +124,7 @@ const card = (name: string) =>
   screen.getAllByTestId("mcp-server").find((c) => c.dataset["server"] === name) as HTMLElement;
 const lists = (calls: Call[]) => calls.filter((c) => c.path === "/api/mcp/servers").length;
 
-beforeAll(() => {
-  HTMLDialogElement.prototype.showModal ??= function (this: HTMLDialogElement) {
-    this.setAttribute("open", "");
-  };
-  HTMLDialogElement.prototype.close ??= function (this: HTMLDialogElement) {
-    this.removeAttribute("open");
-  };
-});
+beforeAll(polyfillDialog);
 
 afterEach(() => {
   cleanup();
