@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use antler_protocol::egress::NetworkMode;
 use antler_sandbox::config::{FALLBACK_IMAGE, ProviderKind, SandboxConfig};
 use antler_sandbox::docker::DockerProvider;
 use antler_sandbox::local::LocalProvider;
@@ -90,6 +91,14 @@ pub(crate) async fn start_provider(
         }
     };
     warnings.extend(fallback);
+    if provider.kind() == "local" && cfg.allow_host_bash && cfg.network_mode() != NetworkMode::None
+    {
+        // Host commands use the host's network: no policy can hold them.
+        warnings.push(format!(
+            "sandbox.network is {}, but the local provider runs commands on the host with its network: the policy applies only to Docker sandboxes",
+            cfg.network_mode().as_str()
+        ));
+    }
     Ok(provider)
 }
 
