@@ -169,3 +169,33 @@ scenarios:
     assert!(!content.contains("fetched through the proxy"), "{content}");
     assert!(!content.contains("[network:"), "{content}");
 }
+
+#[tokio::test]
+async fn the_local_provider_says_it_cannot_hold_a_network_policy() {
+    let env = Env::new();
+    let server = env.start_with(&[
+        ("ANTLER_SKILLS_WATCH", "false"),
+        ("ANTLER_SANDBOX_ALLOW_HOST_BASH", "true"),
+        ("ANTLER_SANDBOX_NETWORK", "allowlist"),
+        ("ANTLER_SANDBOX_EGRESS_ALLOWED_DOMAINS", "pypi.org"),
+    ]);
+    let (_, health) = server.get_json("/health").await;
+    assert!(
+        health["warnings"]
+            .to_string()
+            .contains("sandbox.network is allowlist, but the local provider"),
+        "{health}"
+    );
+    // A bad entry stops the server with the key named.
+    let out = env
+        .command(&["serve", "--bind", "127.0.0.1:0"])
+        .env("ANTLER_SANDBOX_EGRESS_ALLOWED_DOMAINS", "not a host")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("sandbox.egress.allowed_domains[0]"),
+        "{stderr}"
+    );
+}
