@@ -28,11 +28,10 @@ impl Inner {
         self.reconcile_containers().await?;
         let data = self.data_dir.clone();
         let instance = self.instance.clone();
-        let short = self.short_instance();
         let removed = tokio::task::spawn_blocking(move || {
             crate::personal::collect_garbage(&data, &instance)?;
             // Endpoints of containers a crash left behind (removed above).
-            let _ = std::fs::remove_dir_all(egress::root(&data, &short));
+            let _ = std::fs::remove_dir_all(egress::root(&data, &instance));
             storage::collect_garbage(&data, &instance)
         })
         .await
@@ -144,7 +143,7 @@ impl Inner {
     pub(super) fn network(&self, rules: Rules) -> Result<Network, SandboxError> {
         let endpoint = if rules.mode() == NetworkMode::Allowlist {
             let id = uuid::Uuid::new_v4().simple().to_string();
-            let dir = egress::root(&self.data_dir, &self.short_instance()).join(&id[..16]);
+            let dir = egress::root(&self.data_dir, &self.instance).join(&id[..16]);
             let endpoint = Endpoint::bind(dir, rules.clone()).map_err(|e| {
                 SandboxError::Infra(format!("cannot start the sandbox's egress proxy: {e}"))
             })?;

@@ -275,10 +275,22 @@ impl SandboxProvider for DockerProvider {
             // Another image or network mode (the agent's changed): replaced, unless a
             // command runs in it or another run holds it (the map and `sb` are the only
             // holders otherwise).
-            let other_image = (sb.image != wanted || sb.mode != rules.mode())
-                && sb.busy.load(Ordering::SeqCst) == 0
-                && Arc::strong_count(&sb) <= 2;
-            if !broken && (with.keep || !other_image) {
+            let free = sb.busy.load(Ordering::SeqCst) == 0 && Arc::strong_count(&sb) <= 2;
+            let other_mode = sb.mode != rules.mode();
+            let other_image = (sb.image != wanted || other_mode) && free;
+            if !broken && with.keep {
+                // A server job: the container as it is, its rules untouched.
+                return Ok(sb);
+            }
+            if !broken && other_mode && !free {
+                // Another run holds it under another network policy: neither policy may
+                // stand in for the other.
+                return Err(SandboxError::Unavailable(format!(
+                    "the conversation's sandbox is in use by a run with another network policy ({}); try again when it ends",
+                    sb.mode.as_str()
+                )));
+            }
+            if !broken && !other_image {
                 if let Some(endpoint) = &sb.egress {
                     endpoint.set_rules(rules);
                 }

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use antler_protocol::egress::NetworkConnection;
+use antler_protocol::egress::{NetworkConnection, NetworkMode};
 use tokio::net::UnixListener;
 
 use log::ConnLog;
@@ -104,6 +104,11 @@ impl Endpoint {
         let listener = UnixListener::bind(&socket)?;
         // The sandbox's user is not the server's: it needs write permission to connect.
         std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666))?;
+        let rules = if rules.mode() == NetworkMode::Allowlist {
+            rules
+        } else {
+            Rules::default()
+        };
         let shared = Arc::new(Shared {
             rules: RwLock::new(Arc::new(rules)),
             log: ConnLog::default(),
@@ -135,8 +140,14 @@ impl Endpoint {
         &self.dir
     }
 
-    /// Replaces the rules (connections already open keep theirs).
+    /// Replaces the rules (connections already open keep theirs). Only `allowlist` rules
+    /// belong on an endpoint: any other refuses everything, never lets everything through.
     pub fn set_rules(&self, rules: Rules) {
+        let rules = if rules.mode() == NetworkMode::Allowlist {
+            rules
+        } else {
+            Rules::default()
+        };
         if let Ok(mut r) = self.shared.rules.write() {
             *r = Arc::new(rules);
         }
@@ -170,6 +181,6 @@ impl Drop for Endpoint {
 }
 
 /// Where the endpoints of `instance` live under the data dir (removed whole at start).
-pub fn root(data_dir: &Path, instance_short: &str) -> PathBuf {
-    data_dir.join("egress").join(instance_short)
+pub fn root(data_dir: &Path, instance: &str) -> PathBuf {
+    data_dir.join("egress").join(instance)
 }

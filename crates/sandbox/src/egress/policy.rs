@@ -158,6 +158,9 @@ impl Rules {
                 ))
             };
         }
+        if check_name(&host).is_err() {
+            return Err(format!("{host} is not a host name"));
+        }
         let mut named = false;
         for rule in &self.hosts {
             let hit = match &rule.pattern {
@@ -298,6 +301,10 @@ mod tests {
         assert!(rules.admit("a.b.pythonhosted.org", 443).is_ok());
         assert!(rules.admit("pythonhosted.org", 443).is_err());
         assert!(rules.admit("evilpythonhosted.org", 443).is_err());
+        assert!(
+            rules.admit("x\\.pythonhosted.org", 443).is_err(),
+            "not a name"
+        );
         let refused = rules.admit("other.org", 443).unwrap_err();
         assert!(refused.contains("allow-list"), "{refused}");
     }

@@ -238,25 +238,27 @@ fn ask_of(request: &httparse::Request<'_, '_>) -> Result<Ask, String> {
         &url[url::Position::BeforePath..url::Position::AfterQuery]
     );
     head.push_str(" HTTP/1.1\r\n");
-    let mut has_host = false;
     for h in request.headers.iter() {
         let name = h.name.to_ascii_lowercase();
         // Hop-by-hop and proxy headers stay here; the upstream connection serves one request.
-        if name.starts_with("proxy-") || name == "connection" || name == "keep-alive" {
+        // `Host` is the checked URL's: another one would reach a site behind the same address
+        // that the allow-list never saw.
+        if name.starts_with("proxy-")
+            || name == "connection"
+            || name == "keep-alive"
+            || name == "host"
+        {
             continue;
         }
-        has_host |= name == "host";
         head.push_str(h.name);
         head.push_str(": ");
         head.push_str(&String::from_utf8_lossy(h.value));
         head.push_str("\r\n");
     }
-    if !has_host {
-        head.push_str(&format!(
-            "Host: {}\r\n",
-            &url[url::Position::BeforeHost..url::Position::AfterPort]
-        ));
-    }
+    head.push_str(&format!(
+        "Host: {}\r\n",
+        &url[url::Position::BeforeHost..url::Position::AfterPort]
+    ));
     head.push_str("Connection: close\r\n\r\n");
     Ok(Ask {
         method: method.to_ascii_lowercase(),

@@ -1,6 +1,7 @@
 //! `sandbox.network: allowlist` against the real engine: the only "outside" is a server
 //! this test starts on 127.0.0.2, reached through the sandbox's egress proxy.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use antler_protocol::egress::{AgentNetwork, NetworkConnection, NetworkMode};
@@ -26,9 +27,19 @@ async fn outside() -> u16 {
                         Ok(n) => head.extend_from_slice(&buf[..n]),
                     }
                 }
+                let head = String::from_utf8_lossy(&head).to_string();
+                // `/host` answers with the Host header that arrived.
+                let body = if head.starts_with("GET /host ") {
+                    head.lines()
+                        .find_map(|l| l.strip_prefix("Host: "))
+                        .unwrap_or("none")
+                        .to_string()
+                } else {
+                    BODY.to_string()
+                };
                 let reply = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{BODY}",
-                    BODY.len()
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
                 );
                 let _ = stream.write_all(reply.as_bytes()).await;
             });
@@ -135,6 +146,13 @@ def tunnel():
 show("tunnel", tunnel)
 # HTTPS through HTTPS_PROXY: a CONNECT tunnel with TLS end to end (the proxy never sees inside).
 show("https", lambda: urllib.request.urlopen("https://127.0.0.2:{tls_port}/", timeout=10, context=ssl._create_unverified_context()).read().decode())
+def spoofed_host():
+    c = http.client.HTTPConnection("127.0.0.1", 3128, timeout=10)
+    c.putrequest("GET", "http://127.0.0.2:{port}/host", skip_host=True)
+    c.putheader("Host", "evil.example")
+    c.endheaders()
+    return c.getresponse().read().decode()
+show("host", spoofed_host)
 show("blocked", lambda: urllib.request.urlopen("http://blocked.example/", timeout=10).read().decode())
 def private_name():
     c = http.client.HTTPConnection("127.0.0.1", 3128, timeout=10)
@@ -195,6 +213,11 @@ async fn allowlist_egress_goes_through_the_proxy_and_nothing_else_leaves() {
         "{out:?}"
     );
     assert_eq!(line(stdout, "https"), "https ok hello over tls", "{out:?}");
+    assert_eq!(
+        line(stdout, "host"),
+        format!("host ok 127.0.0.2:{port}"),
+        "the checked host is the one the upstream sees"
+    );
     let blocked = line(stdout, "blocked");
     assert!(
         blocked.starts_with("blocked http 403") && blocked.contains("not in the egress allow-list"),
@@ -239,7 +262,7 @@ async fn allowlist_egress_goes_through_the_proxy_and_nothing_else_leaves() {
     assert!(!private.allowed, "{private:?}");
     assert_eq!(
         log.len(),
-        5,
+        6,
         "direct attempts never reach the proxy: {log:?}"
     );
     let https = log
@@ -268,6 +291,26 @@ async fn allowlist_egress_goes_through_the_proxy_and_nothing_else_leaves() {
         mode: Some(NetworkMode::Allowlist),
         allowed_domains: Some(vec!["other.example".into()]),
     };
+    // Held by a run, the sandbox is not handed to one with another mode.
+    let open = AgentNetwork {
+        mode: Some(NetworkMode::Open),
+        allowed_domains: None,
+    };
+    let refused = provider
+        .acquire_for(
+            "egress",
+            antler_sandbox::Acquire {
+                network: Some(&open),
+                ..antler_sandbox::Acquire::default()
+            },
+        )
+        .await;
+    let message = match refused {
+        Err(antler_sandbox::SandboxError::Unavailable(m)) => m,
+        Err(other) => format!("not Unavailable: {other}"),
+        Ok(_) => "handed over".to_string(),
+    };
+    assert!(message.contains("another network policy"), "{message}");
     drop(sb);
     let sb = provider
         .acquire_for(
@@ -288,6 +331,20 @@ async fn allowlist_egress_goes_through_the_proxy_and_nothing_else_leaves() {
         ))
         .await
         .unwrap();
+    assert!(line(&out.stdout, "plain").contains("403"), "{}", out.stdout);
+    // A server job takes the container as it is: the agent's rules stay.
+    let job = provider
+        .acquire_for(
+            "egress",
+            antler_sandbox::Acquire {
+                keep: true,
+                ..antler_sandbox::Acquire::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(Arc::ptr_eq(&sb, &job));
+    let out = sh(&sb, &client(port, tls.port)).await;
     assert!(line(&out.stdout, "plain").contains("403"), "{}", out.stdout);
     provider.shutdown().await;
 }
