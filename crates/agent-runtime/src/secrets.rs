@@ -14,8 +14,19 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use async_trait::async_trait;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC};
 use regex::Regex;
 use serde_json::Value;
+
+/// What a URL path leaves as it is (RFC 3986's unreserved characters).
+const URL_ENCODED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// Shortest piece of a value masked where output was cut through it.
+const MIN_PIECE: usize = 4;
 
 /// One secret as runs see it (decrypted).
 #[derive(Clone, PartialEq, Eq)]
@@ -68,14 +79,22 @@ impl SecretSet {
                 patterns.push(escaped.to_string());
                 owners.push(i);
             }
+            // As a URL carries it (a file named after the value, in a listing's link).
+            let encoded = percent_encoding::utf8_percent_encode(&s.value, URL_ENCODED).to_string();
+            if encoded != s.value {
+                patterns.push(encoded);
+                owners.push(i);
+            }
         }
         let matcher = if patterns.is_empty() {
             None
         } else {
             // Longest first where values overlap, so one secret inside another is not left
             // half shown.
+            // Case-blind (ASCII): host names and methods are lower-cased on the way.
             AhoCorasick::builder()
                 .match_kind(MatchKind::LeftmostLongest)
+                .ascii_case_insensitive(true)
                 .build(&patterns)
                 .ok()
         };
@@ -110,6 +129,42 @@ impl SecretSet {
             .map(|&i| format!("[secret:{}]", self.secrets[i].name))
             .collect();
         Cow::Owned(matcher.replace_all(text, &replacements))
+    }
+
+    /// `text` redacted, and where it was cut (`marker` ends its head, and its tail follows),
+    /// a value's start just before the cut or its end just after it is masked too: a value
+    /// the cut went through would otherwise leave its halves.
+    pub fn redact_cut(&self, text: &str, marker: &regex::Regex) -> String {
+        let text = self.redact(text).into_owned();
+        if self.secrets.is_empty() {
+            return text;
+        }
+        let Some(found) = marker.find(&text) else {
+            return text;
+        };
+        let (head, cut, tail) = (&text[..found.start()], found.as_str(), &text[found.end()..]);
+        let mut head = head.to_string();
+        let mut tail = tail.to_string();
+        for s in &self.secrets {
+            let v = s.value.as_str();
+            let masked = format!("[secret:{}]", s.name);
+            // The longest start of the value that ends the head.
+            if let Some(k) = (MIN_PIECE..v.len())
+                .rev()
+                .filter(|k| v.is_char_boundary(*k))
+                .find(|k| head.ends_with(&v[..*k]))
+            {
+                head.truncate(head.len() - k);
+                head.push_str(&masked);
+            }
+            if let Some(k) = (1..=v.len() - MIN_PIECE.min(v.len()))
+                .filter(|k| v.is_char_boundary(*k))
+                .find(|k| tail.starts_with(&v[*k..]))
+            {
+                tail.replace_range(..v.len() - k, &masked);
+            }
+        }
+        format!("{head}{cut}{tail}")
     }
 
     /// Redacts every string (and key) inside `value`.
@@ -292,6 +347,28 @@ mod tests {
             quoted.redact(r#"{"Env":["Q=pa\"ss\\word!"]} and pa"ss\word!"#),
             r#"{"Env":["Q=[secret:Q]"]} and [secret:Q]"#
         );
+    }
+
+    #[test]
+    fn case_url_encoding_and_a_cut_through_a_value_do_not_show_it() {
+        let set = SecretSet::new(vec![secret("K", "AbCd+Ef=Gh/1234", &[], &[])]);
+        assert_eq!(
+            set.redact("host abcd+ef=gh/1234.evil"),
+            "host [secret:K].evil"
+        );
+        assert_eq!(
+            set.redact("/outputs/AbCd%2BEf%3DGh%2F1234.txt"),
+            "/outputs/[secret:K].txt"
+        );
+        let marker =
+            regex::Regex::new(r"\n\n\[\.\.\. \d+ bytes of output skipped \.\.\.\]\n\n").unwrap();
+        let cut = "key=AbCd+E\n\n[... 10 bytes of output skipped ...]\n\nh/1234 done";
+        assert_eq!(
+            set.redact_cut(cut, &marker),
+            "key=[secret:K]\n\n[... 10 bytes of output skipped ...]\n\n[secret:K] done"
+        );
+        let clean = "nothing\n\n[... 10 bytes of output skipped ...]\n\nto hide";
+        assert_eq!(set.redact_cut(clean, &marker), clean);
     }
 
     #[test]

@@ -69,7 +69,12 @@ impl AgentRun<'_> {
             memory,
             delegate: self.tasks.map(|_| self as &dyn super::Delegate),
         };
-        let out = tools.call(&call.name, call.args.clone(), &ctx).await?;
+        let mut out = tools.call(&call.name, call.args.clone(), &ctx).await?;
+        // Before the output is fitted (its whole text may go to a file the person can
+        // download) and long before it is stored or streamed.
+        if let Some(secrets) = self.sandbox.secrets() {
+            redact_output(secrets.set(), &mut out);
+        }
         Ok(self.fit(out, &call.id).await)
     }
 
@@ -137,14 +142,9 @@ impl AgentRun<'_> {
                     out
                 }
             };
-            // Before the result is stored or streamed: no secret value leaves the sandbox.
+            // Errors too, before the result is stored or streamed.
             if let Some(secrets) = self.sandbox.secrets() {
-                if let Cow::Owned(clean) = secrets.set().redact(&out.content) {
-                    out.content = clean;
-                }
-                if let Some(artifact) = &mut out.artifact {
-                    secrets.set().redact_json(artifact);
-                }
+                redact_output(secrets.set(), &mut out);
             }
             let msg = Message::Tool(tool_message(&id, &name, &out));
             self.log.emit(&StreamEvent::Messages(
@@ -265,4 +265,14 @@ pub(crate) fn every_kind_of_tool() -> ToolRegistry {
         registry.register(tool).expect("every name once");
     }
     registry
+}
+
+/// `out` with every secret value replaced by its name.
+fn redact_output(secrets: &crate::secrets::SecretSet, out: &mut ToolOutput) {
+    if let Cow::Owned(clean) = secrets.redact(&out.content) {
+        out.content = clean;
+    }
+    if let Some(artifact) = &mut out.artifact {
+        secrets.redact_json(artifact);
+    }
 }

@@ -14,6 +14,11 @@ use antler_protocol::stream::{CustomEvent, StreamEvent};
 use super::context::sandbox_error;
 use super::{Effect, ToolContext, ToolError, ToolOutput, TypedTool, args};
 
+/// The marker the sandbox puts where it cut the middle of long output.
+static CUT: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\n\n\[\.\.\. \d+ bytes of output skipped \.\.\.\]\n\n").ok()
+});
+
 /// Runs a bash command in the thread's sandbox.
 pub(crate) struct Bash;
 
@@ -44,12 +49,17 @@ impl TypedTool for Bash {
             cancel: ctx.cancel.clone(),
             env: ctx.secret_env(),
         };
-        let out = ctx
+        let mut out = ctx
             .sandbox()
             .await?
             .exec(request)
             .await
             .map_err(|e| sandbox_error(&e))?;
+        if let (Some(secrets), Some(marker)) = (ctx.sandbox.secrets(), CUT.as_ref()) {
+            // Where the output's middle was cut, a value the cut went through is masked too.
+            out.stdout = secrets.set().redact_cut(&out.stdout, marker);
+            out.stderr = secrets.set().redact_cut(&out.stderr, marker);
+        }
         let mut text = out.stdout.clone();
         if !out.stderr.is_empty() {
             if !text.is_empty() && !text.ends_with('\n') {
@@ -79,13 +89,10 @@ impl TypedTool for Bash {
             if let Some(events) = ctx.events {
                 let mut connections = connections.to_vec();
                 if let Some(secrets) = ctx.sandbox.secrets() {
-                    for c in &mut connections {
-                        c.host = secrets.set().redact(&c.host).into_owned();
-                        c.error = c
-                            .error
-                            .as_deref()
-                            .map(|e| secrets.set().redact(e).into_owned());
-                    }
+                    // Every field the sandbox chose (host, method) and the reasons quoting them.
+                    let mut shown = serde_json::to_value(&connections).unwrap_or_default();
+                    secrets.set().redact_json(&mut shown);
+                    connections = serde_json::from_value(shown).unwrap_or_default();
                 }
                 events.emit(&StreamEvent::Custom(&CustomEvent::Network {
                     tool_call_id: ctx.call_id.to_string(),

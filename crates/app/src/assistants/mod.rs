@@ -381,7 +381,27 @@ impl AssistantsService {
         if Self::is_built_in(id) {
             return Err(built_in_fixed());
         }
-        self.record(caller, id).await?;
+        let current = self.record(caller, id).await?;
+        if !caller.is_admin() {
+            // Going back to a version must not bring back what only an admin may set.
+            let target = self
+                .store
+                .assistants
+                .versions(
+                    caller.owner(),
+                    id,
+                    &Map::new(),
+                    u32::try_from(antler_store::assistants::MAX_VERSIONS).unwrap_or(u32::MAX),
+                    0,
+                )
+                .await?
+                .into_iter()
+                .find(|v| v.version == version)
+                .ok_or_else(|| AssistantError::NotFound(format!("{id} version {version}")))?;
+            let before = settings::read(&current.config, &current.context).unwrap_or_default();
+            let after = settings::read(&target.config, &target.context).unwrap_or_default();
+            admin_only(caller, Some(&before), &after)?;
+        }
         let chosen = self
             .store
             .assistants

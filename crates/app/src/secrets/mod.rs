@@ -88,6 +88,8 @@ pub struct SecretsService {
     key: Option<Key>,
     /// The set as last read: listings redact with it between runs.
     cached: RwLock<Arc<SecretSet>>,
+    /// One reload at a time, so an older read never replaces a newer one.
+    reloading: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for SecretsService {
@@ -110,6 +112,7 @@ impl SecretsService {
             repo,
             key,
             cached: RwLock::new(Arc::new(SecretSet::default())),
+            reloading: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -211,6 +214,7 @@ impl SecretsService {
     /// Reads every secret again; one this key cannot open is left out (and shown as not
     /// readable in the listing).
     pub async fn reload(&self) -> Arc<SecretSet> {
+        let _one = self.reloading.lock().await;
         let records = match self.repo.list().await {
             Ok(records) => records,
             Err(error) => {

@@ -255,3 +255,61 @@ async fn without_a_key_secrets_cannot_be_stored_and_a_bad_key_stops_the_server()
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("ANTLER_SECRETS_KEY"));
 }
+
+/// A version an admin made, with admin-only settings, cannot be brought back by its owner once
+/// they are no longer an admin.
+#[tokio::test]
+async fn rolling_back_cannot_bring_back_what_only_an_admin_may_set() {
+    let env = Env::new();
+    let server = env.start();
+    let (status, body) = server
+        .post_json(
+            "/api/users",
+            json!({"email": "was-admin@antler.test", "password": "user-password-1", "role": "admin"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let user_id = body["id"].as_str().unwrap().to_string();
+    let session = crate::common::sign_in(&server.base, "was-admin@antler.test", "user-password-1")
+        .await
+        .unwrap();
+    let token = crate::common::create_token(&server.base, &session, "tests").await;
+    let them = crate::common::client_with(Some(&token));
+    let created: serde_json::Value = them
+        .post(server.url("/api/assistants"))
+        .json(&json!({"graph_id": "agent", "name": "mine", "context": {"secrets": ["IMAGE_API_KEY"]}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["assistant_id"].as_str().unwrap().to_string();
+    let patched = them
+        .patch(server.url(&format!("/api/assistants/{id}")))
+        .json(&json!({"context": {}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(patched.status().as_u16(), 200);
+    let (status, _) = server
+        .patch_json(&format!("/api/users/{user_id}"), json!({"role": "user"}))
+        .await;
+    assert_eq!(status, 200);
+    let back = them
+        .post(server.url(&format!("/api/assistants/{id}/latest")))
+        .json(&json!({"version": 1}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(back.status().as_u16(), 403);
+    let body: serde_json::Value = back.json().await.unwrap();
+    assert!(body.to_string().contains("context.secrets"), "{body}");
+    let same = them
+        .post(server.url(&format!("/api/assistants/{id}/latest")))
+        .json(&json!({"version": 2}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(same.status().as_u16(), 200);
+}
