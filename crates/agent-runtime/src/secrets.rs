@@ -56,8 +56,8 @@ impl std::fmt::Debug for Secret {
 pub struct SecretSet {
     secrets: Vec<Secret>,
     matcher: Option<AhoCorasick>,
-    /// The secret (index into `secrets`) of each pattern of the matcher.
-    owners: Vec<usize>,
+    /// What each pattern of the matcher is replaced by (`[secret:NAME]`).
+    replacements: Vec<String>,
 }
 
 impl SecretSet {
@@ -66,10 +66,11 @@ impl SecretSet {
         // Each value as it is and as it reads inside JSON text (a log line quoting a request
         // body escapes quotes and backslashes).
         let mut patterns = Vec::new();
-        let mut owners = Vec::new();
-        for (i, s) in secrets.iter().enumerate() {
+        let mut replacements = Vec::new();
+        for s in &secrets {
+            let masked = format!("[secret:{}]", s.name);
             patterns.push(s.value.clone());
-            owners.push(i);
+            replacements.push(masked.clone());
             let quoted = serde_json::to_string(&s.value).unwrap_or_default();
             let escaped = quoted
                 .strip_prefix('"')
@@ -77,21 +78,20 @@ impl SecretSet {
                 .unwrap_or_default();
             if !escaped.is_empty() && escaped != s.value {
                 patterns.push(escaped.to_string());
-                owners.push(i);
+                replacements.push(masked.clone());
             }
             // As a URL carries it (a file named after the value, in a listing's link).
             let encoded = percent_encoding::utf8_percent_encode(&s.value, URL_ENCODED).to_string();
             if encoded != s.value {
                 patterns.push(encoded);
-                owners.push(i);
+                replacements.push(masked);
             }
         }
         let matcher = if patterns.is_empty() {
             None
         } else {
             // Longest first where values overlap, so one secret inside another is not left
-            // half shown.
-            // Case-blind (ASCII): host names and methods are lower-cased on the way.
+            // half shown; case-blind (ASCII), as host names are lower-cased on the way.
             AhoCorasick::builder()
                 .match_kind(MatchKind::LeftmostLongest)
                 .ascii_case_insensitive(true)
@@ -101,18 +101,13 @@ impl SecretSet {
         SecretSet {
             secrets,
             matcher,
-            owners,
+            replacements,
         }
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.secrets.is_empty()
-    }
-
-    /// The names, for messages.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.secrets.iter().map(|s| s.name.as_str())
     }
 
     /// `text` with every secret value replaced by `[secret:NAME]`.
@@ -123,12 +118,7 @@ impl SecretSet {
         if !matcher.is_match(text) {
             return Cow::Borrowed(text);
         }
-        let replacements: Vec<String> = self
-            .owners
-            .iter()
-            .map(|&i| format!("[secret:{}]", self.secrets[i].name))
-            .collect();
-        Cow::Owned(matcher.replace_all(text, &replacements))
+        Cow::Owned(matcher.replace_all(text, &self.replacements))
     }
 
     /// `text` redacted, and where it was cut (`marker` ends its head, and its tail follows),

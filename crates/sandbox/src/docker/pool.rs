@@ -81,6 +81,8 @@ impl Inner {
         let Ok(permit) = self.permits.clone().try_acquire_owned() else {
             return Ok(false);
         };
+        // Before the slot, so a failure leaves nothing behind.
+        let network = self.network(self.server_rules.clone())?;
         let slots = storage::slots_root(&self.data_dir, &self.instance);
         let access = self.access;
         let slot = tokio::task::spawn_blocking(move || storage::new_slot(&slots, access))
@@ -96,7 +98,6 @@ impl Inner {
             self.short_instance(),
             &uuid::Uuid::new_v4().simple().to_string()[..12]
         );
-        let network = self.network(self.server_rules.clone())?;
         match self
             .create(&name, &slot, personal.as_deref(), None, None, &network)
             .await

@@ -31,6 +31,9 @@ pub const SOCKET: &str = "proxy.sock";
 pub const RELAY_PORT: u16 = 3128;
 /// Longest path a unix socket may have (`sun_path` is 108 bytes with its NUL).
 const MAX_SOCKET_PATH: usize = 107;
+/// Most connections one sandbox has open through its endpoint; more are refused with a 503
+/// (the server's descriptors are shared by every sandbox).
+pub const MAX_CONNECTIONS: usize = 256;
 /// How long a finished command waits for its connections to close before reporting them.
 const SETTLE: Duration = Duration::from_millis(500);
 
@@ -104,16 +107,12 @@ impl Endpoint {
         let listener = UnixListener::bind(&socket)?;
         // The sandbox's user is not the server's: it needs write permission to connect.
         std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666))?;
-        let rules = if rules.mode() == NetworkMode::Allowlist {
-            rules
-        } else {
-            Rules::default()
-        };
         let shared = Arc::new(Shared {
-            rules: RwLock::new(Arc::new(rules)),
+            rules: RwLock::new(Arc::new(only_allowlist(rules))),
             log: ConnLog::default(),
         });
         let serving = shared.clone();
+        let open = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
         let accept = tokio::spawn(async move {
             loop {
                 let Ok((stream, _)) = listener.accept().await else {
@@ -121,10 +120,15 @@ impl Endpoint {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 };
+                let Ok(slot) = open.clone().try_acquire_owned() else {
+                    tokio::spawn(proxy::refuse_busy(stream));
+                    continue;
+                };
                 let shared = serving.clone();
                 tokio::spawn(async move {
                     let rules = shared.rules();
                     proxy::serve(stream, rules, &shared.log).await;
+                    drop(slot);
                 });
             }
         });
@@ -140,16 +144,10 @@ impl Endpoint {
         &self.dir
     }
 
-    /// Replaces the rules (connections already open keep theirs). Only `allowlist` rules
-    /// belong on an endpoint: any other refuses everything, never lets everything through.
+    /// Replaces the rules (connections already open keep theirs); see [`only_allowlist`].
     pub fn set_rules(&self, rules: Rules) {
-        let rules = if rules.mode() == NetworkMode::Allowlist {
-            rules
-        } else {
-            Rules::default()
-        };
         if let Ok(mut r) = self.shared.rules.write() {
-            *r = Arc::new(rules);
+            *r = Arc::new(only_allowlist(rules));
         }
     }
 
@@ -180,7 +178,63 @@ impl Drop for Endpoint {
     }
 }
 
+/// `rules` when they are `allowlist` ones, else rules that refuse everything: an endpoint
+/// never lets everything through.
+fn only_allowlist(rules: Rules) -> Rules {
+    if rules.mode() == NetworkMode::Allowlist {
+        rules
+    } else {
+        Rules::default()
+    }
+}
+
 /// Where the endpoints of `instance` live under the data dir (removed whole at start).
 pub fn root(data_dir: &Path, instance: &str) -> PathBuf {
     data_dir.join("egress").join(instance)
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_sandbox_cannot_hold_more_than_its_share_of_connections() {
+        let tmp = tempfile::tempdir().unwrap();
+        let endpoint = Endpoint::bind(tmp.path().join("e"), Rules::default()).unwrap();
+        let socket = endpoint.dir().join(SOCKET);
+        // Connections that never send a request hold their places.
+        let mut held = Vec::new();
+        for _ in 0..MAX_CONNECTIONS {
+            held.push(tokio::net::UnixStream::connect(&socket).await.unwrap());
+        }
+        // Once the endpoint has taken them all, one more is told so.
+        let mut reply = String::new();
+        for _ in 0..100 {
+            let mut extra = tokio::net::UnixStream::connect(&socket).await.unwrap();
+            reply.clear();
+            extra.read_to_string(&mut reply).await.unwrap();
+            if reply.starts_with("HTTP/1.1 503") {
+                break;
+            }
+        }
+        assert!(reply.contains("too many connections"), "{reply}");
+        // A place freed is a place to use.
+        drop(held.pop());
+        let mut refused = String::new();
+        for _ in 0..100 {
+            let mut next = tokio::net::UnixStream::connect(&socket).await.unwrap();
+            next.write_all(b"CONNECT a.test:443 HTTP/1.1\r\n\r\n")
+                .await
+                .unwrap();
+            refused.clear();
+            next.read_to_string(&mut refused).await.unwrap();
+            if refused.starts_with("HTTP/1.1 403") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+    }
 }

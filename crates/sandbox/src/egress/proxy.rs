@@ -145,6 +145,15 @@ pub(crate) async fn serve(mut client: UnixStream, rules: Arc<Rules>, log: &ConnL
         tokio::io::copy_bidirectional_with_sizes(&mut client, &mut upstream, BUFFER, BUFFER).await;
 }
 
+/// Turns away a connection over the sandbox's share ([`super::MAX_CONNECTIONS`]).
+pub(crate) async fn refuse_busy(mut client: UnixStream) {
+    let message = format!(
+        "too many connections from this sandbox at once (at most {})",
+        super::MAX_CONNECTIONS
+    );
+    reply(&mut client, 503, "Service Unavailable", &message).await;
+}
+
 /// Resolves (when needed), checks every address, and connects to the checked ones in turn
 /// (an IPv6 address first on a host without an IPv6 route falls back to IPv4).
 async fn connect(
