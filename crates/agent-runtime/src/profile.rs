@@ -30,6 +30,8 @@ pub struct AgentProfile {
     pub sandbox_network: Option<antler_protocol::egress::AgentNetwork>,
     /// Secrets its runs get, by name (set by an admin).
     pub secrets: Vec<String>,
+    /// Its web tools' settings (set by an admin).
+    pub web: Option<antler_protocol::web::AgentWeb>,
 }
 
 impl AgentProfile {
@@ -47,6 +49,7 @@ impl AgentProfile {
             sandbox_image: None,
             sandbox_network: None,
             secrets: Vec::new(),
+            web: None,
         }
     }
 
@@ -64,6 +67,7 @@ impl AgentProfile {
             sandbox_image: settings.sandbox_image,
             sandbox_network: settings.sandbox_network,
             secrets: settings.secrets.unwrap_or_default(),
+            web: settings.web,
         }
     }
 

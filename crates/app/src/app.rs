@@ -55,6 +55,8 @@ pub struct App {
     /// Degradations reported by `/health` (for example a file watcher that failed to start,
     /// which is only known a moment after the start).
     warnings: Arc<std::sync::Mutex<Vec<String>>>,
+    /// The agent's web tools (their provider's health shows in `warnings`).
+    web: Arc<antler_agent_runtime::tools::web::Web>,
     /// This server's id (container labels, run ownership, notices).
     pub instance: String,
     /// Keeps the skills file watcher running for the life of the app (set once it started).
@@ -262,6 +264,10 @@ impl App {
         if let Some(warning) = secrets.warning().await {
             warnings.push(warning);
         }
+        let web = Arc::new(
+            antler_agent_runtime::tools::web::Web::new(&config.web.tools())
+                .map_err(|e| anyhow::anyhow!("configuration: {e}"))?,
+        );
         let manager = RunManager::new(RunDeps {
             store: store.clone(),
             skills: skills.clone(),
@@ -275,6 +281,7 @@ impl App {
             memory: Some(crate::memory::source(&memory)),
             memory_tools: config.memory.tools,
             secrets: Some(secrets.clone() as Arc<dyn antler_agent_runtime::secrets::SecretSource>),
+            web: Some(web.clone()),
         });
         let threads = ThreadsService::new(
             store.clone(),
@@ -344,12 +351,15 @@ impl App {
             _watcher: watcher,
             _tasks: tasks,
             _claim: claim,
+            web,
         })
     }
 
     /// Degradations reported by `/health`.
     pub fn warnings(&self) -> Vec<String> {
-        lock(&self.warnings).clone()
+        let mut warnings = lock(&self.warnings).clone();
+        warnings.extend(self.web.warning());
+        warnings
     }
 
     /// Stops the sandboxes (bounded).

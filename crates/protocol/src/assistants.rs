@@ -81,6 +81,10 @@ pub struct AgentSettings {
     /// grant names this agent. Only admins may set or change it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secrets: Option<Vec<String>>,
+    /// Its web tools: off, or limited to some hosts (narrowing the server's `web.*`). Only
+    /// admins may set or change it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web: Option<crate::web::AgentWeb>,
 }
 
 impl AgentSettings {
@@ -97,6 +101,7 @@ impl AgentSettings {
             sandbox_image: self.sandbox_image.or(other.sandbox_image),
             sandbox_network: self.sandbox_network.or(other.sandbox_network),
             secrets: self.secrets.or(other.secrets),
+            web: self.web.or(other.web),
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod skills;
 pub mod stream;
 pub mod threads;
 pub mod validation;
+pub mod web;
 pub mod wire_enum;
 
 pub use wire_enum::UnknownValue;

@@ -259,6 +259,14 @@ pub enum CustomEvent {
         /// Each connection, in the order they ended.
         connections: Vec<crate::egress::NetworkConnection>,
     },
+    /// Web pages a `web_search` or `web_fetch` call added to the run's sources (a source
+    /// already listed comes again when the agent reads it).
+    Sources {
+        /// The call (`tool_calls[].id`).
+        tool_call_id: String,
+        /// The sources, numbered for the whole run.
+        sources: Vec<crate::web::WebSource>,
+    },
     /// A running tool call (an MCP tool's) reported progress.
     ToolProgress {
         /// The call (`tool_calls[].id`).

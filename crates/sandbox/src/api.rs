@@ -159,6 +159,8 @@ pub trait Sandbox: Send + Sync {
     /// Writes (or appends to) a file, creating parent directories.
     async fn write_file(&self, path: &str, content: &str, append: bool)
     -> Result<(), SandboxError>;
+    /// Writes bytes to a file (replacing it), under the same rules as `write_file`.
+    async fn write_bytes(&self, path: &str, content: Vec<u8>) -> Result<(), SandboxError>;
     /// Lists a directory to `depth` levels.
     async fn list_dir(&self, path: &str, depth: usize) -> Result<Listing, SandboxError>;
     /// Finds paths matching `pattern` under `path`.

@@ -239,6 +239,16 @@ impl HostFs {
 
     /// Writes or appends, creating parent directories. `/mnt/skills` is read-only.
     pub fn write_file(&self, path: &str, content: &str, append: bool) -> Result<(), SandboxError> {
+        self.write_bytes(path, content.as_bytes(), append)
+    }
+
+    /// Writes `content` to `path` as [`HostFs::write_file`] does, any bytes.
+    pub fn write_bytes(
+        &self,
+        path: &str,
+        content: &[u8],
+        append: bool,
+    ) -> Result<(), SandboxError> {
         let r = self.resolve(path)?;
         if !r.writable {
             return Err(SandboxError::PermissionDenied {
@@ -254,8 +264,7 @@ impl HostFs {
         }
         let mut file = beneath::create(&r.root, &r.rel, append, self.access)
             .map_err(|e| beneath_error(&r.display, e))?;
-        std::io::Write::write_all(&mut file, content.as_bytes())
-            .map_err(|e| SandboxError::io(&r.display, &e))
+        std::io::Write::write_all(&mut file, content).map_err(|e| SandboxError::io(&r.display, &e))
     }
 
     /// Lists `path` to `depth` levels (1 = its direct entries).

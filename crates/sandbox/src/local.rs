@@ -306,6 +306,13 @@ impl Sandbox for LocalSandbox {
             .await
     }
 
+    async fn write_bytes(&self, path: &str, content: Vec<u8>) -> Result<(), SandboxError> {
+        let path = path.to_string();
+        self.fs
+            .run(move |fs| fs.write_bytes(&path, &content, false))
+            .await
+    }
+
     async fn list_dir(&self, path: &str, depth: usize) -> Result<Listing, SandboxError> {
         let path = path.to_string();
         self.fs.run(move |fs| fs.list_dir(&path, depth)).await

@@ -60,6 +60,9 @@ pub struct RunUpdate {
     pub output_tokens: u64,
     /// Model calls so far.
     pub model_calls: u64,
+    /// New metadata for the run (what it was created with, plus what it added); `None`
+    /// keeps what it has.
+    pub metadata: Option<Map<String, Value>>,
 }
 
 /// One event of a run's stream.

@@ -79,6 +79,7 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
                     input_tokens: 10,
                     output_tokens: 5,
                     model_calls: 2,
+                    metadata: None,
                 },
             )
             .await
@@ -89,6 +90,27 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
             (10, 5, 2)
         );
         assert_eq!(r1.stop_reason, Some(StopReason::Completed));
+        let kept = r1.metadata.clone();
+        // New metadata replaces the old; an update without any keeps it.
+        let mut more = kept.clone();
+        more.insert("sources".into(), serde_json::json!([{"index": 1}]));
+        let update = |metadata| RunUpdate {
+            status: RunStatus::Success,
+            stop_reason: Some(StopReason::Completed),
+            error: None,
+            input_tokens: 10,
+            output_tokens: 5,
+            model_calls: 2,
+            metadata,
+        };
+        store
+            .runs
+            .update("r1", &update(Some(more.clone())))
+            .await
+            .unwrap();
+        store.runs.update("r1", &update(None)).await.unwrap();
+        let r1 = store.runs.get("t", "r1").await.unwrap().unwrap();
+        assert_eq!(r1.metadata, more, "{engine}");
         assert!(store.runs.get("other", "r1").await.unwrap().is_none());
         let listed: Vec<String> = store
             .runs

@@ -1597,6 +1597,13 @@ export interface components {
             /** @enum {string} */
             type: "network";
         } | {
+            /** @description The sources, numbered for the whole run. */
+            sources: components["schemas"]["WebSource"][];
+            /** @description The call (`tool_calls[].id`). */
+            tool_call_id: string;
+            /** @enum {string} */
+            type: "sources";
+        } | {
             /** @description What it is doing. */
             message?: string | null;
             /**
@@ -2620,6 +2627,11 @@ export interface components {
          * @enum {string}
          */
         SortOrder: "asc" | "desc";
+        /**
+         * @description How a run came upon a source.
+         * @enum {string}
+         */
+        SourceKind: "search" | "fetch";
         /** @description `POST /api/threads/{thread_id}/state/checkpoint` body. */
         StateAtCheckpoint: {
             /** @description The checkpoint to read. */
@@ -3027,6 +3039,22 @@ export interface components {
             /** @description A new password (ends the account's sessions). */
             password?: string | null;
             role?: null | components["schemas"]["Role"];
+        };
+        /** @description A web page a run searched up or read; the model cites it as `[index]`. */
+        WebSource: {
+            /** @description The host, for display. */
+            domain: string;
+            /**
+             * Format: int32
+             * @description Its number in the run (from 1), as the answer cites it.
+             */
+            index: number;
+            /** @description `fetch` once the agent read it, `search` while it was only a result. */
+            kind: components["schemas"]["SourceKind"];
+            /** @description Its title (the host when it has none). */
+            title: string;
+            /** @description The page. */
+            url: string;
         };
     };
     responses: never;

@@ -97,6 +97,10 @@ pub struct AgentRun<'a> {
     pub subagent: Option<&'a crate::config::SubagentType>,
     /// The `task` tool's subagents (a lead agent's run only).
     pub tasks: Option<&'a std::sync::Arc<Tasks>>,
+    /// The web tools, when the server offers any.
+    pub web: Option<&'a std::sync::Arc<crate::tools::web::Web>>,
+    /// The web pages the run (with its subagents) searched up and read.
+    pub sources: &'a std::sync::Arc<crate::tools::web::RunSources>,
 }
 
 /// How a run ended.
@@ -317,6 +321,14 @@ impl AgentRun<'_> {
             system.push_str(&a.section());
         }
         if let Some(section) = self.subagent_section() {
+            system.push_str("\n\n");
+            system.push_str(&section);
+        }
+        let web: Vec<&str> = [crate::tools::web::WEB_SEARCH, crate::tools::web::WEB_FETCH]
+            .into_iter()
+            .filter(|n| tools.get(n).is_some() && self.refusal(n, activation).is_none())
+            .collect();
+        if let Some(section) = crate::tools::web::Web::prompt_section(&web) {
             system.push_str("\n\n");
             system.push_str(&section);
         }

@@ -38,6 +38,8 @@ pub struct AgentState {
     pub call_signatures: HashMap<String, u32>,
     /// The signature of the latest model answer's tool calls.
     pub last_signature: Option<String>,
+    /// The web pages the run searched up and read (kept in its metadata).
+    pub sources: Vec<antler_protocol::web::WebSource>,
     /// Tokens of each message (by id and length), counted once per run.
     pub token_counts: HashMap<String, usize>,
 }

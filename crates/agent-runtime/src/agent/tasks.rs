@@ -78,6 +78,10 @@ impl<'a> AgentRun<'a> {
             promote_top_k: self.promote_top_k,
             memory: self.memory,
             summary_model: self.summary_model,
+            // Sources are numbered once for the whole run, so the lead agent's answer can
+            // cite what its subagents read.
+            web: self.web,
+            sources: self.sources,
             // Its history is its own, it keeps no plan, does not manage memory and cannot
             // delegate further.
             persist: false,
@@ -242,6 +246,7 @@ impl AgentRun<'_> {
             input_tokens: usage.input_tokens,
             output_tokens: usage.output_tokens,
             model_calls: usage.model_calls,
+            metadata: None,
         };
         // A record left `running` would keep the thread busy: retried before giving up.
         for attempt in 1..=3u64 {

@@ -16,7 +16,7 @@ use crate::tools::{
 
 impl AgentRun<'_> {
     /// The run's registry: the built-in tools, then (when the run has them) the memory
-    /// tools, `task`, and the MCP tools with `tool_search`.
+    /// tools, `task`, the web tools, and the MCP tools with `tool_search`.
     pub(super) fn registry(&self) -> ToolRegistry {
         let mut registry = self.tools.clone();
         let mut own: Vec<Arc<dyn Tool>> = Vec::new();
@@ -25,6 +25,9 @@ impl AgentRun<'_> {
         }
         if let Some(pool) = self.tasks {
             own.push(Arc::new(tasks::TaskTool::new(pool.clone())));
+        }
+        if let Some(web) = self.web {
+            own.extend(web.tools_for(self.profile.web.as_ref(), self.sources));
         }
         if let Some(hub) = self.mcp {
             own.extend(self.mcp_tools.tools(hub, self.promote_top_k));
@@ -229,8 +232,8 @@ impl AgentRun<'_> {
 }
 
 /// Every kind of tool a run can have, as the model is shown them (the tool-definitions
-/// snapshot): the built-in ones, memory, `task` with the default subagent types, one MCP
-/// tool, and `tool_search` (the MCP tools deferred).
+/// snapshot): the built-in ones, memory, `task` with the default subagent types, the web
+/// tools, one MCP tool, and `tool_search` (the MCP tools deferred).
 #[cfg(test)]
 pub(crate) fn every_kind_of_tool() -> ToolRegistry {
     let mut registry = ToolRegistry::builtin();
@@ -260,6 +263,16 @@ pub(crate) fn every_kind_of_tool() -> ToolRegistry {
     )));
     let mut own: Vec<Arc<dyn Tool>> = memory_tools::tools().into();
     own.push(Arc::new(tasks::TaskTool::new(Arc::new(pool))));
+    let web = crate::tools::web::Web::new(&crate::tools::web::WebToolsConfig {
+        search: crate::tools::web::SearchConfig {
+            provider: crate::tools::web::SearchProvider::Searxng,
+            base_url: Some("http://127.0.0.1:1".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .expect("a valid configuration");
+    own.extend(Arc::new(web).tools_for(None, &Arc::default()));
     own.extend(catalog.tools(&hub, 5));
     for tool in own {
         registry.register(tool).expect("every name once");

@@ -93,6 +93,7 @@ impl RunManager {
             input_tokens: 0,
             output_tokens: 0,
             model_calls: 0,
+            metadata: None,
         };
         if let Err(e) = self.deps.store.runs.update(&run.run_id, &running).await {
             tracing::warn!(run.id = %run.run_id, error = %e, "run status could not be saved");
@@ -181,6 +182,7 @@ impl RunManager {
                 self.children.clone(),
             ))
         });
+        let sources = Arc::new(crate::tools::web::RunSources::default());
         let agent = AgentRun {
             run_id: &run.run_id,
             thread_id: &run.thread_id,
@@ -215,11 +217,37 @@ impl RunManager {
             persist: true,
             subagent: None,
             tasks: tasks.as_ref(),
+            web: self.deps.web.as_ref(),
+            sources: &sources,
         };
         let outcome = agent.run(state, input).await;
+        state.sources = sources.list();
         deadline.abort();
         sandbox.release().await;
         outcome
+    }
+
+    /// The run's metadata with its web sources added under `sources` (API clients read
+    /// them there), or `None` when it has none.
+    async fn metadata_with_sources(
+        &self,
+        run: &ActiveRun,
+        sources: &[antler_protocol::web::WebSource],
+    ) -> Option<serde_json::Map<String, Value>> {
+        if sources.is_empty() {
+            return None;
+        }
+        let record = match self.deps.store.runs.get(&run.thread_id, &run.run_id).await {
+            Ok(Some(r)) => r,
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::warn!(run.id = %run.run_id, error = %e, "run metadata could not be read; its sources are not kept there");
+                return None;
+            }
+        };
+        let mut metadata = record.metadata;
+        metadata.insert("sources".into(), serde_json::to_value(sources).ok()?);
+        Some(metadata)
     }
 
     /// Stores the final state and record, and sends `error` unless it succeeded. The record
@@ -308,6 +336,7 @@ impl RunManager {
             input_tokens: total.input_tokens,
             output_tokens: total.output_tokens,
             model_calls: total.model_calls,
+            metadata: self.metadata_with_sources(run, &state.sources).await,
         };
         if let Err(e) = store.runs.update(&run.run_id, &update).await {
             tracing::error!(run.id = %run.run_id, error = %e, "run status could not be saved");

@@ -46,6 +46,8 @@ pub struct RunDeps {
     pub memory_tools: bool,
     /// The secrets runs may hand their commands, when the application keeps any.
     pub secrets: Option<Arc<dyn crate::secrets::SecretSource>>,
+    /// The web tools, when the server offers any.
+    pub web: Option<Arc<crate::tools::web::Web>>,
 }
 
 /// The skills a run of one owner sees: the shared catalog, plus the owner's personal skills
@@ -118,7 +120,12 @@ impl RunManager {
 
     /// The names of the tools runs may call.
     pub fn tool_names(&self) -> Vec<String> {
-        self.tools.names().into_iter().map(str::to_string).collect()
+        let mut names: Vec<String> = self.tools.names().into_iter().map(str::to_string).collect();
+        // Known even while the server offers them not: an agent may name them beforehand.
+        names.extend(
+            [crate::tools::web::WEB_SEARCH, crate::tools::web::WEB_FETCH].map(String::from),
+        );
+        names
     }
 
     /// The names of the configured models.

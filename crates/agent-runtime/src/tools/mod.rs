@@ -17,6 +17,7 @@ mod skills;
 mod todos;
 mod typed;
 mod view_image;
+pub mod web;
 
 pub use context::{MemoryAccess, SandboxHandle, SandboxLauncher, ToolContext};
 pub use registry::ToolRegistry;

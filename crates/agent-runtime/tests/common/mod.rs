@@ -69,6 +69,7 @@ pub(crate) async fn harness(script: &str, max_bytes: usize) -> Harness {
         memory: None,
         memory_tools: false,
         secrets: None,
+        web: None,
     });
     Harness {
         manager,

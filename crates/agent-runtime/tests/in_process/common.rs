@@ -160,6 +160,7 @@ impl Harness {
             memory: None,
             memory_tools: false,
             secrets: None,
+            web: None,
         };
         Harness {
             manager: RunManager::with_tools(deps, tools),

@@ -8,7 +8,7 @@ use super::{AssistantError, MAX_METADATA_BYTES};
 use crate::Caller;
 
 /// Settings only admins may set or change: the sandbox image (it decides what runs the
-/// agent's commands), its network policy and the secrets it gets. Anyone may keep what an
+/// agent's commands), its network policy, its web tools and the secrets it gets. Anyone may keep what an
 /// admin set.
 pub(super) fn admin_only(
     caller: &Caller,
@@ -26,6 +26,11 @@ pub(super) fn admin_only(
     if before.and_then(|b| b.sandbox_network.as_ref()) != after.sandbox_network.as_ref() {
         return Err(AssistantError::Forbidden(
             "only admins may set context.sandbox_network".into(),
+        ));
+    }
+    if before.and_then(|b| b.web.as_ref()) != after.web.as_ref() {
+        return Err(AssistantError::Forbidden(
+            "only admins may set context.web".into(),
         ));
     }
     if before.and_then(|b| b.secrets.as_ref()) != after.secrets.as_ref() {

@@ -94,6 +94,20 @@ pub(super) fn check(settings: &AgentSettings, known: &Known) -> Result<(), Strin
             )
         })?;
     }
+    if let Some(web) = &settings.web {
+        for (key, list) in [
+            ("allowed_domains", &web.allowed_domains),
+            ("blocked_domains", &web.blocked_domains),
+        ] {
+            let entries = list.as_deref().unwrap_or_default();
+            if entries.len() > 200 {
+                return Err(format!("context.web.{key}: at most 200 entries"));
+            }
+        }
+        let server = antler_agent_runtime::tools::web::WebPolicy::new(&Default::default())
+            .map_err(|e| shown(&e))?;
+        server.narrowed(web).map_err(|e| shown(&e))?;
+    }
     if let Some(types) = &settings.subagent_types {
         check_subagent_types(types)?;
     }

@@ -226,6 +226,10 @@ impl Config {
         self.sandbox
             .validate()
             .map_err(|(key, message)| ConfigError::new(key, message))?;
+        if let Err(e) = antler_agent_runtime::tools::web::Web::check(&self.web.tools()) {
+            let (key, message) = e.split_once(": ").unwrap_or(("web", e.as_str()));
+            return Err(ConfigError::new(key, message));
+        }
         self.agent
             .validate(&self.models)
             .map_err(|(key, message)| ConfigError::new(key, message))?;

@@ -274,19 +274,52 @@ impl InstallConfig {
     }
 }
 
-/// `web.*`.
+/// `web.*`: the web UI, and the agent's web tools.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WebConfig {
     /// The built web UI (`index.html` and assets), served at `/`; unknown paths outside
     /// `/api` get `index.html` so client-side routes work. Missing: no UI is served.
     pub dir: PathBuf,
+    /// `web_search`'s provider.
+    pub search: antler_agent_runtime::tools::web::SearchConfig,
+    /// `web_fetch`'s limits.
+    pub fetch: antler_agent_runtime::tools::web::FetchConfig,
+    /// The web tools may reach loopback, private, link-local and other internal addresses
+    /// (on-prem use); off, they are refused.
+    pub allow_private_networks: bool,
+    /// When not empty, the only hosts the web tools may reach.
+    pub allowed_domains: Vec<String>,
+    /// Hosts the web tools may never reach.
+    pub blocked_domains: Vec<String>,
+    /// Ports a URL may name.
+    pub allowed_ports: Vec<u16>,
 }
 
 impl Default for WebConfig {
     fn default() -> Self {
         WebConfig {
             dir: "frontend/dist".into(),
+            search: Default::default(),
+            fetch: Default::default(),
+            allow_private_networks: false,
+            allowed_domains: Vec::new(),
+            blocked_domains: Vec::new(),
+            allowed_ports: vec![80, 443],
+        }
+    }
+}
+
+impl WebConfig {
+    /// The web tools' part.
+    pub fn tools(&self) -> antler_agent_runtime::tools::web::WebToolsConfig {
+        antler_agent_runtime::tools::web::WebToolsConfig {
+            search: self.search.clone(),
+            fetch: self.fetch.clone(),
+            allow_private_networks: self.allow_private_networks,
+            allowed_domains: self.allowed_domains.clone(),
+            blocked_domains: self.blocked_domains.clone(),
+            allowed_ports: self.allowed_ports.clone(),
         }
     }
 }

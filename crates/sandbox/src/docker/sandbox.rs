@@ -161,6 +161,14 @@ impl Sandbox for DockerSandbox {
             .await
     }
 
+    async fn write_bytes(&self, path: &str, content: Vec<u8>) -> Result<(), SandboxError> {
+        self.touch();
+        let path = path.to_string();
+        self.fs
+            .run(move |fs| fs.write_bytes(&path, &content, false))
+            .await
+    }
+
     async fn list_dir(&self, path: &str, depth: usize) -> Result<Listing, SandboxError> {
         self.touch();
         let path = path.to_string();

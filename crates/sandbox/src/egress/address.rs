@@ -6,47 +6,68 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// Whether `ip` is a public unicast address.
 pub fn is_public(ip: IpAddr) -> bool {
+    class(ip).is_none()
+}
+
+/// What kind of non-public address `ip` is (`None` for a public one), for refusals that
+/// name the rule.
+pub fn class(ip: IpAddr) -> Option<&'static str> {
     match ip {
-        IpAddr::V4(v4) => is_public_v4(v4),
-        IpAddr::V6(v6) => is_public_v6(v6),
+        IpAddr::V4(v4) => class_v4(v4),
+        IpAddr::V6(v6) => class_v6(v6),
     }
 }
 
-fn is_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, c, _] = ip.octets();
-    !(ip.is_unspecified()
-        || ip.is_loopback()
-        || ip.is_private()
-        || ip.is_link_local()
-        || ip.is_broadcast()
-        || ip.is_documentation()
-        || ip.is_multicast()
-        || a == 0
-        // Carrier-grade NAT, 100.64.0.0/10.
-        || (a == 100 && (64..128).contains(&b))
-        // IETF protocol assignments, 192.0.0.0/24.
-        || (a == 192 && b == 0 && c == 0)
-        // Benchmarking, 198.18.0.0/15.
-        || (a == 198 && (b == 18 || b == 19))
-        // Reserved, 240.0.0.0/4.
-        || a >= 240)
+fn class_v4(ip: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, c, d] = ip.octets();
+    Some(if ip.is_unspecified() || a == 0 {
+        "an unspecified (0.0.0.0/8) address"
+    } else if ip.is_loopback() {
+        "a loopback address"
+    } else if ip.is_private() {
+        "a private (RFC 1918) address"
+    } else if a == 169 && b == 254 && c == 169 && d == 254 {
+        "the cloud metadata address"
+    } else if ip.is_link_local() {
+        "a link-local address"
+    } else if a == 100 && (64..128).contains(&b) {
+        "a carrier-grade NAT (100.64.0.0/10) address"
+    } else if ip.is_multicast() {
+        "a multicast address"
+    } else if ip.is_broadcast() || a >= 240 {
+        "a reserved address"
+    } else if ip.is_documentation() {
+        "a documentation address"
+    } else if a == 192 && b == 0 && c == 0 {
+        "an IETF protocol address (192.0.0.0/24)"
+    } else if a == 198 && (b == 18 || b == 19) {
+        "a benchmarking address"
+    } else {
+        return None;
+    })
 }
 
-fn is_public_v6(ip: Ipv6Addr) -> bool {
+fn class_v6(ip: Ipv6Addr) -> Option<&'static str> {
     if let Some(v4) = embedded_v4(ip) {
-        return is_public_v4(v4);
+        return class_v4(v4).map(|_| "an IPv6 address embedding a non-public IPv4 address");
     }
     let first = ip.segments()[0];
-    !(ip.is_unspecified()
-        || ip.is_loopback()
-        || ip.is_multicast()
-        // Unique local, fc00::/7.
-        || (first & 0xfe00) == 0xfc00
-        // Link-local, fe80::/10, and the deprecated site-local fec0::/10.
-        || (first & 0xffc0) == 0xfe80
-        || (first & 0xffc0) == 0xfec0
-        // Documentation, 2001:db8::/32.
-        || (first == 0x2001 && ip.segments()[1] == 0x0db8))
+    Some(if ip.is_unspecified() {
+        "an unspecified address"
+    } else if ip.is_loopback() {
+        "a loopback address"
+    } else if ip.is_multicast() {
+        "a multicast address"
+    } else if (first & 0xfe00) == 0xfc00 {
+        // fd00:ec2::254 is AWS's metadata service over IPv6.
+        "a unique-local (fc00::/7) address"
+    } else if (first & 0xffc0) == 0xfe80 || (first & 0xffc0) == 0xfec0 {
+        "a link-local address"
+    } else if first == 0x2001 && ip.segments()[1] == 0x0db8 {
+        "a documentation address"
+    } else {
+        return None;
+    })
 }
 
 /// The IPv4 address inside an IPv4-mapped, IPv4-compatible, NAT64 or 6to4 address: such an

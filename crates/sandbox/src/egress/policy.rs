@@ -213,6 +213,33 @@ impl Rules {
         Ok(out)
     }
 
+    /// Whether an entry names `host` (a name, or an IP literal inside a listed network),
+    /// whatever its port: for lists that block, or that allow a host outright.
+    pub fn names(&self, host: &str) -> bool {
+        let host = normalize(host);
+        if let Ok(ip) = host.parse::<IpAddr>() {
+            return self.lists_ip(ip);
+        }
+        self.hosts.iter().any(|rule| match &rule.pattern {
+            Pattern::Exact(name) => *name == host,
+            Pattern::Below(suffix) => host.ends_with(suffix.as_str()),
+        })
+    }
+
+    /// Whether a listed IP or CIDR holds `ip`, whatever its port.
+    pub fn lists_ip(&self, ip: IpAddr) -> bool {
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        };
+        self.nets.iter().any(|rule| rule.net.contains(&ip))
+    }
+
+    /// Whether the rules hold no entry at all.
+    pub fn is_empty(&self) -> bool {
+        self.hosts.is_empty() && self.nets.is_empty()
+    }
+
     fn net_allows(&self, ip: IpAddr, port: u16) -> bool {
         let ip = match ip {
             IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),

@@ -129,7 +129,8 @@ impl RunRepo for SqlRuns {
         on!(&self.0, p => {
             sqlx::query(
                 "UPDATE runs SET status = $1, stop_reason = $2, error = $3, input_tokens = $4, \
-                 output_tokens = $5, model_calls = $6, updated_at = $7 WHERE run_id = $8",
+                 output_tokens = $5, model_calls = $6, updated_at = $7, \
+                 metadata = COALESCE($9, metadata) WHERE run_id = $8",
             )
             .bind(Wire(u.status))
             .bind(u.stop_reason.map(Wire))
@@ -139,6 +140,7 @@ impl RunRepo for SqlRuns {
             .bind(stored(u.model_calls))
             .bind(p.time(Utc::now()))
             .bind(run_id)
+            .bind(u.metadata.as_ref().map(Json))
             .execute(p)
             .await?;
         });
