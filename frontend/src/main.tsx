@@ -17,6 +17,7 @@ import "./styles/plan.css";
 import "./styles/memory.css";
 import "./styles/subtasks.css";
 import "./styles/summary.css";
+import "./styles/sources.css";
 
 installFetchHooks();
 

@@ -1,6 +1,7 @@
-// One reply of the agent: what it remembered (when its run was given facts), reasoning, text,
-// tool cards, questions and presented files; then its version switcher and Regenerate.
-import { Fragment } from "react";
+// One reply of the agent: what it remembered (when its run was given facts), reasoning, text
+// (its citations `[n]` linked to its sources), tool cards, questions and presented files; then
+// the web pages it searched up or read, its version switcher and Regenerate.
+import { Fragment, useMemo } from "react";
 import { Icon } from "../components/Icon";
 import { Markdown } from "../components/Markdown";
 import type { BranchOptions } from "../lib/branches";
@@ -8,6 +9,7 @@ import type { AssistantGroup, AssistantItem } from "../lib/grouping";
 import { NO_SUBTASKS, type SubtaskMap } from "../lib/subtasks";
 import { TASK_TOOL } from "../lib/subtaskView";
 import { NO_PROGRESS, type ToolProgressMap } from "../lib/toolProgress";
+import { type CitationTarget, NO_SOURCES, type SourceMap, citationTargets, turnSources } from "../lib/webSources";
 import { BranchSwitcher } from "./BranchSwitcher";
 import { ClarificationCard } from "./ClarificationCard";
 import { FileChips } from "./FileChips";
@@ -15,6 +17,7 @@ import { RememberedChip } from "./RememberedChip";
 import { SubtaskCard } from "./SubtaskCard";
 import { ToolCard } from "./ToolCard";
 import { type VersionActions, canRun } from "./versions";
+import { SourceList } from "./WebSources";
 
 export interface AssistantActions {
   onOpenFile: (path: string) => void;
@@ -31,10 +34,12 @@ function Reasoning({ text, streaming }: { text: string; streaming: boolean }) {
   );
 }
 
-/** What running calls reported: tool progress and subagents' tasks, by call id. */
+/** What running calls reported: tool progress and subagents' tasks, by call id; and the
+ * sources the reply's text may cite. */
 interface Live {
   progress: ToolProgressMap;
   subtasks: SubtaskMap;
+  citations: ReadonlyMap<number, CitationTarget>;
 }
 
 function Item({ item, actions, live }: { item: AssistantItem; actions: AssistantActions; live: Live }) {
@@ -44,7 +49,7 @@ function Item({ item, actions, live }: { item: AssistantItem; actions: Assistant
     case "text":
       return (
         <div className={`assistant-text ${item.streaming ? "streaming" : ""}`} data-testid="assistant-text">
-          <Markdown text={item.text} />
+          <Markdown text={item.text} citations={live.citations} />
         </div>
       );
     case "tool":
@@ -98,6 +103,7 @@ export function AssistantBlock({
   progress = NO_PROGRESS,
   subtasks = NO_SUBTASKS,
   memory,
+  sources = NO_SOURCES,
 }: {
   block: AssistantGroup;
   actions: AssistantActions;
@@ -108,8 +114,14 @@ export function AssistantBlock({
   subtasks?: SubtaskMap;
   /** The ids of the remembered facts this reply's run was given. */
   memory?: string[] | undefined;
+  /** Web sources calls reported while the run streamed, by call id. */
+  sources?: SourceMap;
 }) {
   const { footer, before } = switchers(block, versions);
+  const found = useMemo(() => turnSources(block, sources), [block, sources]);
+  // The same targets while the sources stay the same, so streaming text alone re-renders.
+  const citedKey = found.map((s) => `${s.index}\u0000${s.title}`).join("\u0001");
+  const citations = useMemo(() => citationTargets(block.key, found), [block.key, citedKey]);
   const last = block.lastAi;
   const canRegenerate = !!last && canRun(versions, versions?.byMessage.get(last));
   const switcher = (options: BranchOptions) =>
@@ -122,10 +134,11 @@ export function AssistantBlock({
         return (
           <Fragment key={item.key}>
             {options && <div className="msg-actions msg-actions-inline">{switcher(options)}</div>}
-            <Item item={item} actions={actions} live={{ progress, subtasks }} />
+            <Item item={item} actions={actions} live={{ progress, subtasks, citations }} />
           </Fragment>
         );
       })}
+      <SourceList sources={found} turnKey={block.key} />
       {(footer || canRegenerate) && (
         <div className="msg-actions">
           {footer && switcher(footer)}

@@ -49,6 +49,7 @@ export function MessageList({
         versions={versions}
         progress={state.toolProgress}
         subtasks={state.subtasks}
+        sources={state.sources}
         memory={memoryOf(state.remembered, b.messageIds)}
       />
     );

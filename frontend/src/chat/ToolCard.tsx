@@ -19,7 +19,9 @@ import {
 } from "../lib/toolFormat";
 import { todosOf } from "../lib/todos";
 import { type ToolProgress, progressText } from "../lib/toolProgress";
+import { webView } from "../lib/webSources";
 import { PlanItems } from "./PlanChecklist";
+import { WebDetails, WebFindings } from "./WebSources";
 
 function Args({ call }: { call: ToolCall }) {
   const a = call.args;
@@ -74,6 +76,7 @@ export function ToolCard({
   const status = invalid ? "error" : view.status;
   const { title, mcp } = toolHeading(call.name, result);
   const images = resultImages(result);
+  const web = webView(call, result);
   const bodyId = useId();
   return (
     <div className={`tool-card tool-${status}`} data-testid="tool-card" data-tool={call.name}>
@@ -111,6 +114,7 @@ export function ToolCard({
           {networkLabel(view.network)}
         </div>
       )}
+      {web && <WebFindings view={web} />}
       {status === "running" && progress && <Progress progress={progress} title={title} />}
       {open && (
         <div className="tool-body" id={bodyId}>
@@ -119,6 +123,11 @@ export function ToolCard({
             <h4>Arguments</h4>
             <Args call={call} />
           </section>
+          {web && (
+            <section>
+              <WebDetails view={web} />
+            </section>
+          )}
           <section>
             <h4>
               Result

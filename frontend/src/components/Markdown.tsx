@@ -1,11 +1,14 @@
 // Sanitised Markdown: GFM (tables, task lists, strikethrough), raw HTML never rendered,
-// links and images limited to safe protocols, code highlighted with a copy button.
-import { memo, type ComponentProps } from "react";
-import ReactMarkdown, { type Components } from "react-markdown";
+// links and images limited to safe protocols, code highlighted with a copy button; an answer's
+// citations `[n]` of known sources link to its Sources list.
+import { memo, useMemo, type ComponentProps } from "react";
+import ReactMarkdown, { type Components, type Options } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import rehypeSanitize, { defaultSchema } from "rehype-sanitize";
 import remarkGfm from "remark-gfm";
+import { CITATION_CLASS, jumpToSource, rehypeCitations } from "../lib/citations";
 import { type HastLike, hastText } from "../lib/markdownUtil";
+import type { CitationTarget } from "../lib/webSources";
 import { CopyButton } from "./CopyButton";
 
 const schema = {
@@ -43,6 +46,13 @@ function CodeBlock({ node, children, ...rest }: ComponentProps<"pre"> & { node?:
 }
 
 function Link({ node: _node, href, children, ...rest }: ComponentProps<"a"> & { node?: unknown }) {
+  if (rest.className === CITATION_CLASS && href?.startsWith("#")) {
+    return (
+      <a href={href} {...rest} onClick={jumpToSource}>
+        {children}
+      </a>
+    );
+  }
   const external = !!href && /^https?:/i.test(href);
   return (
     <a
@@ -65,12 +75,31 @@ function Table({ node: _node, ...rest }: ComponentProps<"table"> & { node?: unkn
 
 const components: Components = { pre: CodeBlock, a: Link, table: Table };
 
-function MarkdownImpl({ text, className }: { text: string; className?: string }) {
+const plain: Options["rehypePlugins"] = [[rehypeSanitize, schema], [rehypeHighlight, { detect: false }]];
+
+function MarkdownImpl({
+  text,
+  className,
+  citations,
+}: {
+  text: string;
+  className?: string;
+  /** Sources an answer may cite as `[n]`, by number: those citations become links. */
+  citations?: ReadonlyMap<number, CitationTarget> | undefined;
+}) {
+  // Citation links are added after sanitizing: they are this app's own (in-page anchors).
+  const rehypePlugins = useMemo<Options["rehypePlugins"]>(
+    () =>
+      citations && citations.size > 0
+        ? [[rehypeSanitize, schema], [rehypeCitations, { targets: citations }], [rehypeHighlight, { detect: false }]]
+        : plain,
+    [citations],
+  );
   return (
     <div className={`markdown ${className ?? ""}`}>
       <ReactMarkdown
         remarkPlugins={[remarkGfm]}
-        rehypePlugins={[[rehypeSanitize, schema], [rehypeHighlight, { detect: false }]]}
+        rehypePlugins={rehypePlugins}
         components={components}
       >
         {text}

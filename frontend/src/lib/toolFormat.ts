@@ -16,6 +16,8 @@ const TITLES: Record<string, string> = {
   ask_clarification: "Ask a question",
   tool_search: "Searched tools",
   write_todos: "Updated the plan",
+  web_search: "Searched the web",
+  web_fetch: "Read a web page",
 };
 
 export function toolTitle(name: string): string {
@@ -97,7 +99,10 @@ export function toolSummary(call: Pick<ToolCall, "name" | "args">): string {
     case "ask_clarification":
       return str(a["question"]) ?? "";
     case "tool_search":
+    case "web_search":
       return str(a["query"]) ?? "";
+    case "web_fetch":
+      return str(a["url"]) ?? "";
     case "write_todos": {
       const todos = todosOf(a["todos"]);
       return todos.length ? progressLabel(todos) : "";

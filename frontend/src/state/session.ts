@@ -25,6 +25,7 @@ import { NO_RUN_MEMORY, type RunMemory, runStarted, withAnswerMemory } from "../
 import { NO_SUBTASKS, type SubtaskMap, type TaskEvent, isTaskEvent, withTaskEvents } from "../lib/subtasks";
 import { NO_PROGRESS, type ToolProgressMap, withProgress, withoutAnswered } from "../lib/toolProgress";
 import type { Todo } from "../lib/todos";
+import { NO_SOURCES, type SourceMap, sourcesEventOf, withSources } from "../lib/webSources";
 import type { PastedImage } from "../chat/usePastedImages";
 import { assistantsStore } from "./assistants";
 import { runContext } from "./planMode";
@@ -54,6 +55,9 @@ export interface SessionState {
   /** Subagents' tasks (`task_*` events) by the id of their `task` call; kept after the run
    * (a reload loses them: the cards then read the calls' results). */
   subtasks: SubtaskMap;
+  /** Web sources calls reported (`sources` events; a subagent's under its `task` call), by
+   * call id; kept after the run (a reload reads them from the calls' results). */
+  sources: SourceMap;
   /** The remembered facts runs were given (their `metadata` event), by their answers. */
   remembered: RunMemory;
   artifacts: string[];
@@ -81,6 +85,7 @@ const initial: SessionState = {
   stopped: false,
   toolProgress: NO_PROGRESS,
   subtasks: NO_SUBTASKS,
+  sources: NO_SOURCES,
   remembered: NO_RUN_MEMORY,
   artifacts: [],
   todos: [],
@@ -401,6 +406,8 @@ export class ThreadSession {
   private custom(data: unknown): void {
     if (!data || typeof data !== "object" || typeof (data as { type?: unknown }).type !== "string") return;
     const event = data as CustomEvent;
+    const sources = sourcesEventOf(event);
+    if (sources) this.store.set((s) => ({ ...s, sources: withSources(s.sources, sources.callId, sources.sources) }));
     if (isTaskEvent(event)) {
       this.tasks.push(event);
       return;
@@ -425,6 +432,10 @@ export class ThreadSession {
         break;
       case "network":
         // The tool result carries the same connections (its artifact), which the card shows.
+        break;
+      case "sources":
+        // Kept above: the reply's Sources list and citations read them until the result
+        // (whose artifact carries the same) arrives.
         break;
       default: {
         // A kind this UI does not know yet (a newer server): nothing to show.

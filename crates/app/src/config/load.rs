@@ -285,14 +285,20 @@ fn env_value(default: &Value, raw: &str) -> Value {
             "" | "null" | "~" => Value::Null,
             _ => Value::String(raw.to_string()),
         },
-        // A list is YAML (`[a, b]`, a block list) or, for lists of names, `a,b`.
-        Value::Sequence(_) => match serde_yaml::from_str(raw) {
+        // A list is YAML (`[a, b]`, a block list) or `a,b` (numbers stay numbers in a list of
+        // numbers, such as `web.allowed_ports`).
+        Value::Sequence(items) => match serde_yaml::from_str(raw) {
             Ok(list @ Value::Sequence(_)) => list,
             _ => Value::Sequence(
                 raw.split(',')
                     .map(str::trim)
                     .filter(|s| !s.is_empty())
-                    .map(|s| Value::String(s.to_string()))
+                    .map(|s| match items.first() {
+                        Some(Value::Number(_)) => {
+                            serde_yaml::from_str(s).unwrap_or_else(|_| Value::String(s.to_string()))
+                        }
+                        _ => Value::String(s.to_string()),
+                    })
                     .collect(),
             ),
         },

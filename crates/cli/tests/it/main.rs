@@ -35,6 +35,7 @@ mod origin;
 mod ownership;
 mod personal_skills;
 mod replicas;
+mod research;
 mod runs;
 mod sandbox;
 mod secrets;
