@@ -7,7 +7,7 @@ use crate::common::{Env, Server, mock_llm, wait_for};
 use crate::sandbox::{docker_env, uuid_like};
 
 /// A one-page PDF saying `text` (offsets computed, as a real writer does).
-fn pdf(text: &str) -> Vec<u8> {
+pub(crate) fn pdf(text: &str) -> Vec<u8> {
     let stream = format!("BT /F1 24 Tf 72 700 Td ({text}) Tj ET");
     let objects = [
         "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
@@ -66,7 +66,7 @@ async fn settled(server: &Server, thread: &str, name: &str) -> Value {
 }
 
 /// Whether the full image is there; `make test` builds it and sets ANTLER_REQUIRE_FULL_IMAGE.
-async fn full_image() -> bool {
+pub(crate) async fn full_image() -> bool {
     let docker = antler_sandbox::docker::connect(&Default::default()).unwrap();
     let there = docker.inspect_image("antler-sandbox:full").await.is_ok();
     if !there {

@@ -34,22 +34,29 @@ async fn site() -> (u16, Arc<Mutex<Vec<String>>>) {
                 log.lock().unwrap().push(target.clone());
                 let path = target.split('?').next().unwrap_or("/");
                 let (kind, body) = match path {
-                    "/search" => ("application/json", search_answer(port)),
+                    "/search" => ("application/json", search_answer(port).into_bytes()),
                     "/a" => (
                         "text/html",
-                        article("Ferris the crab", "Ferris is the unofficial mascot of Rust"),
+                        article("Ferris the crab", "Ferris is the unofficial mascot of Rust")
+                            .into_bytes(),
                     ),
                     "/b" => (
                         "text/html",
-                        article("Corro the urchin", "Corro is the mascot of unsafe Rust"),
+                        article("Corro the urchin", "Corro is the mascot of unsafe Rust")
+                            .into_bytes(),
                     ),
-                    _ => ("text/plain", "not here".to_string()),
+                    "/report.pdf" => (
+                        "application/pdf",
+                        crate::conversions::pdf("Quarterly numbers grew"),
+                    ),
+                    _ => ("text/plain", b"not here".to_vec()),
                 };
-                let reply = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
                     body.len()
                 );
-                let _ = stream.write_all(reply.as_bytes()).await;
+                let _ = stream.write_all(head.as_bytes()).await;
+                let _ = stream.write_all(&body).await;
             });
         }
     });
@@ -390,5 +397,75 @@ async fn an_agents_web_is_an_admins_to_set_and_can_turn_the_tools_off() {
     assert!(
         !names(last).contains(&"web_search".to_string()),
         "no provider, no search"
+    );
+}
+
+#[tokio::test]
+async fn a_pdf_is_read_in_the_sandbox_or_refused_with_the_reason() {
+    if !crate::common::docker().await || !crate::conversions::full_image().await {
+        return;
+    }
+    let (port, _) = site().await;
+    let script = format!(
+        r#"
+scenarios:
+  - match: "pdf"
+    turns:
+      - tool_calls:
+          - {{name: web_fetch, arguments: {{url: "http://127.0.0.1:{port}/report.pdf"}}}}
+      - content: "read"
+  - match: ""
+    turns: [{{content: "ok"}}]
+"#
+    );
+    let model = mock_llm(&script).await;
+    let env = Env::new();
+    let instance = format!("web-{}", crate::sandbox::uuid_like());
+    let mut vars = crate::sandbox::docker_env(&env, &instance);
+    for (k, v) in [
+        ("ANTLER_SANDBOX_IMAGE", "antler-sandbox:full"),
+        ("ANTLER_WEB_ALLOW_PRIVATE_NETWORKS", "true"),
+        ("ANTLER_AGENT_GENERATE_TITLES", "false"),
+    ] {
+        vars.push((k.into(), v.into()));
+    }
+    vars.push(("ANTLER_WEB_ALLOWED_PORTS".into(), format!("80,443,{port}")));
+    let all: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let server = env.start_agent(&model, &all);
+    let values = server
+        .run_wait("pdf-full", "lead_agent", "pdf please")
+        .await;
+    let read = tool_messages(&values)[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        read.contains("Quarterly numbers grew") && read.contains("application/pdf"),
+        "{read}"
+    );
+    // The slim image has no PDF reader: the model is told so, and where the file is.
+    let (status, slim) = server
+        .post_json(
+            "/api/assistants",
+            json!({"graph_id": "agent", "name": "slim", "context": {"sandbox_image": "antler-sandbox:slim"}}),
+        )
+        .await;
+    assert_eq!(status, 200, "{slim}");
+    let values = server
+        .run_wait(
+            "pdf-slim",
+            slim["assistant_id"].as_str().unwrap(),
+            "pdf please",
+        )
+        .await;
+    let refused = tool_messages(&values)[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        refused.starts_with("Error:")
+            && refused.contains("no pdftotext")
+            && refused.contains("/mnt/user-data/workspace/web/"),
+        "{refused}"
     );
 }
