@@ -76,7 +76,7 @@ scenarios:
                 "stream_mode": ["values", "custom"]}),
         )
         .await;
-    let events = read_sse(response, |e| e.event == "end").await;
+    let events = read_sse(response, |_| false).await;
     let network: Vec<_> = events
         .iter()
         .filter(|e| e.event == "custom" && e.data["type"] == "network")

@@ -145,7 +145,7 @@ async fn runs_remember(vars: &[(&str, &str)]) {
                 "stream_mode": ["values"]}),
         )
         .await;
-    let events = read_sse(response, |e| e.event == "end").await;
+    let events = read_sse(response, |_| false).await;
     let ids = events[0].data["memory"]
         .as_array()
         .cloned()

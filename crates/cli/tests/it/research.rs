@@ -135,7 +135,8 @@ scenarios:
                 "stream_mode": ["values", "custom"]}),
         )
         .await;
-    let events = read_sse(response, |e| e.event == "end").await;
+    // Read to the end of the stream: the connection goes back to the pool whole.
+    let events = read_sse(response, |_| false).await;
     let sources: Vec<&Value> = events
         .iter()
         .filter(|e| e.event == "custom" && e.data["type"] == "sources")
