@@ -11,7 +11,8 @@
 //! Each phase runs for at least the given seconds (after one warm-up page) and prints one
 //! JSON object: pages/s, MB/s and the process's peak resident memory during the phase
 //! (VmHWM, reset before each phase through /proc/self/clear_refs where the kernel allows it).
-//! Usage: `web_bench [seconds per phase] [page kilobytes]` (defaults 3 and 1000).
+//! Usage: `web_bench [seconds per phase] [page kilobytes]` (defaults 3 and 1000);
+//! `WEB_BENCH_DUMP=DIR` also writes the page and its Markdown into DIR.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -249,7 +250,7 @@ fn sentence(rng: &mut Rng, out: &mut String, links: bool) {
         }
     }
     out.push('.');
-    if rng.below(4) == 0 {
+    if rng.below(3) == 0 {
         let n = rng.range(1, 300);
         out.push_str(&format!(
             "<sup class=\"reference\" id=\"cite_ref-{n}\"><a href=\"#cite_note-{n}\">[{n}]</a></sup>"
@@ -258,7 +259,10 @@ fn sentence(rng: &mut Rng, out: &mut String, links: bool) {
 }
 
 fn paragraph(rng: &mut Rng, out: &mut String) {
-    out.push_str("<p>");
+    out.push_str(&format!(
+        "<p class=\"para\" data-block=\"b{}\">",
+        rng.next() % 100_000
+    ));
     for i in 0..rng.range(3, 8) {
         if i > 0 {
             out.push(' ');
@@ -371,8 +375,9 @@ fn page(target: usize) -> String {
     }
     out.push_str("</ol></div>\n");
     let mut section = 0;
-    // Room for the references, the closing section, the footer and the scripts after it.
-    let body_end = target.saturating_sub(120_000);
+    // Room for the references, the closing section, the footer and the scripts after it
+    // (page data and trackers: about a third of a modern article page).
+    let body_end = target / 100 * 62;
     while out.len() < body_end {
         section += 1;
         out.push_str(&format!(
@@ -532,6 +537,18 @@ async fn main() -> anyhow::Result<()> {
     let secs: f64 = args.next().map(|s| s.parse()).transpose()?.unwrap_or(3.0);
     let kb: usize = args.next().map(|s| s.parse()).transpose()?.unwrap_or(1000);
     let html = Arc::new(page(kb * 1000).into_bytes());
+    // WEB_BENCH_DUMP=DIR writes the page and its Markdown there, to look at.
+    if let Some(dir) = std::env::var_os("WEB_BENCH_DUMP") {
+        let dir = std::path::PathBuf::from(dir);
+        std::fs::write(dir.join("web_bench.html"), html.as_slice())?;
+        let text = String::from_utf8_lossy(&html);
+        let read =
+            extract::html_to_markdown(&text, "http://localhost/wiki/Grid-scale_energy_storage");
+        std::fs::write(
+            dir.join("web_bench.md"),
+            format!("# {}\n\n{}", read.title.unwrap_or_default(), read.text),
+        )?;
+    }
 
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let port = listener.local_addr()?.port();

@@ -162,6 +162,10 @@ pub struct TaskArtifact {
     pub duration_ms: u64,
     /// What it used.
     pub usage: crate::runs::RunUsage,
+    /// Web sources first numbered while it ran (the run numbers sources once, for the lead
+    /// agent and every subagent), so the answer's citations of them resolve from history.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<crate::web::WebSource>,
 }
 
 /// How a subagent's task ended.

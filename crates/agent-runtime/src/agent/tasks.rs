@@ -201,6 +201,7 @@ impl AgentRun<'_> {
             ..Default::default()
         })];
         let limit = Duration::from_secs(tasks.cfg.timeout_secs);
+        let numbered_before = self.sources.len();
         let outcome = {
             let run = child.run(&mut state, input);
             tokio::pin!(run);
@@ -286,6 +287,7 @@ impl AgentRun<'_> {
             subagent_type: req.kind.name.clone(),
             duration_ms,
             usage,
+            sources: self.sources.since(numbered_before),
         }});
         let end = TaskEnd {
             task_id: call_id.to_string(),

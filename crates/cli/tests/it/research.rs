@@ -470,3 +470,64 @@ scenarios:
         "{refused}"
     );
 }
+
+#[tokio::test]
+async fn what_a_subagent_reads_is_numbered_for_the_whole_run() {
+    let (port, _) = site().await;
+    let script = format!(
+        r#"
+scenarios:
+  - system: "<subagent"
+    match: "Read page b"
+    turns:
+      - tool_calls:
+          - {{name: web_fetch, arguments: {{url: "http://127.0.0.1:{port}/b"}}}}
+      - content: "Corro is the unsafe mascot [2]."
+  - match: "delegate"
+    turns:
+      - tool_calls:
+          - {{name: web_fetch, arguments: {{url: "http://127.0.0.1:{port}/a"}}}}
+      - tool_calls:
+          - {{name: task, arguments: {{description: "Read B", prompt: "Read page b"}}}}
+      - content: "Ferris [1] and Corro [2]."
+  - match: ""
+    turns: [{{content: "ok"}}]
+"#
+    );
+    let model = mock_llm(&script).await;
+    let env = Env::new();
+    let ports = format!("80,443,{port}");
+    let server = env.start_agent(
+        &model,
+        &[
+            ("ANTLER_WEB_ALLOW_PRIVATE_NETWORKS", "true"),
+            ("ANTLER_WEB_ALLOWED_PORTS", &ports),
+            ("ANTLER_AGENT_GENERATE_TITLES", "false"),
+        ],
+    );
+    let values = server
+        .run_wait("delegated", "lead_agent", "delegate the reading")
+        .await;
+    let task = tool_messages(&values)
+        .into_iter()
+        .find(|m| m["name"] == "task")
+        .unwrap_or_else(|| panic!("no task call: {values}"));
+    let numbered = &task["artifact"]["task"]["sources"];
+    assert_eq!(numbered.as_array().map(Vec::len), Some(1), "{task}");
+    assert_eq!(numbered[0]["index"], 2, "after the lead's own [1]: {task}");
+    assert!(numbered[0]["url"].as_str().unwrap().ends_with("/b"));
+    // The subagent's run is the thread's too; the lead's keeps every source.
+    let (_, runs) = server.get_json("/api/threads/delegated/runs").await;
+    let with: Vec<&Value> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["metadata"]["sources"].is_array())
+        .collect();
+    assert_eq!(with.len(), 1, "{runs}");
+    assert_eq!(
+        with[0]["metadata"]["sources"].as_array().map(Vec::len),
+        Some(2),
+        "{runs}"
+    );
+}

@@ -90,6 +90,25 @@ impl RunSources {
         self.inner().sources.clone()
     }
 
+    /// How many sources are numbered.
+    pub fn len(&self) -> usize {
+        self.inner().sources.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The sources numbered after the first `count`.
+    pub fn since(&self, count: usize) -> Vec<WebSource> {
+        self.inner()
+            .sources
+            .get(count..)
+            .unwrap_or_default()
+            .to_vec()
+    }
+
     /// A page read earlier in the run.
     pub fn page(&self, url: &str) -> Option<KeptPage> {
         self.inner().pages.get(url).cloned()
