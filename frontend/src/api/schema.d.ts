@@ -2741,6 +2741,11 @@ export interface components {
             duration_ms: number;
             /** @description The subagent's run. */
             run_id: string;
+            /**
+             * @description Web sources first numbered while it ran (the run numbers sources once, for the lead
+             *     agent and every subagent), so the answer's citations of them resolve from history.
+             */
+            sources?: components["schemas"]["WebSource"][];
             /** @description How it ended. */
             status: components["schemas"]["TaskStatus"];
             /** @description Its subagent type. */

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::common::{Env, error_code, mock_llm, model_requests, read_sse};
+use crate::common::{Env, Server, error_code, mock_llm, model_requests, read_sse};
 
 /// A page server on 127.0.0.1: `/search` answers SearXNG's JSON, `/a` and `/b` are
 /// articles; the paths asked for are recorded.
@@ -83,6 +83,27 @@ fn article(title: &str, lead: &str) -> String {
     )
 }
 
+/// The scripted model of `scenarios` (YAML list items), answering "ok" to anything else.
+async fn scripted(scenarios: &str) -> String {
+    mock_llm(&format!(
+        "scenarios:{scenarios}  - match: \"\"\n    turns: [{{content: \"ok\"}}]\n"
+    ))
+    .await
+}
+
+/// A server whose web tools may reach this test's site on `port` (private networks open,
+/// as only tests that serve their own pages do).
+fn with_site(env: &Env, model: &str, port: u16, extra: &[(&str, &str)]) -> Server {
+    let ports = format!("80,443,{port}");
+    let mut vars = vec![
+        ("ANTLER_WEB_ALLOW_PRIVATE_NETWORKS", "true"),
+        ("ANTLER_WEB_ALLOWED_PORTS", ports.as_str()),
+        ("ANTLER_AGENT_GENERATE_TITLES", "false"),
+    ];
+    vars.extend_from_slice(extra);
+    env.start_agent(model, &vars)
+}
+
 fn tool_messages(values: &Value) -> Vec<&Value> {
     values["messages"]
         .as_array()
@@ -98,7 +119,7 @@ async fn a_scripted_research_run_searches_reads_two_pages_and_cites_them() {
     let base = format!("http://127.0.0.1:{port}");
     let script = format!(
         r##"
-scenarios:
+
   - match: "research"
     turns:
       - tool_calls:
@@ -110,21 +131,17 @@ scenarios:
           - {{name: write_file, arguments: {{path: /mnt/user-data/outputs/mascots.md, content: "# Rust mascots\n\nFerris is the crab [1]; Corro the urchin [2].\n\n## Sources\n[1] Ferris\n[2] Corro\n"}}}}
           - {{name: present_files, arguments: {{filepaths: [/mnt/user-data/outputs/mascots.md]}}}}
       - content: "Ferris is Rust's crab [1] and Corro its unsafe urchin [2]. The report is mascots.md."
-  - match: ""
-    turns: [{{content: "ok"}}]
 "##
     );
-    let model = mock_llm(&script).await;
+    let model = scripted(&script).await;
     let env = Env::new();
-    let ports = format!("80,443,{port}");
-    let server = env.start_agent(
+    let server = with_site(
+        &env,
         &model,
+        port,
         &[
             ("ANTLER_WEB_SEARCH_PROVIDER", "searxng"),
             ("ANTLER_WEB_SEARCH_BASE_URL", &base),
-            ("ANTLER_WEB_ALLOW_PRIVATE_NETWORKS", "true"),
-            ("ANTLER_WEB_ALLOWED_PORTS", &ports),
-            ("ANTLER_AGENT_GENERATE_TITLES", "false"),
         ],
     );
     let response = server
@@ -256,7 +273,7 @@ async fn with_private_networks_closed_the_server_refuses_internal_targets_by_rul
     let (port, asked) = site().await;
     let script = format!(
         r#"
-scenarios:
+
   - match: "internal"
     turns:
       - tool_calls:
@@ -265,11 +282,9 @@ scenarios:
           - {{name: web_fetch, arguments: {{url: "file:///etc/passwd"}}}}
           - {{name: web_search, arguments: {{query: "anything"}}}}
       - content: "refused"
-  - match: ""
-    turns: [{{content: "ok"}}]
 "#
     );
-    let model = mock_llm(&script).await;
+    let model = scripted(&script).await;
     let env = Env::new();
     let ports = format!("80,443,{port}");
     let server = env.start_agent(
@@ -330,7 +345,7 @@ scenarios:
 
 #[tokio::test]
 async fn an_agents_web_is_an_admins_to_set_and_can_turn_the_tools_off() {
-    let model = mock_llm("scenarios:\n  - match: \"\"\n    turns: [{content: \"ok\"}]\n").await;
+    let model = scripted("\n").await;
     let env = Env::new();
     let server = env.start_agent(&model, &[("ANTLER_AGENT_GENERATE_TITLES", "false")]);
     let alice =
@@ -409,30 +424,21 @@ async fn a_pdf_is_read_in_the_sandbox_or_refused_with_the_reason() {
     let (port, _) = site().await;
     let script = format!(
         r#"
-scenarios:
+
   - match: "pdf"
     turns:
       - tool_calls:
           - {{name: web_fetch, arguments: {{url: "http://127.0.0.1:{port}/report.pdf"}}}}
       - content: "read"
-  - match: ""
-    turns: [{{content: "ok"}}]
 "#
     );
-    let model = mock_llm(&script).await;
+    let model = scripted(&script).await;
     let env = Env::new();
     let instance = format!("web-{}", crate::sandbox::uuid_like());
     let mut vars = crate::sandbox::docker_env(&env, &instance);
-    for (k, v) in [
-        ("ANTLER_SANDBOX_IMAGE", "antler-sandbox:full"),
-        ("ANTLER_WEB_ALLOW_PRIVATE_NETWORKS", "true"),
-        ("ANTLER_AGENT_GENERATE_TITLES", "false"),
-    ] {
-        vars.push((k.into(), v.into()));
-    }
-    vars.push(("ANTLER_WEB_ALLOWED_PORTS".into(), format!("80,443,{port}")));
+    vars.push(("ANTLER_SANDBOX_IMAGE".into(), "antler-sandbox:full".into()));
     let all: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let server = env.start_agent(&model, &all);
+    let server = with_site(&env, &model, port, &all);
     let values = server
         .run_wait("pdf-full", "lead_agent", "pdf please")
         .await;
@@ -476,7 +482,7 @@ async fn what_a_subagent_reads_is_numbered_for_the_whole_run() {
     let (port, _) = site().await;
     let script = format!(
         r#"
-scenarios:
+
   - system: "<subagent"
     match: "Read page b"
     turns:
@@ -490,21 +496,11 @@ scenarios:
       - tool_calls:
           - {{name: task, arguments: {{description: "Read B", prompt: "Read page b"}}}}
       - content: "Ferris [1] and Corro [2]."
-  - match: ""
-    turns: [{{content: "ok"}}]
 "#
     );
-    let model = mock_llm(&script).await;
+    let model = scripted(&script).await;
     let env = Env::new();
-    let ports = format!("80,443,{port}");
-    let server = env.start_agent(
-        &model,
-        &[
-            ("ANTLER_WEB_ALLOW_PRIVATE_NETWORKS", "true"),
-            ("ANTLER_WEB_ALLOWED_PORTS", &ports),
-            ("ANTLER_AGENT_GENERATE_TITLES", "false"),
-        ],
-    );
+    let server = with_site(&env, &model, port, &[]);
     let values = server
         .run_wait("delegated", "lead_agent", "delegate the reading")
         .await;
