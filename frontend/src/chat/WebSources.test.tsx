@@ -149,6 +149,30 @@ describe("a reply's sources", () => {
       [1, "fetch"],
     ]);
   });
+
+  it("reads the sources a subagent's task numbered from its result (after a reload)", () => {
+    const delegating: AIMessage = {
+      type: "ai",
+      id: "a1",
+      content: "",
+      tool_calls: [{ id: "task-1", name: "task", args: { description: "Research", prompt: "…", subagent_type: "general-purpose" } }],
+    };
+    const done: ToolMessage = {
+      type: "tool",
+      id: "t1",
+      tool_call_id: "task-1",
+      name: "task",
+      status: "success",
+      content: "Found two pages.",
+      artifact: { task: { status: "completed", sources: [source(1, { kind: "fetch" }), source(2)] } },
+    };
+    const block = groupMessages([{ type: "human", id: "h1", content: "go" }, delegating, done]).find((b) => b.kind === "assistant");
+    if (block?.kind !== "assistant") throw new Error("no reply");
+    expect(turnSources(block).map((s) => [s.index, s.kind])).toEqual([
+      [1, "fetch"],
+      [2, "search"],
+    ]);
+  });
 });
 
 describe("web tool cards", () => {

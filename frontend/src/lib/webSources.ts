@@ -1,7 +1,8 @@
 // The web pages a run searched up or read (`web_search`, `web_fetch`): numbered once for the
 // whole run, subagents included, and cited by the answer as `[n]`. They come from the calls'
-// results (`artifact.web.sources`) and, while a run streams, from its `sources` events (a
-// subagent's inside its task's `task_event`s, kept under the lead's `task` call).
+// results (`artifact.web.sources`; a subagent's task's `artifact.task.sources`, when the server
+// records them) and, while a run streams, from its `sources` events (a subagent's inside its
+// task's `task_event`s, kept under the lead's `task` call).
 import type { components } from "../api/schema";
 import type { CustomEvent } from "../api/types";
 import type { AssistantGroup } from "./grouping";
@@ -113,12 +114,21 @@ export function mergeSources(lists: Iterable<readonly WebSource[]>): WebSource[]
   return [...byIndex.values()].sort((a, b) => a.index - b.index);
 }
 
+/** The sources a call's result records: a web tool's (`artifact.web.sources`), or those a
+ * subagent's task numbered (`artifact.task.sources`). */
+function resultSources(result: Pick<ToolMessage, "artifact"> | undefined): WebSource[] {
+  const web = webArtifact(result);
+  if (web) return sourcesOf(web["sources"]);
+  const task = result?.artifact?.["task"];
+  return task && typeof task === "object" ? sourcesOf((task as Record<string, unknown>)["sources"]) : [];
+}
+
 /** The web sources of one reply: its calls' results, and what its calls reported live. */
 export function turnSources(block: Pick<AssistantGroup, "items">, live: SourceMap = NO_SOURCES): WebSource[] {
   const lists: (readonly WebSource[])[] = [];
   for (const item of block.items) {
     if (item.kind !== "tool") continue;
-    const fromResult = sourcesOf(webArtifact(item.result)?.["sources"]);
+    const fromResult = resultSources(item.result);
     if (fromResult.length) lists.push(fromResult);
     const reported = live[item.call.id];
     if (reported?.length) lists.push(reported);

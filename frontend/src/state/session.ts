@@ -406,8 +406,8 @@ export class ThreadSession {
   private custom(data: unknown): void {
     if (!data || typeof data !== "object" || typeof (data as { type?: unknown }).type !== "string") return;
     const event = data as CustomEvent;
-    const sources = sourcesEventOf(event);
-    if (sources) this.store.set((s) => ({ ...s, sources: withSources(s.sources, sources.callId, sources.sources) }));
+    const found = sourcesEventOf(event);
+    if (found?.sources.length) this.store.set((s) => ({ ...s, sources: withSources(s.sources, found.callId, found.sources) }));
     if (isTaskEvent(event)) {
       this.tasks.push(event);
       return;
