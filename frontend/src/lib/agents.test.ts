@@ -105,4 +105,24 @@ describe("resolveAgent", () => {
     expect(draftOf(withSecrets).secrets).toBe("IMAGE_API_KEY, TOKEN");
     expect(patchBody(withSecrets, draftOf(withSecrets)).context).toEqual({ secrets: ["IMAGE_API_KEY", "TOKEN"] });
   });
+  it("reads an agent's web settings (from config.configurable too) and sends unchanged ones back as they were", () => {
+    const web = { enabled: true, allowed_domains: [], blocked_domains: ["x.test"] };
+    const sdk = agent("w", "W", { config: { configurable: { web } } });
+    expect(settingsOf(sdk)).toEqual({ web });
+    const draft = draftOf(sdk);
+    expect([draft.webEnabled, draft.webAllowed, draft.webBlocked]).toEqual([true, "", "x.test"]);
+    // Unchanged: exactly as it was (moved into the context with the other settings).
+    expect(patchBody(sdk, draft)).toMatchObject({ context: { web }, config: { configurable: {} } });
+    // Changed: as the fields say; all empty and checked, left out.
+    expect(patchBody(sdk, { ...draft, webEnabled: false }).context).toEqual({
+      web: { enabled: false, blocked_domains: ["x.test"] },
+    });
+    expect(patchBody(sdk, { ...draft, webBlocked: "" }).context).toEqual({});
+    expect(createBody({ ...draftOf(null), name: "N", webAllowed: "a.com, *.b.com" }).context).toEqual({
+      web: { allowed_domains: ["a.com", "*.b.com"] },
+    });
+    expect(settingsOf(agent("x", "X", { context: { web: { enabled: "no", allowed_domains: [1, "a.com"] } } }))).toEqual({
+      web: { allowed_domains: ["a.com"] },
+    });
+  });
 });

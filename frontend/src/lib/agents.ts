@@ -16,6 +16,7 @@ const SETTING_KEYS = [
   "sandbox_image",
   "sandbox_network",
   "secrets",
+  "web",
 ] as const;
 
 /** How an agent's sandboxes reach the network ("" in a draft: the server's setting). */
@@ -27,6 +28,18 @@ export const NETWORK_MODES: readonly NetworkMode[] = ["none", "allowlist", "open
 export interface AgentNetwork {
   mode?: NetworkMode;
   allowed_domains?: string[];
+}
+
+/**
+ * An agent's web tools over the server's `web.*` (admins only): `enabled: false` takes
+ * `web_search` and `web_fetch` away; `allowed_domains`, when given, are the only hosts they
+ * may reach; `blocked_domains` hosts they may not (`example.com`, `*.example.com`, an IP or
+ * a CIDR).
+ */
+export interface AgentWeb {
+  enabled?: boolean;
+  allowed_domains?: string[];
+  blocked_domains?: string[];
 }
 
 /** Whose the facts an agent learns are: every agent's of the person (the default), or its own. */
@@ -47,6 +60,8 @@ export interface AgentSettings {
   sandbox_network?: AgentNetwork;
   /** Secrets its runs get, by name (admins only). */
   secrets?: string[];
+  /** Its web tools (admins only). */
+  web?: AgentWeb;
 }
 
 /** The built-in agent: read-only, every enabled skill and tool. */
@@ -89,6 +104,17 @@ export function settingsOf(a: Pick<Assistant, "config" | "context">): AgentSetti
   }
   const secrets = strings(merged["secrets"]);
   if (secrets) settings.secrets = secrets;
+  const web = merged["web"];
+  if (web && typeof web === "object" && !Array.isArray(web)) {
+    const raw = web as Record<string, unknown>;
+    const policy: AgentWeb = {};
+    if (typeof raw["enabled"] === "boolean") policy.enabled = raw["enabled"];
+    const allowed = strings(raw["allowed_domains"]);
+    if (allowed) policy.allowed_domains = allowed;
+    const blocked = strings(raw["blocked_domains"]);
+    if (blocked) policy.blocked_domains = blocked;
+    settings.web = policy;
+  }
   return settings;
 }
 
@@ -145,6 +171,12 @@ export interface AgentDraft {
   allowedDomains: string;
   /** Secrets its runs get, comma-separated. */
   secrets: string;
+  /** Whether it has the web tools (unchecked: `web.enabled: false`). */
+  webEnabled: boolean;
+  /** The only hosts its web tools may reach, one entry per line; "" for no such limit. */
+  webAllowed: string;
+  /** Hosts its web tools may not reach, one entry per line. */
+  webBlocked: string;
 }
 
 /** The form's starting values: empty for a new agent, else the agent's. */
@@ -162,6 +194,9 @@ export function draftOf(a?: Assistant | null): AgentDraft {
       networkMode: "",
       allowedDomains: "",
       secrets: "",
+      webEnabled: true,
+      webAllowed: "",
+      webBlocked: "",
     };
   const s = settingsOf(a);
   return {
@@ -176,6 +211,9 @@ export function draftOf(a?: Assistant | null): AgentDraft {
     networkMode: s.sandbox_network?.mode ?? "",
     allowedDomains: (s.sandbox_network?.allowed_domains ?? []).join("\n"),
     secrets: (s.secrets ?? []).join(", "),
+    webEnabled: s.web?.enabled !== false,
+    webAllowed: (s.web?.allowed_domains ?? []).join("\n"),
+    webBlocked: (s.web?.blocked_domains ?? []).join("\n"),
   };
 }
 
@@ -195,6 +233,15 @@ export function settingsOfDraft(d: AgentDraft): AgentSettings {
     settings.sandbox_network = {
       ...(d.networkMode ? { mode: d.networkMode } : {}),
       ...(domains.length ? { allowed_domains: domains } : {}),
+    };
+  }
+  const allowed = domainsOf(d.webAllowed);
+  const blocked = domainsOf(d.webBlocked);
+  if (!d.webEnabled || allowed.length || blocked.length) {
+    settings.web = {
+      ...(d.webEnabled ? {} : { enabled: false }),
+      ...(allowed.length ? { allowed_domains: allowed } : {}),
+      ...(blocked.length ? { blocked_domains: blocked } : {}),
     };
   }
   return settings;
@@ -229,16 +276,25 @@ function withoutSettings(source: unknown): Record<string, unknown> {
  * `PATCH /api/assistants/{id}` body. The context is replaced as a whole, so keys other clients
  * keep there stay; the description is always sent ("" clears it: null would keep it); settings
  * in `config.configurable` (SDK clients put them there) are dropped, or they would come back
- * from under a setting left at "all".
+ * from under a setting left at "all". Web settings the form leaves as they were are sent as the
+ * agent has them.
  */
 export function patchBody(a: Assistant, d: AgentDraft): AssistantPatch {
   const configurable = a.config["configurable"];
   const stale =
     !!configurable && typeof configurable === "object" && SETTING_KEYS.some((k) => k in (configurable as object));
+  const settings = settingsOfDraft(d);
+  // Web settings left as they were go back as they were (the server lets only admins change
+  // them, and compares them exactly: `{enabled: true}` or an empty list must not be dropped).
+  const web = settingsOf(a).web;
+  const was = draftOf(a);
+  if (web && d.webEnabled === was.webEnabled && d.webAllowed === was.webAllowed && d.webBlocked === was.webBlocked) {
+    settings.web = web;
+  }
   return {
     name: d.name.trim(),
     description: d.description.trim(),
-    context: { ...withoutSettings(a.context), ...settingsOfDraft(d) },
+    context: { ...withoutSettings(a.context), ...settings },
     ...(stale ? { config: { ...a.config, configurable: withoutSettings(configurable) } } : {}),
   };
 }

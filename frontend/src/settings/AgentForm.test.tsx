@@ -5,6 +5,7 @@ import type { Assistant, Skill } from "../api/types";
 import { methodOf, pathOf, requestOf } from "../test/fetch";
 import { agent, json, schemas } from "../test/agents";
 import { AgentForm } from "./AgentForm";
+import { AuthGate } from "../auth/auth";
 import { polyfillDialog } from "../test/dialog";
 
 const skill = (name: string, enabled = true): Partial<Skill> => ({ name, enabled, category: "public" });
@@ -15,8 +16,11 @@ interface Sent {
   body: unknown;
 }
 
-/** Serves the choices; a save answers `answer` (the saved agent by default) and is recorded. */
-function serve(answer?: Response) {
+/**
+ * Serves the choices (and, with `role`, who is signed in); a save answers `answer` (the saved
+ * agent by default) and is recorded.
+ */
+function serve(answer?: Response, role?: "admin" | "user") {
   const sent: Sent[] = [];
   vi.stubGlobal(
     "fetch",
@@ -24,6 +28,8 @@ function serve(answer?: Response) {
       const path = pathOf(input);
       const method = methodOf(input, init);
       if (path === "/api/assistants/agent/schemas") return json(schemas(["fast", "smart"], ["bash", "ls", "read_file"]));
+      if (role && path === "/api/auth/status") return json({ mode: "password", setup_required: false });
+      if (role && path === "/api/auth/me") return json({ id: "u1", email: "ann@example.com", role });
       if (path === "/api/skills") {
         return json({ skills: [skill("pdf"), skill("csv-insights"), skill("off", false), skill("pdf")], errors: [] });
       }
@@ -35,11 +41,19 @@ function serve(answer?: Response) {
   return sent;
 }
 
-function renderForm(current: Assistant | null = null) {
+/** The form; signed in (`signedIn`: inside the auth gate, which asks who) or not. */
+function renderForm(current: Assistant | null = null, signedIn = false) {
   const onSaved = vi.fn();
-  render(<AgentForm open agent={current} onClose={() => undefined} onSaved={onSaved} />);
+  const form = <AgentForm open agent={current} onClose={() => undefined} onSaved={onSaved} />;
+  render(signedIn ? <AuthGate>{form}</AuthGate> : form);
   return onSaved;
 }
+
+const save = async () => {
+  await act(async () => {
+    fireEvent.click(screen.getByTestId("save-agent"));
+  });
+};
 
 const field = (name: string) => screen.getByLabelText(name) as HTMLInputElement;
 const choice = (legend: "skills" | "tools") => within(screen.getByTestId(`choice-${legend}`));
@@ -187,5 +201,150 @@ describe("Agent form", () => {
     // A name is needed: said here, nothing sent.
     await waitFor(() => expect(screen.getByTestId("agent-form-error").textContent).toBe("Give the agent a name."));
     expect(sent).toHaveLength(0);
+  });
+});
+
+describe("Agent form: web tools (admins only)", () => {
+  const webCheck = () => screen.getByLabelText("Web tools (search and read pages)") as HTMLInputElement;
+
+  it("shows admins the web fields and people who are not admins none (nothing set)", async () => {
+    serve(undefined, "admin");
+    renderForm(null, true);
+    await screen.findByRole("option", { name: "smart" });
+    const group = within(screen.getByTestId("agent-web"));
+    expect(group.getByText("Web tools")).toBeTruthy();
+    expect(webCheck().checked).toBe(true);
+    expect(webCheck().disabled).toBe(false);
+    expect(field("Only these hosts").value).toBe("");
+    expect(field("Never these hosts").value).toBe("");
+    cleanup();
+
+    serve(undefined, "user");
+    renderForm(agent("a-1", "Plain"), true);
+    await screen.findByRole("option", { name: "smart" });
+    expect(screen.queryByTestId("agent-web")).toBeNull();
+    expect(screen.queryByLabelText("Web tools (search and read pages)")).toBeNull();
+    expect(screen.queryByLabelText("Only these hosts")).toBeNull();
+    expect(screen.queryByLabelText("Never these hosts")).toBeNull();
+    // The other admin-only fields are hidden from them alike.
+    expect(screen.queryByLabelText("Sandbox image")).toBeNull();
+  });
+
+  it("sends web tools off with the hosts listed, one per line or comma-separated", async () => {
+    const sent = serve(undefined, "admin");
+    renderForm(null, true);
+    await screen.findByRole("option", { name: "smart" });
+    fireEvent.change(field("Name"), { target: { value: "Offline" } });
+    fireEvent.click(webCheck());
+    expect(webCheck().checked).toBe(false);
+    fireEvent.change(field("Only these hosts"), { target: { value: " docs.rs\n*.python.org, 10.0.0.0/8\n\n" } });
+    fireEvent.change(field("Never these hosts"), { target: { value: "ads.example.com" } });
+    await save();
+    expect(sent).toEqual([
+      {
+        method: "POST",
+        path: "/api/assistants",
+        body: {
+          graph_id: "agent",
+          name: "Offline",
+          context: {
+            web: {
+              enabled: false,
+              allowed_domains: ["docs.rs", "*.python.org", "10.0.0.0/8"],
+              blocked_domains: ["ads.example.com"],
+            },
+          },
+        },
+      },
+    ]);
+  });
+
+  it("leaves web out when the fields are left as they are, or emptied again", async () => {
+    const sent = serve(undefined, "admin");
+    renderForm(null, true);
+    await screen.findByRole("option", { name: "smart" });
+    fireEvent.change(field("Name"), { target: { value: "Default" } });
+    await save();
+    expect(sent[0]?.body).toEqual({ graph_id: "agent", name: "Default", context: {} });
+    cleanup();
+
+    // An admin clearing an agent's web settings takes them away (other keys stay).
+    const again = serve(undefined, "admin");
+    renderForm(agent("a-1", "Narrow", { context: { web: { blocked_domains: ["x.test"] }, ui_color: "red" } }), true);
+    await screen.findByRole("option", { name: "smart" });
+    fireEvent.change(field("Never these hosts"), { target: { value: "  " } });
+    await save();
+    expect(again[0]).toMatchObject({ method: "PATCH", path: "/api/assistants/a-1" });
+    expect((again[0]?.body as { context: unknown }).context).toEqual({ ui_color: "red" });
+  });
+
+  it("loads an agent's web settings into the fields, and an admin's change is sent", async () => {
+    const sent = serve(undefined, "admin");
+    const current = agent("a-1", "Researcher", {
+      context: { web: { enabled: false, allowed_domains: ["arxiv.org", "*.nih.gov"], blocked_domains: ["192.168.0.0/16"] } },
+    });
+    renderForm(current, true);
+    await screen.findByRole("option", { name: "smart" });
+    expect(webCheck().checked).toBe(false);
+    expect(field("Only these hosts").value).toBe("arxiv.org\n*.nih.gov");
+    expect(field("Never these hosts").value).toBe("192.168.0.0/16");
+    fireEvent.click(webCheck());
+    fireEvent.change(field("Only these hosts"), { target: { value: "arxiv.org" } });
+    await save();
+    expect((sent[0]?.body as { context: unknown }).context).toEqual({
+      web: { allowed_domains: ["arxiv.org"], blocked_domains: ["192.168.0.0/16"] },
+    });
+  });
+
+  it("keeps what an admin set when someone else saves other fields, shown to them read-only", async () => {
+    const web = { enabled: true, allowed_domains: [] as string[] };
+    const sent = serve(undefined, "user");
+    renderForm(
+      agent("a-1", "Locked", { context: { web, sandbox_image: "antler-sandbox:full", system_prompt: "Hi." } }),
+      true,
+    );
+    await screen.findByRole("option", { name: "smart" });
+    // {enabled: true, allowed_domains: []} shows as nothing set: hidden from them, like any unset field.
+    expect(screen.queryByTestId("agent-web")).toBeNull();
+    fireEvent.change(field("Instructions"), { target: { value: "Hello." } });
+    await save();
+    // Sent back exactly as it was, so the server sees no change to an admin-only setting.
+    expect((sent[0]?.body as { context: unknown }).context).toEqual({
+      system_prompt: "Hello.",
+      sandbox_image: "antler-sandbox:full",
+      web,
+    });
+    cleanup();
+
+    const again = serve(undefined, "user");
+    renderForm(agent("a-2", "Off", { context: { web: { enabled: false, blocked_domains: ["x.test"] } } }), true);
+    await screen.findByRole("option", { name: "smart" });
+    expect(webCheck().checked).toBe(false);
+    expect(webCheck().disabled).toBe(true);
+    expect(field("Never these hosts").disabled).toBe(true);
+    expect(field("Never these hosts").value).toBe("x.test");
+    fireEvent.change(field("Description"), { target: { value: "Changed" } });
+    await save();
+    expect(again[0]?.body).toMatchObject({
+      description: "Changed",
+      context: { web: { enabled: false, blocked_domains: ["x.test"] } },
+    });
+  });
+
+  it("shows the server's refusal of a bad entry in the form", async () => {
+    const refusal = json(
+      { error: { code: "invalid_body", message: "context.web.allowed_domains[0]: presets (@packages) are not allowed here" } },
+      422,
+    );
+    const sent = serve(refusal, "admin");
+    const onSaved = renderForm(null, true);
+    await screen.findByRole("option", { name: "smart" });
+    fireEvent.change(field("Name"), { target: { value: "Bad" } });
+    fireEvent.change(field("Only these hosts"), { target: { value: "@packages" } });
+    await save();
+    expect((await screen.findByTestId("agent-form-error")).textContent).toContain("context.web.allowed_domains[0]");
+    expect(sent).toHaveLength(1);
+    expect(onSaved).not.toHaveBeenCalled();
+    expect(field("Only these hosts").value).toBe("@packages");
   });
 });

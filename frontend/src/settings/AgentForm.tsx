@@ -135,6 +135,59 @@ function NetworkField({
   );
 }
 
+/** The agent's web tools: on or off, and the hosts they may or may not reach (admins only). */
+function WebField({
+  draft,
+  disabled,
+  set,
+}: {
+  draft: AgentDraft;
+  disabled: boolean;
+  set: <K extends keyof AgentDraft>(key: K) => (value: AgentDraft[K]) => void;
+}) {
+  const hintId = useId();
+  const title = disabled ? "Set by an admin." : "Only admins can change it.";
+  return (
+    <fieldset className="agent-web" data-testid="agent-web" aria-describedby={hintId}>
+      <legend>Web tools</legend>
+      <label className="agent-web-check" title={title}>
+        <input
+          type="checkbox"
+          checked={draft.webEnabled}
+          disabled={disabled}
+          onChange={(e) => set("webEnabled")(e.target.checked)}
+        />{" "}
+        Web tools (search and read pages)
+      </label>
+      <label className="field">
+        <span>Only these hosts</span>
+        <textarea
+          rows={3}
+          value={draft.webAllowed}
+          disabled={disabled}
+          title={title}
+          onChange={(e) => set("webAllowed")(e.target.value)}
+          placeholder={"One per line: example.com, *.example.com, an IP or CIDR\nEmpty: any the server allows"}
+        />
+      </label>
+      <label className="field">
+        <span>Never these hosts</span>
+        <textarea
+          rows={3}
+          value={draft.webBlocked}
+          disabled={disabled}
+          title={title}
+          onChange={(e) => set("webBlocked")(e.target.value)}
+          placeholder={"One per line: example.com, *.example.com, an IP or CIDR"}
+        />
+      </label>
+      <span id={hintId} className="muted small">
+        These narrow the server's web settings, never widen them. {title}
+      </span>
+    </fieldset>
+  );
+}
+
 const SCOPE_LABELS: Record<MemoryScope, string> = {
   shared: "What it learns is shared with your other agents",
   assistant: "What it learns stays with this agent",
@@ -225,6 +278,9 @@ function AgentFormBody({
       )}
       {(isAdmin || draft.networkMode || draft.allowedDomains) && (
         <NetworkField draft={draft} disabled={!isAdmin} set={set} />
+      )}
+      {(isAdmin || !draft.webEnabled || draft.webAllowed || draft.webBlocked) && (
+        <WebField draft={draft} disabled={!isAdmin} set={set} />
       )}
       <NameChoice
         legend="Skills"
