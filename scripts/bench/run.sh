@@ -12,7 +12,7 @@ cargo build --release -p antler-cli --bin antler
 cargo build --release -p antler-gateway --example serve_dir
 cargo build --release -p antler-sandbox --example sandbox_bench --example egress_bench
 cargo build --release -p antler-mock-llm --bin antler-mock-llm
-cargo build --release -p antler-agent-runtime --example runs_bench --example joins_bench
+cargo build --release -p antler-agent-runtime --example runs_bench --example joins_bench --example web_bench
 scripts/sandbox-image.sh all >/dev/null
 export BENCH_SECONDS="${BENCH_SECONDS:-10}"
 echo "# Antler benchmarks ($(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs)"
@@ -22,6 +22,7 @@ python3 scripts/bench/files.py
 python3 scripts/bench/sandbox.py
 python3 scripts/bench/full_scripts.py
 python3 scripts/bench/egress.py
+python3 scripts/bench/web.py
 python3 scripts/bench/runs.py
 python3 scripts/bench/throughput.py
 python3 scripts/bench/joins.py

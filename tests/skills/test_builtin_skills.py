@@ -25,7 +25,7 @@ VALIDATE = os.path.join(CREATOR, "quick_validate.py")
 PACKAGE = os.path.join(CREATOR, "package_skill.py")
 PROFILE = os.path.join(PUBLIC, "csv-insights", "scripts", "profile_csv.py")
 MD_TO_HTML = os.path.join(PUBLIC, "markdown-report", "scripts", "md_to_html.py")
-BUILTIN = ("skill-creator", "csv-insights", "markdown-report")
+BUILTIN = ("skill-creator", "csv-insights", "markdown-report", "deep-research")
 
 
 def run(script, *args, cwd=None, stdin=None):

@@ -343,7 +343,7 @@ fn script(rng: &mut Rng, out: &mut String, bytes: usize) {
 
 /// An article page of at least `target` bytes.
 fn page(target: usize) -> String {
-    let mut rng = Rng(0x5eed_0f_a7_71e5);
+    let mut rng = Rng(0x5eed_0fa7_71e5);
     let mut out = String::with_capacity(target + 200_000);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n");
     out.push_str("<title>Grid-scale energy storage in the northern regions – The Bench Encyclopedia</title>\n");
