@@ -131,7 +131,7 @@ pub fn html_to_markdown(html: &str, url: &str) -> Page {
             title: Some(a.title.trim().to_string())
                 .filter(|t| !t.is_empty())
                 .or(title),
-            text: squeeze(&a.text_content),
+            text: squeeze(&unescape_prose(&a.text_content)),
         },
         None => {
             whole
@@ -140,7 +140,7 @@ pub fn html_to_markdown(html: &str, url: &str) -> Page {
             let body = whole.body().unwrap_or_else(|| whole.root());
             Page {
                 title,
-                text: squeeze(&body.md(None)),
+                text: squeeze(&unescape_prose(&body.md(None))),
             }
         }
     }
@@ -168,6 +168,40 @@ fn depth(root: &NodeRef<'_>) -> usize {
         }
     }
     deepest
+}
+
+/// Markdown without the backslashes the writer puts before every `.`, `!`, `(`, `)`, `-`,
+/// `+`, `#` and `_` of prose: they cost tokens and end up quoted ("41\.2"). Code (fenced
+/// blocks and spans) is left as it is, and so are escaped brackets and asterisks (page text
+/// like `[1]` must not read as one of the run's citations).
+fn unescape_prose(md: &str) -> String {
+    let mut out = String::with_capacity(md.len());
+    let mut fenced = false;
+    for line in md.split_inclusive('\n') {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        if fenced || !line.contains('\\') {
+            out.push_str(line);
+            continue;
+        }
+        let mut in_code = false;
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '`' => {
+                    in_code = !in_code;
+                    out.push(c);
+                }
+                '\\' if !in_code
+                    && chars.peek().is_some_and(|n| {
+                        matches!(n, '.' | '!' | '(' | ')' | '-' | '+' | '#' | '_')
+                    }) => {}
+                _ => out.push(c),
+            }
+        }
+    }
+    out
 }
 
 /// Text with runs of blank lines cut to one and trailing spaces dropped.
@@ -221,7 +255,21 @@ mod tests {
             page.text
         );
         assert!(!page.text.contains("alert"), "{}", page.text);
+        assert!(
+            !page.text.contains("\\."),
+            "no escaped full stops: {}",
+            page.text
+        );
         assert!(!page.text.contains("color:red"), "{}", page.text);
+    }
+
+    #[test]
+    fn prose_loses_the_writers_backslashes_and_code_keeps_them() {
+        let md = "Growth was 41\\.2% \\(a record\\)\\! See \\[1\\] and \\*this\\*.\n```\nre = r\"a\\.b\"\n```\nUse `x\\.y` here, snake\\_case.\n";
+        assert_eq!(
+            unescape_prose(md),
+            "Growth was 41.2% (a record)! See \\[1\\] and \\*this\\*.\n```\nre = r\"a\\.b\"\n```\nUse `x\\.y` here, snake_case.\n"
+        );
     }
 
     #[test]

@@ -33,7 +33,16 @@ pub struct Web {
     policy: WebPolicy,
     fetcher: Fetcher,
     searcher: Option<Searcher>,
+    /// HTML conversions at once: a large page takes many times its size while it is turned
+    /// into Markdown, so a burst of reads (subagents, several runs) waits its turn.
+    conversions: tokio::sync::Semaphore,
 }
+
+/// HTML conversions running at once.
+const CONVERSIONS: usize = 2;
+
+/// Largest HTML converted; the rest of a longer page is left out (and the page says so).
+pub const MAX_HTML_BYTES: usize = 3 * 1024 * 1024;
 
 impl std::fmt::Debug for Web {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -74,6 +83,7 @@ impl Web {
             policy,
             fetcher: Fetcher::new(cfg.fetch.clone(), lookup),
             searcher,
+            conversions: tokio::sync::Semaphore::new(CONVERSIONS),
         })
     }
 

@@ -221,8 +221,9 @@ impl TypedTool for WebFetch {
         }
         if page.truncated {
             text.push_str(&format!(
-                "\n[The download stopped at {} bytes (web.fetch.max_bytes); the page goes on.]",
-                run.web.fetcher.config().max_bytes
+                "\n[Only the first {} bytes of the page were read (web.fetch.max_bytes, and {} for HTML); the page goes on.]",
+                run.web.fetcher.config().max_bytes,
+                super::MAX_HTML_BYTES
             ));
         }
         Ok(ToolOutput {
@@ -247,10 +248,19 @@ impl WebFetch {
             .await
             .map_err(|e| ToolError::Model(format!("web_fetch refused or failed: {e}")))?;
         let final_url = fetched.url.to_string();
+        let mut cut = fetched.truncated;
         let (title, text) = match extract::kind(&fetched.media_type, &fetched.body) {
             Kind::Html => {
-                let html = extract::decode(&fetched.body, fetched.charset.as_deref(), true);
+                let body = &fetched.body[..fetched.body.len().min(super::MAX_HTML_BYTES)];
+                cut |= body.len() < fetched.body.len();
+                let html = extract::decode(body, fetched.charset.as_deref(), true);
                 let url = final_url.clone();
+                let _turn = run
+                    .web
+                    .conversions
+                    .acquire()
+                    .await
+                    .map_err(|_| ToolError::Model("the page could not be read".into()))?;
                 let page =
                     tokio::task::spawn_blocking(move || extract::html_to_markdown(&html, &url))
                         .await
@@ -292,7 +302,7 @@ impl WebFetch {
             title,
             media_type,
             text: Arc::from(text),
-            truncated: fetched.truncated,
+            truncated: cut,
             file,
         })
     }
