@@ -261,12 +261,44 @@ async fn a_rebinding_resolver_cannot_move_the_connection() {
     assert_eq!(server.hits(), 1, "no second connection");
 }
 
+fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn gzipped(content_type: &str, data: &[u8]) -> Reply {
+    Reply::Full(
+        200,
+        vec![
+            ("Content-Type".into(), content_type.into()),
+            ("Content-Encoding".into(), "gzip".into()),
+        ],
+        gzip(data),
+    )
+}
+
 #[tokio::test]
 async fn size_and_time_limits_hold() {
     let big = "x".repeat(300_000);
     let server = Server::start(vec![
         ("/big", Reply::ok("text/plain", big)),
         ("/hang", Reply::Hang),
+        ("/small.gz", gzipped("text/plain", b"unpacked text")),
+        // 50 MB of zeros in about 50 KB: unpacked only up to the limit.
+        (
+            "/bomb.gz",
+            gzipped("text/plain", &vec![0u8; 50 * 1024 * 1024]),
+        ),
+        (
+            "/br",
+            Reply::Full(
+                200,
+                vec![("Content-Encoding".into(), "br".into())],
+                b"??".to_vec(),
+            ),
+        ),
     ])
     .await;
     let f = fetcher(
@@ -282,6 +314,25 @@ async fn size_and_time_limits_hold() {
         .await
         .unwrap();
     assert_eq!((got.body.len(), got.truncated), (100_000, true));
+    let got = f
+        .fetch(&server.url("127.0.0.1", "/small.gz"), &open(server.port))
+        .await
+        .unwrap();
+    assert_eq!(
+        (got.body.as_slice(), got.truncated),
+        (&b"unpacked text"[..], false)
+    );
+    assert_eq!(server.requests()[1].headers["accept-encoding"], "gzip");
+    let got = f
+        .fetch(&server.url("127.0.0.1", "/bomb.gz"), &open(server.port))
+        .await
+        .unwrap();
+    assert_eq!((got.body.len(), got.truncated), (100_000, true));
+    let e = f
+        .fetch(&server.url("127.0.0.1", "/br"), &open(server.port))
+        .await
+        .unwrap_err();
+    assert!(e.contains("content encoding br"), "{e}");
     let e = f
         .fetch(&server.url("127.0.0.1", "/hang"), &open(server.port))
         .await

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, LOCATION, USER_AGENT};
+use reqwest::header::{
+    ACCEPT, ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, LOCATION, USER_AGENT,
+};
 use url::Url;
 
 use super::config::FetchConfig;
@@ -156,6 +158,9 @@ impl Fetcher {
                 ACCEPT,
                 "text/html,application/xhtml+xml,text/markdown,text/plain;q=0.9,application/json;q=0.9,application/pdf;q=0.8,*/*;q=0.5",
             )
+            // gzip only, decoded here under the same size limit (a small body must not
+            // unpack into gigabytes).
+            .header(ACCEPT_ENCODING, "gzip")
             .send()
             .await
             .map_err(|e| describe(&e, url))
@@ -174,6 +179,18 @@ impl Fetcher {
             .filter_map(|p| p.strip_prefix("charset="))
             .map(|c| c.trim_matches('"').to_string())
             .next();
+        let encoding = response
+            .headers()
+            .get(CONTENT_ENCODING)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("identity")
+            .trim()
+            .to_ascii_lowercase();
+        if !matches!(encoding.as_str(), "identity" | "" | "gzip" | "x-gzip") {
+            return Err(format!(
+                "{url} was sent with content encoding {encoding}, which web_fetch does not read"
+            ));
+        }
         let max = usize::try_from(self.cfg.max_bytes).unwrap_or(usize::MAX);
         let mut body = Vec::new();
         let mut truncated = false;
@@ -186,6 +203,12 @@ impl Fetcher {
             }
             body.extend_from_slice(&chunk);
         }
+        if encoding.ends_with("gzip") {
+            let (unpacked, cut) = gunzip(&body, max, truncated)
+                .map_err(|e| format!("{url} sent a gzip body that could not be read ({e})"))?;
+            body = unpacked;
+            truncated |= cut;
+        }
         Ok(Fetched {
             url,
             media_type,
@@ -194,6 +217,27 @@ impl Fetcher {
             truncated,
         })
     }
+}
+
+/// `data` gunzipped, at most `max` bytes of it (and whether there was more); `partial`
+/// data (cut at the download limit) gives what it holds.
+fn gunzip(data: &[u8], max: usize, partial: bool) -> std::io::Result<(Vec<u8>, bool)> {
+    use std::io::Read as _;
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    let mut decoder = flate2::read::MultiGzDecoder::new(data).take(limit);
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match decoder.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(_) if partial && !out.is_empty() => break,
+            Err(e) => return Err(e),
+        }
+    }
+    let cut = out.len() > max;
+    out.truncate(max);
+    Ok((out, cut))
 }
 
 /// What went wrong with a request, without the client's internals.
