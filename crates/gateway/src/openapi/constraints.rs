@@ -16,10 +16,11 @@ use antler_app::secrets;
 /// A container path under `/mnt/user-data` as the artifact route takes it (without the
 /// leading `/`): segments that are not empty, `.` or `..`, without `\`, NUL or `%` (a
 /// segment still percent-encoded after one decode is refused), and an optional trailing `/`
-/// (the member list of a `.skill` archive).
+/// (the member list of a `.skill` archive). A segment may be 255 bytes long; 63 characters
+/// of at most 4 bytes each is what a pattern can promise.
 const ARTIFACT_PATH_PATTERN: &str = concat!(
-    r"^mnt/user-data(?:/(?:[^/\\\x00%.][^/\\\x00%]*",
-    r"|\.[^/\\\x00%.][^/\\\x00%]*|\.\.[^/\\\x00%]+))*/?$"
+    r"^mnt/user-data(?:/(?:[^/\\\x00%.][^/\\\x00%]{0,62}",
+    r"|\.[^/\\\x00%.][^/\\\x00%]{0,61}|\.\.[^/\\\x00%]{1,61}))*/?$"
 );
 
 /// Control characters (`char::is_control`), as the inside of a character class.
@@ -459,5 +460,22 @@ mod tests {
             let taken = VirtualPath::parse_user_data(&format!("/{path}")).is_ok();
             assert_eq!(pattern.is_match(path), taken, "{path:?}");
         }
+        // Length: what the pattern allows the route takes (63 four-byte characters are 252
+        // bytes); a segment over 255 bytes is refused by both.
+        for (segment, allowed) in [
+            ("😀".repeat(63), true),
+            (format!(".{}", "😀".repeat(62)), true),
+            ("😀".repeat(64), false),
+            ("a".repeat(256), false),
+        ] {
+            let path = format!("mnt/user-data/{segment}");
+            assert_eq!(pattern.is_match(&path), allowed, "{path}");
+            if allowed {
+                assert!(VirtualPath::parse_user_data(&format!("/{path}")).is_ok());
+            }
+        }
+        assert!(
+            VirtualPath::parse_user_data(&format!("/mnt/user-data/{}", "a".repeat(256))).is_err()
+        );
     }
 }
