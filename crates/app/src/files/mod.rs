@@ -158,8 +158,15 @@ impl FilesService {
                 let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
                     continue;
                 };
-                let meta = entry.metadata()?;
-                if name.starts_with('.') || !entry.file_type()?.is_file() {
+                // Hidden names first: a conversion's temporary file comes and goes while the
+                // directory is read, and one gone by now must not fail the whole listing.
+                if name.starts_with('.') {
+                    continue;
+                }
+                let (Ok(meta), Ok(kind)) = (entry.metadata(), entry.file_type()) else {
+                    continue;
+                };
+                if !kind.is_file() {
                     continue;
                 }
                 let mut file = describe(&id, &name, meta.len(), Some(meta));

@@ -46,7 +46,7 @@ async fn upload(server: &Server, thread: &str, files: &[(&str, Vec<u8>)]) -> Val
 fn entry<'a>(list: &'a Value, name: &str) -> &'a Value {
     list["files"]
         .as_array()
-        .unwrap()
+        .unwrap_or_else(|| panic!("not a listing: {list}"))
         .iter()
         .find(|f| f["filename"] == name)
         .unwrap_or_else(|| panic!("{name} not listed: {list}"))
