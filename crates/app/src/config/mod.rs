@@ -305,7 +305,7 @@ impl Default for WebConfig {
             allow_private_networks: false,
             allowed_domains: Vec::new(),
             blocked_domains: Vec::new(),
-            allowed_ports: vec![80, 443],
+            allowed_ports: antler_sandbox::egress::policy::WEB_PORTS.to_vec(),
         }
     }
 }

@@ -8,8 +8,8 @@ use ipnet::IpNet;
 
 use super::address::is_public;
 
-/// Ports an entry without one allows.
-const WEB_PORTS: [u16; 2] = [80, 443];
+/// Ports an entry without one allows (and the web tools' default ports).
+pub const WEB_PORTS: [u16; 2] = [80, 443];
 
 /// What the named presets stand for.
 const PRESETS: &[(&str, &[&str])] = &[
@@ -44,6 +44,15 @@ enum Pattern {
     Exact(String),
     /// `*.example.com`, kept as `.example.com`: any name below, not the name itself.
     Below(String),
+}
+
+impl Pattern {
+    fn matches(&self, host: &str) -> bool {
+        match self {
+            Pattern::Exact(name) => name == host,
+            Pattern::Below(suffix) => host.ends_with(suffix.as_str()),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,11 +172,7 @@ impl Rules {
         }
         let mut named = false;
         for rule in &self.hosts {
-            let hit = match &rule.pattern {
-                Pattern::Exact(name) => *name == host,
-                Pattern::Below(suffix) => host.ends_with(suffix.as_str()),
-            };
-            if hit {
+            if rule.pattern.matches(&host) {
                 named = true;
                 if port_ok(rule.port, port) {
                     return Ok(Target::Name(host));
@@ -220,34 +225,28 @@ impl Rules {
         if let Ok(ip) = host.parse::<IpAddr>() {
             return self.lists_ip(ip);
         }
-        self.hosts.iter().any(|rule| match &rule.pattern {
-            Pattern::Exact(name) => *name == host,
-            Pattern::Below(suffix) => host.ends_with(suffix.as_str()),
-        })
+        self.hosts.iter().any(|rule| rule.pattern.matches(&host))
     }
 
     /// Whether a listed IP or CIDR holds `ip`, whatever its port.
     pub fn lists_ip(&self, ip: IpAddr) -> bool {
-        let ip = match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-            v4 => v4,
-        };
+        let ip = unmapped(ip);
         self.nets.iter().any(|rule| rule.net.contains(&ip))
     }
 
-    /// Whether the rules hold no entry at all.
-    pub fn is_empty(&self) -> bool {
-        self.hosts.is_empty() && self.nets.is_empty()
-    }
-
     fn net_allows(&self, ip: IpAddr, port: u16) -> bool {
-        let ip = match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-            v4 => v4,
-        };
+        let ip = unmapped(ip);
         self.nets
             .iter()
             .any(|rule| rule.net.contains(&ip) && rule.port.is_none_or(|p| p == port))
+    }
+}
+
+/// An IPv4-mapped IPv6 address as the IPv4 address it is (listed networks are matched so).
+fn unmapped(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
     }
 }
 

@@ -114,18 +114,6 @@ impl Web {
         self.searcher.as_ref().and_then(Searcher::warning)
     }
 
-    /// The names of the tools runs may be offered.
-    pub fn tool_names(&self) -> Vec<&'static str> {
-        let mut names = Vec::new();
-        if self.searcher.is_some() {
-            names.push(WEB_SEARCH);
-        }
-        if self.fetcher.config().enabled {
-            names.push(WEB_FETCH);
-        }
-        names
-    }
-
     /// The tools of one run of an agent with `agent`'s web settings (none when the agent's
     /// are off or do not parse), numbering into `sources`.
     pub fn tools_for(

@@ -6,13 +6,11 @@ use std::net::IpAddr;
 
 use antler_protocol::egress::NetworkMode;
 use antler_protocol::web::AgentWeb;
-use antler_sandbox::egress::{Rules, address, policy::normalize};
+use antler_sandbox::egress::policy::{WEB_PORTS, normalize};
+use antler_sandbox::egress::{Rules, address};
 use url::Url;
 
 use super::config::WebToolsConfig;
-
-/// Ports a URL may name by default.
-const WEB_PORTS: [u16; 2] = [80, 443];
 
 /// Host lists of one source (the server's `web.*` or an agent's `web`).
 #[derive(Debug, Clone)]
