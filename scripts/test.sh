@@ -51,8 +51,9 @@ fi
 python3 -m unittest discover -s tests/skills -v
 python3 -m unittest discover -s tests/repo -v
 
-# The official LangGraph Python SDK against the server, unmodified.
+# The official LangGraph Python and JavaScript SDKs against the server, unmodified.
 scripts/sdk-test.sh
+scripts/sdk-js-test.sh
 
 # The whole HTTP API fuzzed from its OpenAPI document (Schemathesis, every check, ~2 min).
 scripts/api-fuzz.sh
