@@ -12,6 +12,7 @@ cargo build --release -p antler-cli --bin antler
 cargo build --release -p antler-gateway --example serve_dir
 cargo build --release -p antler-sandbox --example sandbox_bench --example egress_bench
 cargo build --release -p antler-mock-llm --bin antler-mock-llm
+cargo build --release -p antler-store --example cron_claim_bench
 cargo build --release -p antler-agent-runtime --example runs_bench --example joins_bench --example web_bench
 scripts/sandbox-image.sh all >/dev/null
 export BENCH_SECONDS="${BENCH_SECONDS:-10}"
@@ -28,3 +29,5 @@ python3 scripts/bench/throughput.py
 python3 scripts/bench/joins.py
 python3 scripts/bench/replicas.py
 python3 scripts/bench/memory.py
+python3 scripts/bench/crons.py
+python3 scripts/bench/store.py

@@ -168,6 +168,8 @@ describe("threads", () => {
     found.forEach(assertThread);
     const selected = await client.threads.search({ metadata: { source: "sdk-js" }, select: ["thread_id", "status"] });
     assert.deepEqual(Object.keys(selected[0]).sort(), ["status", "thread_id"]);
+    const byId = await client.threads.search({ ids: [thread.thread_id], limit: 100 });
+    assert.deepEqual(byId.map((t) => t.thread_id), [thread.thread_id]);
     assert.equal(await client.threads.count({ metadata: { source: "sdk-js" } }), 1);
     assert.equal(await client.threads.count({ metadata: { source: "sdk-js" }, status: "busy" }), 0);
     assert.equal(await other.threads.count({ metadata: { source: "sdk-js" } }), 0, "counts are per user");
@@ -187,6 +189,8 @@ describe("threads", () => {
     const history = await client.threads.getHistory(tid, { limit: 100 });
     assert.ok(history.length >= 2);
     assert.equal(history.at(-1).metadata.source, "input");
+    const older = await client.threads.getHistory(tid, { limit: 100, before: history[0].checkpoint });
+    assert.deepEqual(older.map((s) => s.checkpoint.checkpoint_id), history.slice(1).map((s) => s.checkpoint.checkpoint_id));
     const at = await client.threads.getState(tid, history.at(-1).checkpoint.checkpoint_id);
     assert.deepEqual(at.checkpoint, history.at(-1).checkpoint);
 
@@ -471,7 +475,7 @@ describe("store", () => {
     assert.deepEqual(item.value, { color: "teal", rank: 3 });
     assert.match(item.created_at, ISO);
     assert.match(item.updatedAt, ISO);
-    assert.equal(await other.store.getItem(["sdk", "prefs"], "theme").catch((e) => e.status), 404, "per user");
+    assert.equal(await other.store.getItem(["sdk", "prefs"], "theme"), null, "per user");
 
     await client.store.putItem(["sdk", "prefs"], "theme", { color: "plum", rank: 4 });
     assert.equal((await client.store.getItem(["sdk", "prefs"], "theme")).value.color, "plum");
@@ -499,14 +503,14 @@ describe("store", () => {
     assert.deepEqual((await other.store.listNamespaces()).namespaces, []);
 
     await client.store.deleteItem(["sdk", "prefs"], "font");
-    assert.equal(await client.store.getItem(["sdk", "prefs"], "font").catch((e) => e.status), 404);
+    assert.equal(await client.store.getItem(["sdk", "prefs"], "font"), null, "a missing item is null, as the SDK's type says");
   });
 
   test("an item with a TTL expires", async () => {
     // The TTL is in minutes: a fraction of one is a few seconds.
     await client.store.putItem(["sdk", "ttl"], "brief", { v: 1 }, { ttl: 0.05 });
     assert.equal((await client.store.getItem(["sdk", "ttl"], "brief", { refreshTtl: false })).value.v, 1);
-    await eventually(async () => (await client.store.getItem(["sdk", "ttl"], "brief").catch((e) => e.status)) === 404);
+    await eventually(async () => (await client.store.getItem(["sdk", "ttl"], "brief", { refreshTtl: false })) === null);
     assert.deepEqual((await client.store.searchItems(["sdk", "ttl"])).items, []);
   });
 });

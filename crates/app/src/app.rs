@@ -17,6 +17,7 @@ use crate::accounts::AccountsService;
 use crate::assistants::AssistantsService;
 use crate::config::Config;
 use crate::files::FilesService;
+use crate::items::ItemsService;
 use crate::mcp::McpService;
 use crate::memory::MemoryService;
 use crate::runs::RunsService;
@@ -50,6 +51,10 @@ pub struct App {
     pub memory: MemoryService,
     /// Named secrets for skills and agents.
     pub secrets: Arc<SecretsService>,
+    /// Crons (scheduled runs).
+    pub crons: Arc<crate::crons::CronsService>,
+    /// LangGraph store items (each person's JSON documents).
+    pub items: ItemsService,
     /// Runs the agent's tools: Docker containers per thread, or host directories.
     pub sandbox: Arc<dyn SandboxProvider>,
     /// Degradations reported by `/health` (for example a file watcher that failed to start,
@@ -324,7 +329,23 @@ impl App {
                 tools: manager.tool_names(),
             },
         ));
+        let crons = Arc::new(crate::crons::CronsService::new(
+            store.clone(),
+            RunsService::new(
+                store.clone(),
+                manager.clone(),
+                assistants.clone(),
+                config.threads.clone(),
+            ),
+            threads.clone(),
+            assistants.clone(),
+            config.crons.clone(),
+        ));
+        if serving && config.crons.enabled {
+            tasks.push(AbortOnDrop(crons.start_scheduler(instance.clone())));
+        }
         Ok(App {
+            crons,
             accounts,
             files: FilesService::new(scratch, sandbox.file_access())
                 .with_converter(crate::files::convert::Converter::new(sandbox.clone())),
@@ -338,6 +359,7 @@ impl App {
             mcp,
             memory,
             secrets,
+            items: ItemsService::new(store.items.clone()),
             assistants,
             skills,
             store,

@@ -6,8 +6,8 @@ use antler_agent_runtime::langchain::parse_input;
 use antler_agent_runtime::runs::RunError;
 use antler_protocol::runs::{Checkpoint, RunStatus, StateUpdated, ThreadState, ThreadStateUpdate};
 use antler_protocol::threads::{ThreadStatus, ThreadValues};
-use antler_store::CheckpointRecord;
 use antler_store::threads::timestamp;
+use antler_store::{CheckpointRecord, ThreadRecord};
 use serde_json::{Map, Value, json};
 
 use crate::Caller;
@@ -76,22 +76,7 @@ impl RunsService {
     ) -> Result<StateUpdated, RunOpError> {
         let thread = self.thread(caller, thread_id).await?;
         self.check_quota(caller).await?;
-        // A queued or starting run would save over the update from its own branch head.
-        let mut active = false;
-        for status in [RunStatus::Pending, RunStatus::Running] {
-            active |= !self
-                .store
-                .runs
-                .list(thread_id, Some(status), 1, 0)
-                .await?
-                .is_empty();
-        }
-        if active || thread.status == ThreadStatus::Busy {
-            return Err(RunError::Conflict(format!(
-                "thread '{thread_id}' has a run in progress; update its state when the run has ended"
-            ))
-            .into());
-        }
+        self.ensure_no_run(&thread).await?;
         let (mut values, mut head) = match update.from_checkpoint() {
             Some(id) => {
                 let record = self.checkpoint(thread_id, id).await?;
@@ -146,7 +131,29 @@ impl RunsService {
         })
     }
 
-    async fn checkpoint(
+    /// 409 while a run is queued or working on the thread: it would save over a change
+    /// from its own branch head.
+    pub(crate) async fn ensure_no_run(&self, thread: &ThreadRecord) -> Result<(), RunOpError> {
+        let thread_id = &thread.thread_id;
+        let mut active = false;
+        for status in [RunStatus::Pending, RunStatus::Running] {
+            active |= !self
+                .store
+                .runs
+                .list(thread_id, Some(status), 1, 0)
+                .await?
+                .is_empty();
+        }
+        if active || thread.status == ThreadStatus::Busy {
+            return Err(RunError::Conflict(format!(
+                "thread '{thread_id}' has a run in progress; change its state when the run has ended"
+            ))
+            .into());
+        }
+        Ok(())
+    }
+
+    pub(crate) async fn checkpoint(
         &self,
         thread_id: &str,
         checkpoint_id: &str,
@@ -234,6 +241,16 @@ fn checkpoint_state(c: CheckpointRecord) -> Result<ThreadState, RunOpError> {
     })
 }
 
+/// The id of the pending task `name` of a checkpoint: stable per checkpoint and node, like
+/// LangGraph's task ids (the thread's `interrupts` are keyed by it).
+pub(crate) fn task_id(checkpoint_id: &str, name: &str) -> String {
+    uuid::Uuid::new_v5(
+        &uuid::Uuid::NAMESPACE_OID,
+        format!("{checkpoint_id}:{name}").as_bytes(),
+    )
+    .to_string()
+}
+
 /// A pending task as LangGraph reports it; the agent's holds the interrupts waiting for an
 /// answer.
 fn task(checkpoint_id: &str, name: &str, values: &ThreadValues) -> Value {
@@ -242,13 +259,8 @@ fn task(checkpoint_id: &str, name: &str, values: &ThreadValues) -> Value {
     } else {
         Vec::new()
     };
-    // Stable per checkpoint and node, like LangGraph's task ids.
-    let id = uuid::Uuid::new_v5(
-        &uuid::Uuid::NAMESPACE_OID,
-        format!("{checkpoint_id}:{name}").as_bytes(),
-    );
     json!({
-        "id": id.to_string(),
+        "id": task_id(checkpoint_id, name),
         "name": name,
         "path": ["__pregel_pull", name],
         "error": null,

@@ -303,7 +303,7 @@ impl RunsService {
         parse_values(thread_id, &thread.values)
     }
 
-    async fn record(
+    pub(crate) async fn record(
         &self,
         caller: &Caller,
         thread_id: &str,

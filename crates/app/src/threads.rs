@@ -101,7 +101,29 @@ impl ThreadsService {
         if created.created {
             tracing::info!(thread.id = %id, "thread created");
         }
-        wire(created.thread)
+        self.to_wire(created.thread).await
+    }
+
+    /// How the sandbox user gets the files the server writes.
+    pub(crate) fn sandbox_access(&self) -> antler_sandbox::FileAccess {
+        self.sandbox.file_access()
+    }
+
+    /// The wire shape of a stored thread, with the interrupts it waits on keyed by the
+    /// pending task of its newest checkpoint (the task `GET …/state` reports).
+    pub(crate) async fn to_wire(&self, t: ThreadRecord) -> Result<Thread, ThreadError> {
+        let mut thread = wire(t)?;
+        if !thread.values.interrupts.is_empty() {
+            let head = self.store.state.head(&thread.thread_id).await?;
+            let task = match head {
+                Some(c) => crate::checkpoints::task_id(&c.checkpoint_id, "agent"),
+                None => crate::checkpoints::task_id(&thread.thread_id, "agent"),
+            };
+            thread
+                .interrupts
+                .insert(task, Value::Array(thread.values.interrupts.clone()));
+        }
+        Ok(thread)
     }
 
     /// The repositories (for background duties of this crate).
@@ -111,7 +133,7 @@ impl ThreadsService {
 
     /// The caller's thread.
     pub async fn get(&self, caller: &Caller, id: &str) -> Result<Thread, ThreadError> {
-        wire(self.record(caller, id).await?)
+        self.to_wire(self.record(caller, id).await?).await
     }
 
     /// The caller's thread as stored.
@@ -144,7 +166,7 @@ impl ThreadsService {
             .merge_metadata(caller.owner(), id, patch)
             .await?
             .ok_or_else(|| ThreadError::NotFound(id.to_string()))?;
-        wire(thread)
+        self.to_wire(thread).await
     }
 
     /// Deletes a thread: its runs stop, its records, sandbox and files go.
@@ -184,16 +206,29 @@ impl ThreadsService {
                 req.limit
             )));
         }
+        let ids = req.ids.unwrap_or_default();
+        if ids.len() > MAX_SEARCH_LIMIT as usize {
+            return Err(ThreadError::Invalid(format!(
+                "at most {MAX_SEARCH_LIMIT} ids, not {}",
+                ids.len()
+            )));
+        }
         let query = ThreadQuery {
             metadata: req.metadata.unwrap_or_default(),
             status: req.status,
+            values: req.values.unwrap_or_default(),
+            ids,
             limit: req.limit,
             offset: req.offset,
             sort: req.sort_by.unwrap_or_default(),
             ascending: req.sort_order == Some(SortOrder::Asc),
         };
         let threads = self.store.threads.search(caller.owner(), &query).await?;
-        threads.into_iter().map(wire).collect()
+        let mut out = Vec::with_capacity(threads.len());
+        for thread in threads {
+            out.push(self.to_wire(thread).await?);
+        }
+        Ok(out)
     }
 
     /// Host directories of a thread (not checked, not created). Thread ids are unique
@@ -256,5 +291,6 @@ fn wire(t: ThreadRecord) -> Result<Thread, ThreadError> {
         updated_at: timestamp(t.updated_at),
         metadata: t.metadata,
         status: t.status,
+        interrupts: Map::new(),
     })
 }

@@ -222,6 +222,22 @@ impl From<AssistantError> for AppError {
     }
 }
 
+impl From<antler_app::CronError> for AppError {
+    fn from(e: antler_app::CronError) -> Self {
+        use antler_app::CronError;
+        match e {
+            e @ CronError::NotFound(_) => AppError::not_found(e.to_string()),
+            CronError::Invalid(m) => {
+                AppError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_cron", m)
+            }
+            CronError::Thread(e) => e.into(),
+            CronError::Assistant(e) => e.into(),
+            CronError::Run(e) => e.into(),
+            CronError::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<RunOpError> for AppError {
     fn from(e: RunOpError) -> Self {
         match e {

@@ -148,6 +148,67 @@ impl From<axum_extra::extract::QueryRejection> for AppError {
     }
 }
 
+/// A run request body ([`ApiJson`] of a `RunCreate`), whose unknown `stream_mode` is a 422
+/// `invalid_stream_mode` listing the supported modes instead of the deserializer's account
+/// of an untagged enum.
+#[derive(Debug, Clone)]
+pub struct RunBody(pub antler_protocol::runs::RunCreate);
+
+impl<S: Send + Sync> FromRequest<S> for RunBody {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, AppError> {
+        let (parts, body) = req.into_parts();
+        // Read once, kept for a second look when the body is refused.
+        let bytes = Bytes::from_request(Request::from_parts(parts.clone(), body), state)
+            .await
+            .map_err(|e| {
+                if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    AppError::new(e.status(), "payload_too_large", "request body is too large")
+                } else {
+                    AppError::bad_request(format!("the body could not be read: {}", e.body_text()))
+                }
+            })?;
+        let again = Request::from_parts(parts, axum::body::Body::from(bytes.clone()));
+        match ApiJson::from_request(again, state).await {
+            Ok(ApiJson(body)) => Ok(RunBody(body)),
+            Err(e) if e.status() == StatusCode::UNPROCESSABLE_ENTITY => {
+                Err(stream_mode_error(&bytes).unwrap_or(e))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The 422 for a `stream_mode` naming a mode that is not supported, if the body has one.
+fn stream_mode_error(bytes: &[u8]) -> Option<AppError> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    stream_modes_error(value.get("stream_mode")?)
+}
+
+/// The 422 for a `stream_mode` value (a name or a list of names) that names an unsupported
+/// mode or is not text.
+pub(crate) fn stream_modes_error(modes: &serde_json::Value) -> Option<AppError> {
+    use antler_protocol::stream::StreamMode;
+    let names: Vec<&serde_json::Value> = match modes {
+        serde_json::Value::Array(list) => list.iter().collect(),
+        serde_json::Value::Null => Vec::new(),
+        one => vec![one],
+    };
+    let message = names.into_iter().find_map(|name| match name.as_str() {
+        Some(name) => StreamMode::parse_requested(name).err(),
+        None => Some(format!(
+            "stream_mode must be a mode name or a list of them; supported modes: {}",
+            StreamMode::supported_list()
+        )),
+    })?;
+    Some(AppError::new(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "invalid_stream_mode",
+        message,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,8 +22,9 @@ use antler_app::Config;
 
 use crate::error::{AppError, InternalCause};
 use crate::routes::{
-    artifacts, assistants, auth, health, mcp, memory, models, runs, secrets, skill_import,
-    skill_install, skills, state, stateless, threads, uploads, users,
+    artifacts, assistants, auth, crons, health, mcp, memory, models, run_batch, runs, secrets,
+    skill_import, skill_install, skills, state, stateless, store_items, thread_stream, threads,
+    uploads, users,
 };
 use crate::state::AppState;
 
@@ -65,6 +66,18 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(stateless::create_stateless))
         .routes(routes!(stateless::stream_stateless))
         .routes(routes!(stateless::wait_stateless))
+        .routes(routes!(run_batch::cancel_runs))
+        .routes(routes!(run_batch::create_batch))
+        .routes(routes!(crons::create_cron))
+        .routes(routes!(crons::create_thread_cron))
+        .routes(routes!(crons::search_crons))
+        .routes(routes!(crons::count_crons))
+        .routes(routes!(
+            crons::get_cron,
+            crons::update_cron,
+            crons::delete_cron
+        ))
+        .routes(routes!(crons::run_cron_now))
         .routes(routes!(runs::cancel_run))
         .routes(routes!(runs::join_run))
         .routes(routes!(runs::join_stream))
@@ -80,6 +93,8 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(assistants::set_latest_assistant))
         .routes(routes!(assistants::assistant_schemas))
         .routes(routes!(assistants::assistant_graph))
+        .routes(routes!(assistants::assistant_subgraphs))
+        .routes(routes!(assistants::assistant_subgraphs_at))
         .routes(routes!(memory::list_memory, memory::forget_memory))
         .routes(routes!(memory::add_fact))
         .routes(routes!(memory::update_fact, memory::delete_fact))
@@ -94,10 +109,22 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(mcp::restart_server))
         .routes(routes!(secrets::list_secrets))
         .routes(routes!(secrets::put_secret, secrets::delete_secret))
-        .routes(routes!(state::get_state, state::update_state))
+        .routes(routes!(
+            store_items::put_item,
+            store_items::get_item,
+            store_items::delete_item
+        ))
+        .routes(routes!(store_items::search_items))
+        .routes(routes!(store_items::list_namespaces))
+        .routes(routes!(
+            state::get_state,
+            state::update_state,
+            state::patch_state
+        ))
+        .routes(routes!(thread_stream::join_thread_stream))
         .routes(routes!(state::get_state_at))
         .routes(routes!(state::post_state_at))
-        .routes(routes!(state::get_history))
+        .routes(routes!(state::get_history, state::get_history_query))
         .routes(routes!(skills::list_skills))
         .routes(routes!(skills::reload_skills))
         .routes(routes!(skill_install::install_skill))
@@ -109,6 +136,9 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(threads::create_thread))
         .routes(routes!(threads::search_threads))
+        .routes(routes!(threads::count_threads))
+        .routes(routes!(threads::prune_threads))
+        .routes(routes!(threads::copy_thread))
         .routes(routes!(
             threads::get_thread,
             threads::patch_thread,

@@ -5,6 +5,7 @@
 
 pub mod assistants;
 pub mod auth;
+pub mod crons;
 pub mod de;
 pub mod egress;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod prompt_text;
 pub mod runs;
 pub mod secrets;
 pub mod skills;
+pub mod store_items;
 pub mod stream;
 pub mod threads;
 pub mod validation;

@@ -72,6 +72,9 @@ wire_enum! {
         Interrupt = "interrupt",
         /// Wait for the running ones, then run.
         Enqueue = "enqueue",
+        /// Cancel the running ones and delete them with everything they wrote (their input
+        /// and checkpoints: the thread is as before them), then run.
+        Rollback = "rollback",
     }
 }
 
@@ -106,11 +109,61 @@ wire_enum! {
 }
 
 wire_enum! {
-    /// What `cancel` does to the run (LangGraph's `rollback` is not supported).
+    /// What `cancel` does to the run.
     pub enum CancelAction {
         /// Stop it, keeping what it did so far.
         Interrupt = "interrupt",
+        /// Stop it, then delete it with everything it wrote (its input, its checkpoints and
+        /// events): the thread is as before it. Files it wrote stay.
+        Rollback = "rollback",
     }
+}
+
+wire_enum! {
+    /// Which of the caller's runs `POST /api/runs/cancel` cancels by status.
+    pub enum CancelStatus {
+        /// Runs waiting for their turn.
+        Pending = "pending",
+        /// Runs working.
+        Running = "running",
+        /// Both.
+        All = "all",
+    }
+}
+
+/// `POST /api/runs/cancel` body: runs of one thread (`thread_id`, with `run_ids` or all its
+/// active runs), or every active run of the caller with a `status`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CancelRuns {
+    /// The thread whose runs to cancel (required without `status`; with it, narrows it).
+    #[serde(default)]
+    pub thread_id: Option<String>,
+    /// Runs of `thread_id` (at most 1000); default: all its pending and running runs.
+    #[serde(default)]
+    pub run_ids: Option<Vec<String>>,
+    /// `pending`, `running` or `all`: the caller's runs in that status (not with `run_ids`).
+    #[serde(default)]
+    pub status: Option<CancelStatus>,
+}
+
+/// `POST /api/runs/cancel` query.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CancelRunsQuery {
+    /// `interrupt` (default) or `rollback`.
+    #[serde(default)]
+    pub action: Option<CancelAction>,
+}
+
+/// One item of `POST /api/runs/batch`: a run on `thread_id`, or a stateless run (on a
+/// temporary thread) without it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct RunBatchItem {
+    /// The thread to run on; absent: a stateless run.
+    #[serde(default)]
+    pub thread_id: Option<String>,
+    /// The run, as `POST …/runs` takes it.
+    #[serde(flatten)]
+    pub run: RunCreate,
 }
 
 /// `POST /api/threads/{thread_id}/runs…` body. Fields LangGraph SDKs send that Antler does
@@ -134,8 +187,9 @@ pub struct RunCreate {
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub input: Option<Value>,
-    /// `values` (the default), `messages-tuple` (or `messages`), `updates`, `custom`; one or a
-    /// list.
+    /// `values` (the default), `messages-tuple` (or `messages`), `updates`, `custom`,
+    /// `events`; one or a list. Another LangGraph mode (`debug`, `tasks`, `checkpoints`) is
+    /// refused with 422 `invalid_stream_mode`.
     #[serde(default)]
     pub stream_mode: Option<StreamModes>,
     /// Run configuration (`configurable.model_name` selects a configured model).
@@ -150,8 +204,7 @@ pub struct RunCreate {
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Map<String, Value>>,
-    /// `reject` (default, 409 while a run is active), `interrupt` or `enqueue` (`rollback` is
-    /// not supported and refused).
+    /// `reject` (default, 409 while a run is active), `interrupt`, `enqueue` or `rollback`.
     #[serde(default)]
     pub multitask_strategy: Option<MultitaskStrategy>,
     /// `cancel` (default for streaming) or `continue`.
@@ -269,6 +322,10 @@ pub struct StateAtCheckpoint {
     /// Accepted and ignored (there are no subgraphs).
     #[serde(default)]
     pub subgraphs: Option<bool>,
+    /// Answer only these fields (`values`, `next`, `tasks`, `checkpoint`, `metadata`,
+    /// `created_at`, `parent_checkpoint`, `interrupts`, or `values.<key>` for one value).
+    #[serde(default)]
+    pub select: Option<Vec<String>>,
 }
 
 /// Token and call counters of a run.
@@ -357,6 +414,17 @@ pub struct HistoryRequest {
     /// config (`{configurable: {checkpoint_id}}`) as the LangGraph SDKs send it.
     #[serde(default)]
     pub before: Option<CheckpointSelector>,
+    /// Only states whose checkpoint metadata has all these key/value pairs (looked for
+    /// among the newest 1000 checkpoints).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Map<String, Value>>,
+    /// Start at this checkpoint (`{checkpoint_id}`), inclusive, instead of the newest.
+    #[serde(default)]
+    pub checkpoint: Option<CheckpointSelector>,
+    /// Answer only these fields of each state (as `POST …/state/checkpoint`'s `select`).
+    #[serde(default)]
+    pub select: Option<Vec<String>>,
 }
 
 /// A checkpoint named by its id, or by an object holding it as the LangGraph SDKs send it
@@ -391,9 +459,13 @@ pub struct CancelQuery {
     #[serde(default, deserialize_with = "query_flag")]
     #[schema(value_type = Option<bool>)]
     pub wait: Option<bool>,
-    /// `interrupt` (the default and only action; `rollback` is refused).
+    /// `interrupt` (the default) or `rollback` (the run is deleted with what it wrote;
+    /// answered once that is done, whatever `wait` says).
     #[serde(default)]
     pub action: Option<CancelAction>,
+    /// Accepted and ignored (the JS SDK sends a reason; it is not recorded).
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 /// A boolean query parameter: `true`/`false`/`1`/`0` (any case); anything else is an error

@@ -26,6 +26,9 @@ wire_enum! {
         Updates = "updates",
         /// Custom events ([`CustomEvent`]).
         Custom = "custom",
+        /// LangChain `astream_events` (v2) events: starts and ends of the graph, its nodes,
+        /// model calls (with their token chunks) and tool calls.
+        Events = "events",
     }
 }
 
@@ -44,8 +47,30 @@ impl StreamMode {
             StreamMode::Values => "values",
             StreamMode::Updates => "updates",
             StreamMode::Custom => "custom",
+            StreamMode::Events => "events",
             StreamMode::Messages | StreamMode::MessagesTuple => "messages",
         }
+    }
+
+    /// A mode by its wire name, or an error for people that lists the supported ones (a
+    /// LangGraph mode Antler does not stream, such as `debug`, is named as such).
+    pub fn parse_requested(name: &str) -> Result<StreamMode, String> {
+        name.parse().map_err(|_| {
+            let shown: String = name.chars().take(40).collect();
+            format!(
+                "stream_mode '{shown}' is not supported; supported modes: {}",
+                Self::supported_list()
+            )
+        })
+    }
+
+    /// The supported wire names, comma-separated.
+    pub fn supported_list() -> String {
+        StreamMode::ALL
+            .iter()
+            .map(|m| m.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// The mode whose events carry the SSE event name `event` (`None`: `metadata`, `error`
@@ -56,6 +81,7 @@ impl StreamMode {
             StreamMode::Messages,
             StreamMode::Updates,
             StreamMode::Custom,
+            StreamMode::Events,
         ]
         .into_iter()
         .find(|m| m.event_name() == event)
@@ -458,5 +484,7 @@ mod tests {
         let none: StreamModes = serde_json::from_str("[]").unwrap();
         assert_eq!(none.modes(), [StreamMode::Values]);
         assert!(serde_json::from_str::<StreamModes>(r#""debug""#).is_err());
+        let message = StreamMode::parse_requested("debug").unwrap_err();
+        assert!(message.contains("values, messages-tuple"), "{message}");
     }
 }

@@ -156,6 +156,11 @@ pub struct Thread {
     pub status: ThreadStatus,
     /// The thread's current state values.
     pub values: ThreadValues,
+    /// What the thread waits for, by pending task id (the agent task of `GET …/state`):
+    /// `{"<task id>": [{"value": …, "id": "<interrupt id>"}]}`; `{}` when nothing waits.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub interrupts: Map<String, Value>,
 }
 
 /// `POST /api/threads` body. Unknown fields sent by LangGraph SDKs are accepted and ignored.
@@ -189,6 +194,10 @@ pub struct SearchThreads {
     /// Only threads in this status.
     #[serde(default)]
     pub status: Option<ThreadStatus>,
+    /// Only threads whose current values have all these top-level key/value pairs.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub values: Option<Map<String, Value>>,
     /// Page size, 1–1000 (default 10).
     #[serde(default = "default_limit", deserialize_with = "crate::de::u32")]
     #[schema(minimum = 1, maximum = 1000)]
@@ -203,6 +212,20 @@ pub struct SearchThreads {
     /// `desc` (default, newest first) or `asc`.
     #[serde(default)]
     pub sort_order: Option<SortOrder>,
+    /// Only these threads (at most 1000 ids).
+    #[serde(default)]
+    pub ids: Option<Vec<String>>,
+    /// Answer only these fields of each thread: `thread_id`, `created_at`, `updated_at`,
+    /// `metadata`, `status`, `values`, `interrupts` (another name is a 422).
+    #[serde(default)]
+    pub select: Option<Vec<String>>,
+    /// `{alias: path}`: each thread answers `extracted: {alias: value}`, the value at a path
+    /// into the thread (`values.messages[-1].content`, `metadata.user`: dot-separated keys,
+    /// `[n]` array indexes, negative from the end; `null` where nothing is). At most 10
+    /// paths of at most 5 steps.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub extract: Option<Map<String, Value>>,
 }
 
 impl Default for SearchThreads {
@@ -210,14 +233,78 @@ impl Default for SearchThreads {
         SearchThreads {
             metadata: None,
             status: None,
+            values: None,
             limit: default_limit(),
             offset: 0,
             sort_by: None,
             sort_order: None,
+            ids: None,
+            select: None,
+            extract: None,
         }
     }
 }
 
 fn default_limit() -> u32 {
     10
+}
+
+/// `POST /api/threads/count` body: the filters of a search.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CountThreads {
+    /// Only threads whose metadata has all these key/value pairs.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Map<String, Value>>,
+    /// Only threads whose current values have all these top-level key/value pairs.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub values: Option<Map<String, Value>>,
+    /// Only threads in this status.
+    #[serde(default)]
+    pub status: Option<ThreadStatus>,
+}
+
+wire_enum! {
+    /// What pruning does to a thread.
+    #[derive(Default)]
+    pub enum PruneStrategy {
+        /// Delete the thread with its runs and files (the default).
+        #[default]
+        Delete = "delete",
+        /// Keep the thread and its current state; delete its earlier checkpoints.
+        KeepLatest = "keep_latest",
+    }
+}
+
+/// `POST /api/threads/prune` body.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PruneThreads {
+    /// The threads (at most 1000); ids that are not the caller's threads are skipped.
+    pub thread_ids: Vec<String>,
+    /// `delete` (default) or `keep_latest`.
+    #[serde(default)]
+    pub strategy: Option<PruneStrategy>,
+}
+
+/// Answer of `POST /api/threads/prune`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PruneResult {
+    /// How many threads were pruned.
+    pub pruned_count: u64,
+}
+
+/// `PATCH /api/threads/{thread_id}/state` body: metadata merged into a checkpoint's.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PatchState {
+    /// Keys to set in the checkpoint's metadata; a `null` value removes the key.
+    #[schema(value_type = Object)]
+    pub metadata: Map<String, Value>,
+    /// The checkpoint to patch (default: the thread's newest): its id, or a checkpoint or
+    /// config object holding `checkpoint_id`.
+    #[serde(default)]
+    pub checkpoint: Option<crate::runs::CheckpointSelector>,
+    /// The same as `checkpoint`, by id.
+    #[serde(default)]
+    pub checkpoint_id: Option<String>,
 }

@@ -10,7 +10,9 @@ use std::sync::Arc;
 pub mod accounts;
 pub mod assistants;
 pub mod bus;
+pub mod crons;
 pub mod instances;
+pub mod items;
 pub mod mcp_config;
 pub mod memory;
 mod pg_bus;
@@ -25,7 +27,9 @@ pub use assistants::{
     AssistantFilter, AssistantOrder, AssistantRecord, AssistantRepo, MAX_VERSIONS, SortKey,
 };
 pub use bus::{Bus, Notice, Topic};
+pub use crons::{CronFilter, CronPlan, CronRecord, CronRepo, CronSort, CronTick, LastRun};
 pub use instances::InstanceRepo;
+pub use items::{ItemQuery, ItemRecord, ItemRepo, NamespaceQuery, NewItem};
 pub use mcp_config::McpConfigRepo;
 pub use memory::{
     FactQuery, FactRecord, Learned, MemoryQueueRepo, MemoryRepo, MemorySettings, QueuedTurn,
@@ -156,8 +160,12 @@ pub struct Store {
     pub memory_queue: Arc<dyn MemoryQueueRepo>,
     /// Named secrets (sealed).
     pub secrets: Arc<dyn SecretRepo>,
+    /// LangGraph store items (each person's JSON documents).
+    pub items: Arc<dyn ItemRepo>,
     /// Notices between processes.
     pub bus: Arc<dyn Bus>,
+    /// Crons (scheduled runs) and their ticks.
+    pub crons: Arc<dyn CronRepo>,
 }
 
 impl std::fmt::Debug for Store {

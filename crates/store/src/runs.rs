@@ -133,6 +133,14 @@ pub trait RunRepo: Send + Sync + 'static {
     ) -> Result<Vec<RunRecord>, StoreError>;
     /// A thread's `pending` and `running` runs (of every instance), oldest first.
     async fn active(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError>;
+    /// An owner's `pending` and `running` runs (of one thread when `thread_id` is given),
+    /// oldest first, at most `limit`.
+    async fn active_of_owner(
+        &self,
+        owner: &str,
+        thread_id: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<RunRecord>, StoreError>;
     /// Deletes a thread's run with its events unless it is `pending` or `running`; false
     /// when no such finished run exists.
     async fn delete(&self, thread_id: &str, run_id: &str) -> Result<bool, StoreError>;
@@ -207,4 +215,20 @@ pub trait StateRepo: Send + Sync + 'static {
         before: Option<&str>,
         max_bytes: usize,
     ) -> Result<Vec<CheckpointRecord>, StoreError>;
+    /// Deletes runs of a thread with their events and the checkpoints they wrote, and makes
+    /// the newest remaining checkpoint's values the thread's (empty values when none is
+    /// left), with status `idle` (`interrupted` when those values wait for an answer). In
+    /// one transaction.
+    async fn roll_back(&self, thread_id: &str, run_ids: &[String]) -> Result<(), StoreError>;
+    /// Deletes every checkpoint of a thread but its newest (its current state stays).
+    async fn keep_latest(&self, thread_id: &str) -> Result<(), StoreError>;
+    /// Shallow-merges `patch` into the metadata of a checkpoint (the thread's newest when
+    /// `checkpoint_id` is `None`; a `null` value removes the key); answers the checkpoint's
+    /// id, `None` when there is no such checkpoint.
+    async fn patch_metadata(
+        &self,
+        thread_id: &str,
+        checkpoint_id: Option<&str>,
+        patch: Map<String, Value>,
+    ) -> Result<Option<String>, StoreError>;
 }

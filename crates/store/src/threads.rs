@@ -33,6 +33,10 @@ pub struct ThreadQuery {
     pub metadata: Map<String, Value>,
     /// Only threads in this status.
     pub status: Option<ThreadStatus>,
+    /// Every key must equal the top-level value of that name in the thread's values.
+    pub values: Map<String, Value>,
+    /// Only these threads (no filter when empty).
+    pub ids: Vec<String>,
     /// Page size.
     pub limit: u32,
     /// Rows to skip.
@@ -100,6 +104,20 @@ pub trait ThreadRepo: Send + Sync + 'static {
         owner: &str,
         query: &ThreadQuery,
     ) -> Result<Vec<ThreadRecord>, StoreError>;
+    /// How many of an owner's threads match the query's filters (its page is ignored).
+    async fn count(&self, owner: &str, query: &ThreadQuery) -> Result<u64, StoreError>;
+    /// Copies an owner's thread to a new id of the same owner: metadata, values and every
+    /// checkpoint (new ids, the same tree, times and states) except those of the runs in
+    /// `skip_runs`; the copy's values are its newest checkpoint's (the source's when it has
+    /// none) and its status `idle` (`interrupted` when its values wait for an answer). In
+    /// one transaction; `None` when the source is not the owner's.
+    async fn copy(
+        &self,
+        owner: &str,
+        source: &str,
+        target: &str,
+        skip_runs: &[String],
+    ) -> Result<Option<ThreadRecord>, StoreError>;
 }
 
 /// Applies a shallow metadata patch.

@@ -177,10 +177,25 @@ async fn sessions_tokens_and_updates_round_trip_and_revoke() {
 }
 
 #[tokio::test]
-async fn adopting_moves_threads_and_runs_of_the_local_owner() {
+async fn adopting_moves_threads_runs_and_stored_items_of_the_local_owner() {
     let tmp = tempfile::tempdir().unwrap();
     let engines = common::Engines::new(tmp.path()).await.unwrap();
     for (engine, store) in engines.open().await.unwrap() {
+        let item = |owner: &str, key: &str| antler_store::NewItem {
+            owner: owner.into(),
+            namespace: vec!["notes".into()],
+            key: key.into(),
+            value: serde_json::json!({"by": owner})
+                .as_object()
+                .unwrap()
+                .clone(),
+            search_text: None,
+            ttl_minutes: None,
+            now: chrono::Utc::now(),
+        };
+        store.items.put(&item("local", "mine")).await.unwrap();
+        store.items.put(&item("local", "both")).await.unwrap();
+        store.items.put(&item("admin", "both")).await.unwrap();
         store
             .threads
             .create("local", "t1", Default::default())
@@ -202,6 +217,24 @@ async fn adopting_moves_threads_and_runs_of_the_local_owner() {
         );
         assert!(store.threads.get("local", "t1").await.unwrap().is_none());
         assert!(store.threads.get("other", "t2").await.unwrap().is_some());
+        let ns = ["notes".to_string()];
+        let now = chrono::Utc::now();
+        let mine = store
+            .items
+            .get("admin", &ns, "mine", now, false)
+            .await
+            .unwrap();
+        assert_eq!(mine.unwrap().value["by"], "local", "{engine}");
+        let both = store
+            .items
+            .get("admin", &ns, "both", now, false)
+            .await
+            .unwrap();
+        assert_eq!(
+            both.unwrap().value["by"],
+            "admin",
+            "the admin's own item stays"
+        );
         assert_eq!(store.accounts.adopt("local", "admin").await.unwrap(), 0);
     }
 }

@@ -125,6 +125,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/assistants/{assistant_id}/subgraphs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An assistant's subgraphs by namespace, with their schemas: always none, since the agent
+         *     is one graph (subagents run as separate runs of it, not as nested graphs). Answers 404 for
+         *     an unknown assistant, so the SDK's `getSubgraphs` tells the two apart.
+         */
+        get: operations["assistant_subgraphs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assistants/{assistant_id}/subgraphs/{namespace}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The subgraphs of an assistant under one namespace: none (see [`assistant_subgraphs`]). */
+        get: operations["assistant_subgraphs_at"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/assistants/{assistant_id}/versions": {
         parameters: {
             query?: never;
@@ -522,6 +560,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts several runs: each item is a run on `thread_id` (as `POST …/runs` takes it) or,
+         *     without `thread_id`, a stateless run on a temporary thread. At most 100 items; keys may
+         *     be camelCase (`threadId`, `streamMode`, …) as the JS SDK's `createBatch` sends them. Every
+         *     item is checked first (a bad one refuses the batch: 422 or 404 naming its index in the
+         *     message and `details.index`); a failure while starting (a busy thread, the quota) stops
+         *     the batch at that item, the runs before it having started.
+         */
+        post: operations["create_batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancels runs of the caller: the `run_ids` of `thread_id` (all its pending and running
+         *     runs without `run_ids`), or every run of theirs in `status` (`pending`, `running`,
+         *     `all`; narrowed to `thread_id` when given). `action=rollback` also deletes each with
+         *     its input, checkpoints and events once stopped (files it wrote stay). Runs that ended
+         *     meanwhile are skipped.
+         */
+        post: operations["cancel_runs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/crons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates a cron whose every run starts on a new thread of the caller's (deleted after the
+         *     run unless `on_run_completed` is `keep`).
+         * @description `schedule` is a cron expression (5 fields, or 6 with leading seconds) read in
+         *     `timezone` (IANA, default UTC). Missed ticks (every server was down when one was due)
+         *     run once when a server is back, and the next date is computed from then.
+         */
+        post: operations["create_cron"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/crons/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** How many of the caller's crons a filter finds. */
+        post: operations["count_crons"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/crons/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The caller's crons. */
+        post: operations["search_crons"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/crons/{cron_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One cron (an Antler extension). */
+        get: operations["get_cron"];
+        put?: never;
+        post?: never;
+        /** Deletes a cron (the runs it started and their threads stay). */
+        delete: operations["delete_cron"];
+        options?: never;
+        head?: never;
+        /**
+         * Changes a cron; a new `schedule`, `timezone` or `enabled` computes `next_run_date` from
+         *     now.
+         */
+        patch: operations["update_cron"];
+        trace?: never;
+    };
+    "/api/runs/crons/{cron_id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Starts the cron's run now (an Antler extension); `next_run_date` does not change. */
+        post: operations["run_cron_now"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/stream": {
         parameters: {
             query?: never;
@@ -746,6 +927,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/store/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One item, or `null` when there is none (or it expired): what LangGraph's Agent Server
+         *     answers, and what both SDKs turn into `null` / `None`.
+         */
+        get: operations["get_item"];
+        /** Stores an item (replacing one with the same namespace and key). */
+        put: operations["put_item"];
+        post?: never;
+        /** Deletes an item (204 whether or not it existed). */
+        delete: operations["delete_item"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/items/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Items under a namespace prefix, filtered, ranked by full-text relevance to `query` (the
+         *     `score`) or else most recently updated first.
+         */
+        post: operations["search_items"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The caller's namespaces, sorted, matching a prefix and a suffix (`*` matches any one
+         *     label), cut to `max_depth`.
+         */
+        post: operations["list_namespaces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/threads": {
         parameters: {
             query?: never;
@@ -763,6 +1006,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/threads/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Counts the caller's threads matching the filters of a search. */
+        post: operations["count_threads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/prune": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prunes threads: `delete` deletes them (as `DELETE` does), `keep_latest` keeps each with
+         *     only its newest checkpoint (threads with a run in progress are skipped). Ids that are not
+         *     the caller's threads are skipped.
+         */
+        post: operations["prune_threads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/threads/search": {
         parameters: {
             query?: never;
@@ -772,7 +1053,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Lists threads, newest first, filtered by metadata. */
+        /**
+         * Lists threads, newest first, filtered by metadata, values, status and ids; `select`
+         *     answers only some fields, `extract` adds `extracted` values read at paths.
+         */
         post: operations["search_threads"];
         delete?: never;
         options?: never;
@@ -840,7 +1124,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/threads/{thread_id}/history": {
+    "/api/threads/{thread_id}/copy": {
         parameters: {
             query?: never;
             header?: never;
@@ -848,6 +1132,28 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        put?: never;
+        /**
+         * Copies a thread: a new thread of the caller with the same metadata, values, checkpoint
+         *     history (new ids, the same tree) and files. A run in progress on the source is left
+         *     out: the copy holds the state from before it.
+         */
+        post: operations["copy_thread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/{thread_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Earlier states of the thread, newest first (the query form of `POST …/history`). */
+        get: operations["get_history_query"];
         put?: never;
         /** Earlier states of the thread, newest first. */
         post: operations["get_history"];
@@ -869,6 +1175,26 @@ export interface paths {
         put?: never;
         /** Starts a run in the background. */
         post: operations["create_run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/{thread_id}/runs/crons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates a cron whose runs go to one of the caller's threads (`multitask_strategy`
+         *     `enqueue` by default, so a busy thread still gets its tick).
+         */
+        post: operations["create_thread_cron"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1005,7 +1331,12 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Merges metadata into the thread's newest checkpoint's metadata (LangGraph's
+         *     `patch_state`; `checkpoint`/`checkpoint_id` name another checkpoint; a `null` value
+         *     removes the key). The values stay as they are; no checkpoint is added.
+         */
+        patch: operations["patch_state"];
         trace?: never;
     };
     "/api/threads/{thread_id}/state/checkpoint": {
@@ -1037,6 +1368,27 @@ export interface paths {
         };
         /** The thread's state at one checkpoint. */
         get: operations["get_state_at"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/{thread_id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follows the thread's runs: the events of its pending and running runs, oldest first,
+         *     then `end` once none is left (at once when none is active). Ids are `<run_id>:<seq>`;
+         *     send `Last-Event-ID` to resume after one.
+         */
+        get: operations["join_thread_stream"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1452,10 +1804,26 @@ export interface components {
             setup_required: boolean;
         };
         /**
-         * @description What `cancel` does to the run (LangGraph's `rollback` is not supported).
+         * @description What `cancel` does to the run.
          * @enum {string}
          */
-        CancelAction: "interrupt";
+        CancelAction: "interrupt" | "rollback";
+        /**
+         * @description `POST /api/runs/cancel` body: runs of one thread (`thread_id`, with `run_ids` or all its
+         *     active runs), or every active run of the caller with a `status`.
+         */
+        CancelRuns: {
+            /** @description Runs of `thread_id` (at most 1000); default: all its pending and running runs. */
+            run_ids?: string[] | null;
+            status?: null | components["schemas"]["CancelStatus"];
+            /** @description The thread whose runs to cancel (required without `status`; with it, narrows it). */
+            thread_id?: string | null;
+        };
+        /**
+         * @description Which of the caller's runs `POST /api/runs/cancel` cancels by status.
+         * @enum {string}
+         */
+        CancelStatus: "pending" | "running" | "all";
         /** @description A checkpoint reference. */
         Checkpoint: {
             /** @description The checkpoint. */
@@ -1487,6 +1855,14 @@ export interface components {
          * @enum {string}
          */
         ConversionStatus: "pending" | "done" | "failed" | "skipped";
+        /** @description `POST /api/threads/count` body: the filters of a search. */
+        CountThreads: {
+            /** @description Only threads whose metadata has all these key/value pairs. */
+            metadata?: Record<string, unknown> | null;
+            status?: null | components["schemas"]["ThreadStatus"];
+            /** @description Only threads whose current values have all these top-level key/value pairs. */
+            values?: Record<string, unknown> | null;
+        };
         /** @description `POST /api/threads` body. Unknown fields sent by LangGraph SDKs are accepted and ignored. */
         CreateThread: {
             if_exists?: null | components["schemas"]["IfExists"];
@@ -1506,6 +1882,183 @@ export interface components {
             /** @description The secret, for `Authorization: Bearer …` or `X-Api-Key`. */
             token: string;
         };
+        /** @description A cron. */
+        Cron: {
+            /** @description The assistant its runs use. */
+            assistant_id: string;
+            /** @description RFC 3339 creation time. */
+            created_at: string;
+            /** @description Its id (a UUID). */
+            cron_id: string;
+            /** @description Whether it starts runs. */
+            enabled: boolean;
+            /** @description RFC 3339: no run starts at or after it. */
+            end_time?: string | null;
+            last_run?: null | components["schemas"]["CronLastRun"];
+            /** @description Free-form metadata (`disabled_reason` says why the server disabled it). */
+            metadata: Record<string, unknown>;
+            /** @description RFC 3339: when it next runs; `null` when disabled or past `end_time`. */
+            next_run_date?: string | null;
+            on_run_completed?: null | components["schemas"]["OnCompletion"];
+            /** @description The run request each tick starts (`input`, `config`, `context`, `metadata`, …). */
+            payload: Record<string, unknown>;
+            /**
+             * @description The cron expression: 5 fields, or 6 with leading seconds.
+             * @example 0 9 * * 1-5
+             */
+            schedule: string;
+            /** @description The thread its runs go to; `null`: each run gets a new thread. */
+            thread_id?: string | null;
+            /** @description The IANA time zone the schedule is read in (`null`: UTC). */
+            timezone?: string | null;
+            /** @description RFC 3339 time of the last change. */
+            updated_at: string;
+            /** @description Who owns it (its runs are theirs). */
+            user_id?: string | null;
+        };
+        /** @description `POST /api/runs/crons/count` body. */
+        CronCount: {
+            /** @description Only this assistant's crons. */
+            assistant_id?: string | null;
+            /** @description Only crons whose metadata has all these key/value pairs. */
+            metadata?: Record<string, unknown> | null;
+            /** @description Only this thread's crons. */
+            thread_id?: string | null;
+        };
+        /**
+         * @description `POST /api/runs/crons` and `POST /api/threads/{thread_id}/runs/crons` body. Fields of
+         *     LangGraph's run request that Antler does not use are kept in the payload and ignored.
+         * @example {
+         *       "assistant_id": "agent",
+         *       "input": {
+         *         "messages": [
+         *           {
+         *             "content": "Summarise the news",
+         *             "role": "user"
+         *           }
+         *         ]
+         *       },
+         *       "schedule": "0 9 * * 1-5",
+         *       "timezone": "Europe/Paris"
+         *     }
+         */
+        CronCreate: {
+            /**
+             * @description The assistant: `agent` or an assistant's id.
+             * @example agent
+             */
+            assistant_id: string;
+            /** @description Accepted and kept. */
+            checkpoint_during?: boolean | null;
+            /** @description Run configuration. */
+            config?: Record<string, unknown> | null;
+            /** @description Run context. */
+            context?: Record<string, unknown> | null;
+            /** @description Accepted and kept. */
+            durability?: string | null;
+            /** @description Whether it runs (default true). */
+            enabled?: boolean | null;
+            /** @description RFC 3339 time after which no run starts (must be in the future). */
+            end_time?: string | null;
+            /** @description The run's input (`{"messages": […]}`). */
+            input?: Record<string, unknown> | null;
+            /** @description Accepted and kept. */
+            interrupt_after?: Record<string, unknown> | null;
+            /** @description Accepted and kept (the agent has no graph nodes to stop at). */
+            interrupt_before?: Record<string, unknown> | null;
+            /** @description The cron's metadata, also given to each run. */
+            metadata?: Record<string, unknown> | null;
+            multitask_strategy?: null | components["schemas"]["MultitaskStrategy"];
+            on_run_completed?: null | components["schemas"]["OnCompletion"];
+            /**
+             * @description Cron expression: `min hour day month weekday`, or 6 fields with leading seconds.
+             * @example 0 9 * * 1-5
+             */
+            schedule: string;
+            stream_mode?: null | components["schemas"]["StreamModes"];
+            /** @description Accepted and kept. */
+            stream_resumable?: boolean | null;
+            /** @description Accepted and kept. */
+            stream_subgraphs?: boolean | null;
+            /** @description IANA time zone name (default UTC). */
+            timezone?: string | null;
+            /** @description Accepted and kept; Antler calls no webhooks. */
+            webhook?: string | null;
+        };
+        /** @description The latest run a cron started. */
+        CronLastRun: {
+            /** @description RFC 3339 time it was started. */
+            created_at: string;
+            /** @description The run. */
+            run_id: string;
+            /** @description Its status. */
+            status: components["schemas"]["RunStatus"];
+            /** @description Its thread. */
+            thread_id: string;
+        };
+        /** @description `PATCH /api/runs/crons/{cron_id}` body: only the fields given change. */
+        CronPatch: {
+            /** @description Run configuration. */
+            config?: Record<string, unknown> | null;
+            /** @description Run context. */
+            context?: Record<string, unknown> | null;
+            /** @description Accepted and kept. */
+            durability?: string | null;
+            /** @description Turns it on (its next date is computed from now) or off. */
+            enabled?: boolean | null;
+            /** @description A new end time (RFC 3339); `null` removes it. */
+            end_time?: string | null;
+            /** @description The run's input. */
+            input?: Record<string, unknown> | null;
+            /** @description Accepted and kept. */
+            interrupt_after?: Record<string, unknown> | null;
+            /** @description Accepted and kept. */
+            interrupt_before?: Record<string, unknown> | null;
+            /** @description New metadata (replaces it). */
+            metadata?: Record<string, unknown> | null;
+            on_run_completed?: null | components["schemas"]["OnCompletion"];
+            /** @description A new cron expression. */
+            schedule?: string | null;
+            stream_mode?: null | components["schemas"]["StreamModes"];
+            /** @description Accepted and kept. */
+            stream_resumable?: boolean | null;
+            /** @description Accepted and kept. */
+            stream_subgraphs?: boolean | null;
+            /** @description A new IANA time zone. */
+            timezone?: string | null;
+            /** @description Accepted and kept. */
+            webhook?: string | null;
+        };
+        /** @description `POST /api/runs/crons/search` body. */
+        CronSearch: {
+            /** @description Only this assistant's crons. */
+            assistant_id?: string | null;
+            /** @description Only enabled (or disabled) crons. */
+            enabled?: boolean | null;
+            /**
+             * Format: int64
+             * @description Page size, 1–1000 (default 10).
+             */
+            limit?: number | null;
+            /** @description Only crons whose metadata has all these key/value pairs. */
+            metadata?: Record<string, unknown> | null;
+            /**
+             * Format: int64
+             * @description Crons to skip.
+             */
+            offset?: number | null;
+            /** @description Only these fields of each cron (see [`CRON_FIELDS`]). */
+            select?: string[] | null;
+            sort_by?: null | components["schemas"]["CronSortBy"];
+            sort_order?: null | components["schemas"]["SortOrder"];
+            /** @description Only this thread's crons. */
+            thread_id?: string | null;
+        };
+        /**
+         * @description What a cron search sorts by.
+         * @enum {string}
+         */
+        CronSortBy: "cron_id" | "assistant_id" | "thread_id" | "created_at" | "updated_at" | "next_run_date";
         /** @description A payload of a `custom` event, tagged by `type`. */
         CustomEvent: {
             /**
@@ -1620,6 +2173,13 @@ export interface components {
             total?: number | null;
             /** @enum {string} */
             type: "tool_progress";
+        };
+        /** @description `DELETE /api/store/items` body. */
+        DeleteItem: {
+            /** @description The key. */
+            key: string;
+            /** @description The namespace's labels. */
+            namespace: string[];
         };
         /** @description What went wrong, for people (`message`) and programs (`code`, `details`). */
         ErrorBody: {
@@ -1743,11 +2303,19 @@ export interface components {
         /** @description `POST /api/threads/{thread_id}/history` body. */
         HistoryRequest: {
             before?: null | components["schemas"]["CheckpointSelector"];
+            checkpoint?: null | components["schemas"]["CheckpointSelector"];
             /**
              * Format: int64
              * @description Most states returned (default 10; larger pages are cut to 1000).
              */
             limit?: number | null;
+            /**
+             * @description Only states whose checkpoint metadata has all these key/value pairs (looked for
+             *     among the newest 1000 checkpoints).
+             */
+            metadata?: Record<string, unknown> | null;
+            /** @description Answer only these fields of each state (as `POST …/state/checkpoint`'s `select`). */
+            select?: string[] | null;
         };
         /**
          * @description A person's message. On the wire `content` is the text, or — when images came with it —
@@ -1885,6 +2453,52 @@ export interface components {
             name: string;
             /** @description Always `invalid_tool_call`. */
             type?: string;
+        };
+        /** @description A stored item. */
+        Item: {
+            /** @description When it was first stored (RFC 3339). */
+            created_at: string;
+            /** @description Its key within the namespace. */
+            key: string;
+            /**
+             * @description Its namespace's labels.
+             * @example [
+             *       "memories",
+             *       "preferences"
+             *     ]
+             */
+            namespace: string[];
+            /** @description When it was last written (RFC 3339). */
+            updated_at: string;
+            /** @description The document. */
+            value: Record<string, unknown>;
+        };
+        /** @description `POST /api/store/namespaces` body; `*` in `prefix` or `suffix` matches any one label. */
+        ListNamespaces: {
+            /**
+             * Format: int32
+             * @description Page size (default 100, 1 to 1,000).
+             */
+            limit?: number | null;
+            /**
+             * Format: int32
+             * @description Namespaces cut to at most this many labels (1 to 20), duplicates merged.
+             */
+            max_depth?: number | null;
+            /**
+             * Format: int32
+             * @description Namespaces to skip (default 0, at most 100,000).
+             */
+            offset?: number | null;
+            /** @description Only namespaces starting with these labels. */
+            prefix?: string[] | null;
+            /** @description Only namespaces ending with these labels. */
+            suffix?: string[] | null;
+        };
+        /** @description `POST /api/store/namespaces` answer. */
+        ListNamespacesResponse: {
+            /** @description The namespaces, sorted. */
+            namespaces: string[][];
         };
         /** @description `GET /api/ok`. */
         Liveness: {
@@ -2043,7 +2657,7 @@ export interface components {
          * @description What a new run does when its thread already has one.
          * @enum {string}
          */
-        MultitaskStrategy: "reject" | "interrupt" | "enqueue";
+        MultitaskStrategy: "reject" | "interrupt" | "enqueue" | "rollback";
         /** @description One connection a sandbox opened through the egress proxy. */
         NetworkConnection: {
             /** @description The address it was made to, once checked. */
@@ -2110,6 +2724,14 @@ export interface components {
             /** @description The new password (at least 8 characters). */
             new: string;
         };
+        /** @description `PATCH /api/threads/{thread_id}/state` body: metadata merged into a checkpoint's. */
+        PatchState: {
+            checkpoint?: null | components["schemas"]["CheckpointSelector"];
+            /** @description The same as `checkpoint`, by id. */
+            checkpoint_id?: string | null;
+            /** @description Keys to set in the checkpoint's metadata; a `null` value removes the key. */
+            metadata: Record<string, unknown>;
+        };
         /** @description `PATCH /api/threads/{thread_id}` body. */
         PatchThread: {
             /** @description Keys to set; a `null` value removes the key. */
@@ -2120,6 +2742,44 @@ export interface components {
          * @enum {string}
          */
         PreviewFormat: "pdf";
+        /** @description Answer of `POST /api/threads/prune`. */
+        PruneResult: {
+            /**
+             * Format: int64
+             * @description How many threads were pruned.
+             */
+            pruned_count: number;
+        };
+        /**
+         * @description What pruning does to a thread.
+         * @enum {string}
+         */
+        PruneStrategy: "delete" | "keep_latest";
+        /** @description `POST /api/threads/prune` body. */
+        PruneThreads: {
+            strategy?: null | components["schemas"]["PruneStrategy"];
+            /** @description The threads (at most 1000); ids that are not the caller's threads are skipped. */
+            thread_ids: string[];
+        };
+        /** @description `PUT /api/store/items` body. */
+        PutItem: {
+            /**
+             * @description What full-text search sees: null or absent for the whole value, `false` for nothing,
+             *     or a list of field paths (`"a.b"`, `"tags[*]"`, `"items[0].name"`).
+             */
+            index?: Record<string, unknown> | null;
+            /** @description The key (1 to 1,024 characters). */
+            key: string;
+            /** @description The namespace's labels (1 to 20, each 1 to 256 characters without `.`). */
+            namespace: string[];
+            /**
+             * Format: double
+             * @description Time to live in minutes (null or absent: it never expires); reads refresh it.
+             */
+            ttl?: number | null;
+            /** @description The document: a JSON object of at most 1 MiB. */
+            value: Record<string, unknown>;
+        };
         /**
          * @description What an account may do.
          * @enum {string}
@@ -2150,6 +2810,14 @@ export interface components {
             updated_at: string;
             /** @description Counters. */
             usage: components["schemas"]["RunUsage"];
+        };
+        /**
+         * @description One item of `POST /api/runs/batch`: a run on `thread_id`, or a stateless run (on a
+         *     temporary thread) without it.
+         */
+        RunBatchItem: components["schemas"]["RunCreate"] & {
+            /** @description The thread to run on; absent: a stateless run. */
+            thread_id?: string | null;
         };
         /**
          * @description `POST /api/threads/{thread_id}/runs…` body. Fields LangGraph SDKs send that Antler does
@@ -2321,8 +2989,65 @@ export interface components {
              */
             variant?: string | null;
         };
+        /** @description An item found by a search. */
+        SearchItem: {
+            /** @description When it was first stored (RFC 3339). */
+            created_at: string;
+            /** @description Its key within the namespace. */
+            key: string;
+            /** @description Its namespace's labels. */
+            namespace: string[];
+            /**
+             * Format: double
+             * @description Full-text relevance to `query` (higher is better); null without a query.
+             */
+            score?: number | null;
+            /** @description When it was last written (RFC 3339). */
+            updated_at: string;
+            /** @description The document. */
+            value: Record<string, unknown>;
+        };
+        /** @description `POST /api/store/items/search` body. */
+        SearchItems: {
+            /**
+             * @description Conditions on top-level fields of the value: `{"k": v}` is equality, `{"k":
+             *     {"$gt": 3}}` compares (`$eq $ne $gt $gte $lt $lte`; numbers with numbers, strings
+             *     with strings).
+             */
+            filter?: Record<string, unknown> | null;
+            /**
+             * Format: int32
+             * @description Page size (default 10, 1 to 1,000).
+             */
+            limit?: number | null;
+            /** @description Only namespaces starting with these labels (empty: every namespace). */
+            namespace_prefix?: string[];
+            /**
+             * Format: int32
+             * @description Items to skip (default 0, at most 100,000).
+             */
+            offset?: number | null;
+            /** @description Words to rank by full-text relevance; items matching none are left out. */
+            query?: string | null;
+            /** @description Whether the found items' time to live starts again (default true). */
+            refresh_ttl?: boolean | null;
+        };
+        /** @description `POST /api/store/items/search` answer. */
+        SearchItemsResponse: {
+            /** @description The page of items. */
+            items: components["schemas"]["SearchItem"][];
+        };
         /** @description `POST /api/threads/search` body. */
         SearchThreads: {
+            /**
+             * @description `{alias: path}`: each thread answers `extracted: {alias: value}`, the value at a path
+             *     into the thread (`values.messages[-1].content`, `metadata.user`: dot-separated keys,
+             *     `[n]` array indexes, negative from the end; `null` where nothing is). At most 10
+             *     paths of at most 5 steps.
+             */
+            extract?: Record<string, unknown> | null;
+            /** @description Only these threads (at most 1000 ids). */
+            ids?: string[] | null;
             /**
              * Format: int32
              * @description Page size, 1–1000 (default 10).
@@ -2335,9 +3060,16 @@ export interface components {
              * @description Threads to skip (default 0).
              */
             offset?: number;
+            /**
+             * @description Answer only these fields of each thread: `thread_id`, `created_at`, `updated_at`,
+             *     `metadata`, `status`, `values`, `interrupts` (another name is a 422).
+             */
+            select?: string[] | null;
             sort_by?: null | components["schemas"]["ThreadSortBy"];
             sort_order?: null | components["schemas"]["SortOrder"];
             status?: null | components["schemas"]["ThreadStatus"];
+            /** @description Only threads whose current values have all these top-level key/value pairs. */
+            values?: Record<string, unknown> | null;
         };
         /** @description A stored secret, without its value. */
         SecretInfo: {
@@ -2642,6 +3374,11 @@ export interface components {
                     checkpoint_id: string;
                 };
             };
+            /**
+             * @description Answer only these fields (`values`, `next`, `tasks`, `checkpoint`, `metadata`,
+             *     `created_at`, `parent_checkpoint`, `interrupts`, or `values.<key>` for one value).
+             */
+            select?: string[] | null;
             /** @description Accepted and ignored (there are no subgraphs). */
             subgraphs?: boolean | null;
         };
@@ -2705,7 +3442,7 @@ export interface components {
          * @description What a client asks to receive.
          * @enum {string}
          */
-        StreamMode: "values" | "messages-tuple" | "messages" | "updates" | "custom";
+        StreamMode: "values" | "messages-tuple" | "messages" | "updates" | "custom" | "events";
         /** @description `stream_mode` of a run request: one mode or a list. */
         StreamModes: components["schemas"]["StreamMode"] | components["schemas"]["StreamMode"][];
         /** @description The earliest messages of a conversation, summarized for the model. */
@@ -2780,6 +3517,11 @@ export interface components {
         Thread: {
             /** @description RFC 3339 creation time. */
             created_at: string;
+            /**
+             * @description What the thread waits for, by pending task id (the agent task of `GET …/state`):
+             *     `{"<task id>": [{"value": …, "id": "<interrupt id>"}]}`; `{}` when nothing waits.
+             */
+            interrupts?: Record<string, unknown>;
             /** @description Free-form metadata (the UI keeps `title` here). */
             metadata: Record<string, unknown>;
             /** @description What the thread is doing. */
@@ -3885,6 +4627,172 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AssistantSchemas"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such assistant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    assistant_subgraphs: {
+        parameters: {
+            query?: {
+                /** @description Include the subgraphs of subgraphs (there are none either way). */
+                recurse?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Assistant id */
+                assistant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Subgraph schemas by namespace (none) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: components["schemas"]["AssistantSchemas"];
+                    };
+                };
+            };
+            /** @description Invalid query */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such assistant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    assistant_subgraphs_at: {
+        parameters: {
+            query?: {
+                /** @description Include the subgraphs of subgraphs (there are none either way). */
+                recurse?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Assistant id */
+                assistant_id: string;
+                /** @description Subgraph namespace */
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Subgraph schemas by namespace (none) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: components["schemas"]["AssistantSchemas"];
+                    };
+                };
+            };
+            /** @description Invalid query */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description No credential, or one that is unknown, expired or revoked */
@@ -6148,6 +7056,943 @@ export interface operations {
             };
         };
     };
+    create_batch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunBatchItem"][];
+            };
+        };
+        responses: {
+            /** @description The runs (pending), in the order of the items */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"][];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An item's thread or assistant does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An item's thread has a run in progress and its multitask_strategy is reject */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not a list, empty, more than 100 items, or an invalid item */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancel_runs: {
+        parameters: {
+            query?: {
+                /** @description interrupt (default) or rollback */
+                action?: components["schemas"]["CancelAction"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CancelRuns"];
+            };
+        };
+        responses: {
+            /** @description Cancelled (answered once rolled back, for rollback) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON or query */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such thread, or a run id not of that thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Neither thread_id nor status, both status and run_ids, more than 1000 run ids, an invalid id or action */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    create_cron: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CronCreate"];
+            };
+        };
+        responses: {
+            /** @description The cron */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cron"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such assistant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid schedule, timezone, end_time (in the past) or body; the message names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    count_crons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CronCount"];
+            };
+        };
+        responses: {
+            /** @description The count */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number;
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    search_crons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CronSearch"];
+            };
+        };
+        responses: {
+            /** @description Crons (only the `select`ed fields when given) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cron"][];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid body, limit or select field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_cron: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Cron id */
+                cron_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cron */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cron"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such cron */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    delete_cron: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Cron id */
+                cron_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such cron */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    update_cron: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Cron id */
+                cron_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CronPatch"];
+            };
+        };
+        responses: {
+            /** @description The cron */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cron"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such cron */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid schedule, timezone, end_time (in the past) or body; the message names the field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    run_cron_now: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Cron id */
+                cron_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run (pending) */
+            200: {
+                headers: {
+                    /** @description /api/threads/{thread_id}/runs/{run_id} */
+                    "Content-Location"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such cron, or its assistant or thread is gone */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Its thread is busy and its multitask_strategy is reject */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Its run request is invalid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     stream_stateless: {
         parameters: {
             query?: never;
@@ -7588,6 +9433,503 @@ export interface operations {
             };
         };
     };
+    get_item: {
+        parameters: {
+            query: {
+                /** @description The namespace's labels joined by `.` (`memories.preferences`). */
+                namespace: string;
+                /** @description The key. */
+                key: string;
+                /** @description Whether reading starts the item's time to live again (default true). */
+                refresh_ttl?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item, or null */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null | components["schemas"]["Item"];
+                };
+            };
+            /** @description Invalid query */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid namespace or key */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    put_item: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutItem"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid namespace, key, value, index or ttl */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    delete_item: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteItem"];
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid namespace or key */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    search_items: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchItems"];
+            };
+        };
+        responses: {
+            /** @description A page of items */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchItemsResponse"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid prefix, filter (an unknown operator), query or page */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list_namespaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListNamespaces"];
+            };
+        };
+        responses: {
+            /** @description A page of namespaces */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListNamespacesResponse"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid prefix, suffix, depth or page */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     create_thread: {
         parameters: {
             query?: never;
@@ -7702,6 +10044,216 @@ export interface operations {
             };
         };
     };
+    count_threads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CountThreads"];
+            };
+        };
+        responses: {
+            /** @description How many threads match */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": number;
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    prune_threads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PruneThreads"];
+            };
+        };
+        responses: {
+            /** @description How many threads were pruned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PruneResult"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid thread id, strategy or more than 1000 ids */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     search_threads: {
         parameters: {
             query?: never;
@@ -7715,7 +10267,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Matching threads */
+            /** @description Matching threads (only the `select`ed fields when given; with `extracted` when `extract` is) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7787,7 +10339,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Invalid limit, sort or body */
+            /** @description Invalid limit, sort, ids, select, extract or body */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8324,6 +10876,183 @@ export interface operations {
             };
         };
     };
+    copy_thread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread to copy */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new thread */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid thread id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_history_query: {
+        parameters: {
+            query?: {
+                /** @description Most states returned (default 10; larger pages are cut to 1000). */
+                limit?: number;
+                /** @description Only states before this checkpoint id. */
+                before?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Thread id */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description States, newest first: at most `limit`, and no more than `threads.history_max_bytes` of them (always at least one); page on with `before` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadState"][];
+                };
+            };
+            /** @description Invalid query */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid thread id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     get_history: {
         parameters: {
             query?: never;
@@ -8340,7 +11069,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description States, newest first: at most `limit`, and no more than `threads.history_max_bytes` of them (always at least one); page on with `before` */
+            /** @description States, newest first: at most `limit`, and no more than `threads.history_max_bytes` of them (always at least one); page on with `before`. `metadata` filters by checkpoint metadata, `checkpoint` starts at a checkpoint (inclusive), `select` keeps only some fields */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8376,7 +11105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such thread */
+            /** @description No such thread or checkpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8421,7 +11150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Invalid thread id or body */
+            /** @description Invalid thread id, select or body */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8651,6 +11380,123 @@ export interface operations {
             };
             /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    create_thread_cron: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CronCreate"];
+            };
+        };
+        responses: {
+            /** @description The cron */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Cron"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such thread or assistant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid schedule, timezone, end_time (in the past), thread id or body; the message names the field */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9120,7 +11966,7 @@ export interface operations {
             query?: {
                 /** @description Answer once the run has stopped */
                 wait?: boolean;
-                /** @description interrupt (the only action supported) */
+                /** @description interrupt (default), or rollback: the run is deleted with its input, checkpoints and events once stopped (files it wrote stay) */
                 action?: components["schemas"]["CancelAction"];
             };
             header?: never;
@@ -9403,7 +12249,16 @@ export interface operations {
     };
     get_state: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Accepted and ignored (there are no subgraphs). */
+                subgraphs?: boolean;
+                /**
+                 * @description Answer only these fields (`values`, `next`, `tasks`, `checkpoint`, `metadata`,
+                 *     `created_at`, `parent_checkpoint`, `interrupts`, or `values.<key>`); repeated for
+                 *     several.
+                 */
+                select?: string[];
+            };
             header?: never;
             path: {
                 /** @description Thread id */
@@ -9413,13 +12268,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The state */
+            /** @description The state (only the `select`ed fields when given) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ThreadState"];
+                };
+            };
+            /** @description Invalid query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description No credential, or one that is unknown, expired or revoked */
@@ -9458,7 +12322,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Invalid thread id */
+            /** @description Invalid thread id or select */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9613,6 +12477,130 @@ export interface operations {
             };
         };
     };
+    patch_state: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchState"];
+            };
+        };
+        responses: {
+            /** @description Patched */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such thread or checkpoint (or the thread has none yet) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A run is in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid thread id or body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     post_state_at: {
         parameters: {
             query?: never;
@@ -9732,7 +12720,16 @@ export interface operations {
     };
     get_state_at: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Accepted and ignored (there are no subgraphs). */
+                subgraphs?: boolean;
+                /**
+                 * @description Answer only these fields (`values`, `next`, `tasks`, `checkpoint`, `metadata`,
+                 *     `created_at`, `parent_checkpoint`, `interrupts`, or `values.<key>`); repeated for
+                 *     several.
+                 */
+                select?: string[];
+            };
             header?: never;
             path: {
                 /** @description Thread id */
@@ -9751,6 +12748,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ThreadState"];
+                };
+            };
+            /** @description Invalid query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description No credential, or one that is unknown, expired or revoked */
@@ -9790,6 +12796,98 @@ export interface operations {
                 };
             };
             /** @description Invalid thread id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    join_thread_stream: {
+        parameters: {
+            query?: {
+                /** @description Modes to receive (empty: every mode each run streams); repeated for several. */
+                stream_mode?: components["schemas"]["StreamMode"][];
+            };
+            header?: {
+                /** @description Resume after this event (`<run_id>:<seq>`) */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description Thread id */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": unknown;
+                };
+            };
+            /** @description Invalid Last-Event-ID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid thread id or stream mode */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -127,15 +127,20 @@ impl RunManager {
         ));
         // Runs of this thread on other replicas count like local ones.
         let remote = self.remote_active(thread_id).await?;
+        // The runs a rollback deletes once they have stopped (before this one starts).
+        let mut rollback: Vec<String> = Vec::new();
         if let Some(current) = remote.first() {
             match strategy {
                 MultitaskStrategy::Reject => return Err(busy(thread_id, &current.run_id)),
-                MultitaskStrategy::Interrupt => {
+                MultitaskStrategy::Interrupt | MultitaskStrategy::Rollback => {
                     for r in &remote {
                         store
                             .bus
                             .publish(antler_store::Topic::RunCancel, &r.run_id)
                             .await?;
+                    }
+                    if strategy == MultitaskStrategy::Rollback {
+                        rollback.extend(remote.iter().map(|r| r.run_id.clone()));
                     }
                 }
                 MultitaskStrategy::Enqueue => {}
@@ -147,9 +152,12 @@ impl RunManager {
             if let Some(current) = runs.first() {
                 match strategy {
                     MultitaskStrategy::Reject => return Err(busy(thread_id, &current.run_id)),
-                    MultitaskStrategy::Interrupt => {
+                    MultitaskStrategy::Interrupt | MultitaskStrategy::Rollback => {
                         for r in runs.iter() {
                             r.cancel(StopReason::Interrupted);
+                        }
+                        if strategy == MultitaskStrategy::Rollback {
+                            rollback.extend(runs.iter().map(|r| r.run_id.clone()));
                         }
                     }
                     MultitaskStrategy::Enqueue => {}
@@ -170,6 +178,7 @@ impl RunManager {
             }
             None => Vec::new(),
         };
+        run.log.set_input(req.input.clone().unwrap_or(Value::Null));
         run.log.emit(&StreamEvent::Metadata(&RunMetadata {
             run_id: run_id.clone(),
             thread_id: thread_id.to_string(),
@@ -191,6 +200,7 @@ impl RunManager {
                 plan_mode,
                 memory,
                 created_at,
+                rollback,
             };
             this.execute(task_run, queue, start, model, writer).await;
         });
@@ -291,7 +301,7 @@ fn checkpoint_context(record: &RunRecord, profile: &AgentProfile) -> Map<String,
 /// The `reject` strategy's answer when `thread_id` already runs `run_id`.
 fn busy(thread_id: &str, run_id: &str) -> RunError {
     RunError::Conflict(format!(
-        "thread '{thread_id}' already has a run in progress ({run_id}); use multitask_strategy interrupt or enqueue"
+        "thread '{thread_id}' already has a run in progress ({run_id}); use multitask_strategy interrupt, rollback or enqueue"
     ))
 }
 

@@ -37,6 +37,9 @@ pub(super) struct Start {
     pub memory: Vec<crate::memory::RememberedFact>,
     /// When it was created, as stored (its place among the thread's runs on every replica).
     pub created_at: chrono::DateTime<chrono::Utc>,
+    /// Runs it cancelled with `multitask_strategy: rollback`: deleted with everything they
+    /// wrote once they have stopped, before it starts.
+    pub rollback: Vec<String>,
 }
 
 impl RunManager {
@@ -52,8 +55,17 @@ impl RunManager {
         let mut state = AgentState::default();
         // False when the stored history could not be read: nothing may be saved over it.
         let mut history_read = true;
+        let rolled_back = match run.cancel.is_cancelled() {
+            true => Ok(()),
+            false => self.roll_back(&run, &start.rollback).await,
+        };
         let outcome = if run.cancel.is_cancelled() {
             Outcome::interrupted()
+        } else if let Err(e) = rolled_back {
+            self.set_running(&run).await;
+            // Nothing may be saved over a history whose rollback did not happen.
+            history_read = false;
+            Outcome::failed(e.to_string())
         } else {
             self.set_running(&run).await;
             match self.load_base(&run, start.checkpoint.as_deref()).await {
@@ -83,6 +95,24 @@ impl RunManager {
         lock(&self.active).remove(&run.run_id);
         self.drop_queue_if_idle(&run.thread_id, &queue, 1);
         run.mark_finished();
+    }
+
+    /// Deletes the runs `run` rolls back, once they have stopped (wherever they ran), with
+    /// their events and checkpoints: the thread is as it was before them.
+    async fn roll_back(&self, run: &ActiveRun, runs: &[String]) -> Result<(), RunError> {
+        if runs.is_empty() {
+            return Ok(());
+        }
+        for id in runs {
+            self.wait_finished(&run.thread_id, id).await;
+        }
+        self.deps
+            .store
+            .state
+            .roll_back(&run.thread_id, runs)
+            .await?;
+        tracing::info!(run.id = %run.run_id, thread.id = %run.thread_id, rolled_back = runs.len(), "runs rolled back");
+        Ok(())
     }
 
     async fn set_running(&self, run: &ActiveRun) {

@@ -156,6 +156,8 @@ pub struct EventLog {
     persisted: watch::Sender<u64>,
     /// Where its writer sends its batches (and its subagents' writers theirs).
     sink: EventSink,
+    /// The translation into `events` events, when that mode is recorded.
+    events: Option<Mutex<super::events_mode::EventsMode>>,
 }
 
 impl std::fmt::Debug for EventLog {
@@ -178,7 +180,6 @@ impl EventLog {
         let (persist, rx) = mpsc::unbounded_channel();
         let log = Arc::new(EventLog {
             run_id: run_id.to_string(),
-            modes,
             max_bytes,
             state: Mutex::new(LogState {
                 events: VecDeque::new(),
@@ -193,6 +194,10 @@ impl EventLog {
             followers: AtomicU64::new(0),
             persisted: watch::channel(0).0,
             sink: sink.clone(),
+            events: modes
+                .contains(&StreamMode::Events)
+                .then(|| Mutex::new(super::events_mode::EventsMode::new(run_id))),
+            modes,
         });
         let writer = tokio::spawn(write_batches(
             run_id.to_string(),
@@ -219,9 +224,25 @@ impl EventLog {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Whether events of `mode` are recorded (callers skip building the ones that are not).
+    /// Whether events of `mode` are recorded or needed (callers skip building the ones that
+    /// are not): the `events` mode is made from `messages`, `updates` and `values`.
     pub fn wants(&self, mode: StreamMode) -> bool {
         self.modes.contains(&mode)
+            || (self.events.is_some()
+                && matches!(
+                    mode,
+                    StreamMode::Messages | StreamMode::Updates | StreamMode::Values
+                ))
+    }
+
+    /// The run's input, for the `events` mode's start of the graph.
+    pub(crate) fn set_input(&self, input: serde_json::Value) {
+        if let Some(events) = &self.events {
+            events
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .set_input(input);
+        }
     }
 
     /// From now on, every streamed event (not `metadata`, `error` or `end`) is also sent to
@@ -234,6 +255,25 @@ impl EventLog {
 
     /// Records an event (skipped when its mode was not asked for). Never blocks on readers.
     pub fn emit(&self, event: &StreamEvent<'_>) -> Option<u64> {
+        let Some(events) = &self.events else {
+            return self.emit_one(event);
+        };
+        let translated = events
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .translate(event);
+        let name = StreamMode::Events.event_name();
+        for data in translated.before {
+            self.record(name, Some(StreamMode::Events), data);
+        }
+        let seq = self.emit_one(event);
+        for data in translated.after {
+            self.record(name, Some(StreamMode::Events), data);
+        }
+        seq
+    }
+
+    fn emit_one(&self, event: &StreamEvent<'_>) -> Option<u64> {
         let mode = event.mode();
         if mode.is_some_and(|m| !self.modes.contains(&m)) {
             return None;

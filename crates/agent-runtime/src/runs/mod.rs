@@ -3,6 +3,7 @@
 
 mod active;
 mod create;
+mod events_mode;
 mod execute;
 pub mod log;
 mod manager;

@@ -45,6 +45,8 @@ pub struct Config {
     pub mcp: antler_mcp::McpConfig,
     /// What the agent remembers about each person.
     pub memory: crate::memory::MemoryConfig,
+    /// The cron scheduler.
+    pub crons: crate::crons::CronsConfig,
     /// The web UI.
     pub web: WebConfig,
     /// Logging.
@@ -68,6 +70,7 @@ impl Default for Config {
             agent: antler_agent_runtime::config::AgentConfig::default(),
             mcp: antler_mcp::McpConfig::default(),
             memory: crate::memory::MemoryConfig::default(),
+            crons: crate::crons::CronsConfig::default(),
             web: WebConfig::default(),
             log: LogConfig::default(),
         }

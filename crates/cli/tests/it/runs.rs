@@ -1127,7 +1127,7 @@ async fn bad_run_requests_are_refused_clearly() {
             422,
         ),
         (
-            json!({"assistant_id": "lead_agent", "input": {"messages": [{"role": "user", "content": "x"}]}, "multitask_strategy": "rollback"}),
+            json!({"assistant_id": "lead_agent", "input": {"messages": [{"role": "user", "content": "x"}]}, "multitask_strategy": "sideways"}),
             422,
         ),
         // The document says objects: anything else is refused, not ignored.
@@ -1153,16 +1153,17 @@ async fn bad_run_requests_are_refused_clearly() {
         .await;
     assert_eq!(status, 404);
     let (status, bad) = server
-        .post("/api/threads/t/runs/00000000-0000-4000-8000-000000000000/cancel?action=rollback")
+        .post("/api/threads/t/runs/00000000-0000-4000-8000-000000000000/cancel?action=undo")
         .await;
     assert_eq!((status, error_code(&bad)), (400, "invalid_query"), "{bad}");
     assert!(
-        bad["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("rollback"),
+        bad["error"]["message"].as_str().unwrap().contains("undo"),
         "{bad}"
     );
+    let (status, bad) = server
+        .post("/api/threads/t/runs/00000000-0000-4000-8000-000000000000/cancel?action=rollback")
+        .await;
+    assert_eq!((status, error_code(&bad)), (404, "not_found"), "{bad}");
     // Bytes that are not UTF-8 in a path are the client's mistake, in the error envelope.
     for path in ["/api/threads/%FF/state", "/api/threads/t/runs/%FF"] {
         let (status, bad) = server.get_json(path).await;

@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 
 use crate::error::ApiResult;
-use crate::extract::{ApiJson, ApiPath};
+use crate::extract::{ApiJson, ApiPath, ApiQuery};
 use crate::state::{AppState, Identity};
 
 /// `{assistant_id}` of an assistant's path.
@@ -246,4 +246,73 @@ pub async fn assistant_graph(
     Ok(Json(
         app.assistants.graph(&caller, &path.assistant_id).await?,
     ))
+}
+
+/// `?recurse=` of the subgraphs routes.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SubgraphsQuery {
+    /// Include the subgraphs of subgraphs (there are none either way).
+    #[serde(default)]
+    pub recurse: bool,
+}
+
+/// `{assistant_id}/subgraphs/{namespace}`.
+#[derive(Debug, Deserialize)]
+pub struct SubgraphPath {
+    /// The assistant.
+    assistant_id: String,
+    /// The subgraph namespace asked for.
+    #[expect(dead_code, reason = "the agent has no subgraphs under any namespace")]
+    namespace: String,
+}
+
+/// An assistant's subgraphs by namespace, with their schemas: always none, since the agent
+/// is one graph (subagents run as separate runs of it, not as nested graphs). Answers 404 for
+/// an unknown assistant, so the SDK's `getSubgraphs` tells the two apart.
+#[utoipa::path(
+    get,
+    path = "/api/assistants/{assistant_id}/subgraphs",
+    tag = "assistants",
+    params(("assistant_id" = String, Path, description = "Assistant id"), SubgraphsQuery),
+    responses(
+        (status = 200, description = "Subgraph schemas by namespace (none)", body = std::collections::BTreeMap<String, AssistantSchemas>),
+        (status = 400, description = "Invalid query", body = ErrorEnvelope),
+        (status = 404, description = "No such assistant", body = ErrorEnvelope),
+    )
+)]
+pub async fn assistant_subgraphs(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    ApiPath(path): ApiPath<AssistantPath>,
+    ApiQuery(_query): ApiQuery<SubgraphsQuery>,
+) -> ApiResult<Json<std::collections::BTreeMap<String, AssistantSchemas>>> {
+    app.assistants.graph(&caller, &path.assistant_id).await?;
+    Ok(Json(Default::default()))
+}
+
+/// The subgraphs of an assistant under one namespace: none (see [`assistant_subgraphs`]).
+#[utoipa::path(
+    get,
+    path = "/api/assistants/{assistant_id}/subgraphs/{namespace}",
+    tag = "assistants",
+    params(
+        ("assistant_id" = String, Path, description = "Assistant id"),
+        ("namespace" = String, Path, description = "Subgraph namespace"),
+        SubgraphsQuery
+    ),
+    responses(
+        (status = 200, description = "Subgraph schemas by namespace (none)", body = std::collections::BTreeMap<String, AssistantSchemas>),
+        (status = 400, description = "Invalid query", body = ErrorEnvelope),
+        (status = 404, description = "No such assistant", body = ErrorEnvelope),
+    )
+)]
+pub async fn assistant_subgraphs_at(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    ApiPath(path): ApiPath<SubgraphPath>,
+    ApiQuery(_query): ApiQuery<SubgraphsQuery>,
+) -> ApiResult<Json<std::collections::BTreeMap<String, AssistantSchemas>>> {
+    app.assistants.graph(&caller, &path.assistant_id).await?;
+    Ok(Json(Default::default()))
 }

@@ -15,7 +15,7 @@ use utoipa::IntoParams;
 
 pub(crate) use super::event_stream::{DisconnectGuard, sse};
 use crate::error::{ApiResult, AppError};
-use crate::extract::{ApiJson, ApiListQuery, ApiPath, ApiQuery};
+use crate::extract::{ApiListQuery, ApiPath, ApiQuery};
 use crate::params::ThreadId;
 use crate::state::{AppState, Identity};
 
@@ -79,7 +79,7 @@ pub async fn stream_run(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
-    ApiJson(body): ApiJson<RunCreate>,
+    crate::extract::RunBody(body): crate::extract::RunBody,
 ) -> ApiResult<Response> {
     let started = start(&app, &caller, &thread_id, body).await?;
     let run = started.run;
@@ -114,7 +114,7 @@ pub async fn create_run(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
-    ApiJson(body): ApiJson<RunCreate>,
+    crate::extract::RunBody(body): crate::extract::RunBody,
 ) -> ApiResult<Response> {
     let started = start(&app, &caller, &thread_id, body).await?;
     Ok(located(started.record, &thread_id, &started.run.run_id))
@@ -141,7 +141,7 @@ pub async fn wait_run(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
-    ApiJson(body): ApiJson<RunCreate>,
+    crate::extract::RunBody(body): crate::extract::RunBody,
 ) -> ApiResult<Response> {
     let started = start(&app, &caller, &thread_id, body).await?;
     let values = app
@@ -227,7 +227,7 @@ pub async fn get_run(
         ("thread_id" = String, Path, description = "Thread id"),
         ("run_id" = String, Path, description = "Run id"),
         ("wait" = Option<bool>, Query, description = "Answer once the run has stopped"),
-        ("action" = Option<CancelAction>, Query, description = "interrupt (the only action supported)"),
+        ("action" = Option<CancelAction>, Query, description = "interrupt (default), or rollback: the run is deleted with its input, checkpoints and events once stopped (files it wrote stay)"),
     ),
     responses(
         (status = 200, description = "The run", body = Run),
@@ -243,8 +243,13 @@ pub async fn cancel_run(
     ApiPath(RunPath { run_id, .. }): ApiPath<RunPath>,
     ApiQuery(q): ApiQuery<CancelQuery>,
 ) -> ApiResult<Json<Run>> {
-    // Only `interrupt` exists (`rollback` is refused when the query is read).
-    let (None | Some(CancelAction::Interrupt)) = q.action;
+    if q.action == Some(CancelAction::Rollback) {
+        return Ok(Json(
+            app.runs
+                .cancel_rollback(&caller, &thread_id, &run_id)
+                .await?,
+        ));
+    }
     let run = app
         .runs
         .cancel(&caller, &thread_id, &run_id, q.wait.unwrap_or(false))
@@ -283,20 +288,38 @@ pub struct JoinStreamQuery {
     pub cancel_on_disconnect: bool,
     /// Modes to receive (a subset of the run's); repeated for several.
     // Clients encode "no value" as `stream_mode=`: an empty value stands for no mode.
+    // Names, checked by `modes`: an unknown one is refused with the supported ones listed.
     #[serde(default)]
     #[param(value_type = Option<Vec<StreamMode>>, style = Form, explode)]
-    pub stream_mode: Vec<Option<StreamMode>>,
+    pub stream_mode: Vec<String>,
 }
 
 impl JoinStreamQuery {
-    /// The modes asked for, canonical (empty: every mode the run streams).
-    fn modes(&self) -> HashSet<StreamMode> {
-        self.stream_mode
-            .iter()
-            .flatten()
-            .map(|m| m.canonical())
-            .collect()
+    /// The modes asked for, canonical (empty: every mode the run streams); 422
+    /// `invalid_query` naming the supported modes for an unknown one.
+    fn modes(&self) -> Result<HashSet<StreamMode>, AppError> {
+        parse_modes(&self.stream_mode)
     }
+}
+
+/// Stream mode names of a query, canonical (empty: every mode); 422 `invalid_query` naming
+/// the supported modes for an unknown one.
+pub(crate) fn parse_modes(names: &[String]) -> Result<HashSet<StreamMode>, AppError> {
+    names
+        .iter()
+        .filter(|name| !name.is_empty())
+        .map(|name| {
+            StreamMode::parse_requested(name)
+                .map(StreamMode::canonical)
+                .map_err(|m| {
+                    AppError::new(
+                        axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+                        "invalid_query",
+                        m,
+                    )
+                })
+        })
+        .collect()
 }
 
 /// A boolean query flag as LangGraph clients send it: `true`/`false` (Python SDK), `1`/`0`
@@ -355,7 +378,7 @@ pub async fn join_stream(
     };
     let events = app
         .runs
-        .follow(&caller, &thread_id, &run_id, after, query.modes())
+        .follow(&caller, &thread_id, &run_id, after, query.modes()?)
         .await?;
     let guard = DisconnectGuard {
         run: if query.cancel_on_disconnect {
@@ -386,7 +409,13 @@ mod tests {
     }
 
     async fn modes(query: &str) -> Vec<StreamMode> {
-        let mut modes: Vec<_> = parse(query).await.unwrap().modes().into_iter().collect();
+        let mut modes: Vec<_> = parse(query)
+            .await
+            .unwrap()
+            .modes()
+            .unwrap()
+            .into_iter()
+            .collect();
         modes.sort();
         modes
     }
@@ -433,7 +462,10 @@ mod tests {
             "stream_mode=values&stream_mode=nope",
             "cancel_on_disconnect=yes",
         ] {
-            let error = parse(query).await.err().unwrap();
+            let error = match parse(query).await {
+                Err(e) => e,
+                Ok(q) => q.modes().err().unwrap(),
+            };
             assert_eq!(error.status(), StatusCode::UNPROCESSABLE_ENTITY, "{query}");
             assert_eq!(error.code(), "invalid_query", "{query}");
         }

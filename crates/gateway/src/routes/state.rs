@@ -3,37 +3,85 @@
 
 use antler_protocol::error::ErrorEnvelope;
 use antler_protocol::runs::{
-    CheckpointSelector, HistoryRequest, StateAtCheckpoint, StateUpdated, ThreadState,
-    ThreadStateUpdate,
+    HistoryRequest, StateAtCheckpoint, StateUpdated, ThreadState, ThreadStateUpdate,
 };
+use antler_protocol::threads::PatchState;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 
 use crate::error::{ApiResult, AppError};
-use crate::extract::{ApiJson, ApiPath};
+use crate::extract::{ApiJson, ApiListQuery, ApiPath};
 use crate::params::ThreadId;
 use crate::state::{AppState, Identity};
+
+/// `GET …/state` query, as the LangGraph SDKs send it.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StateQuery {
+    /// Accepted and ignored (there are no subgraphs).
+    #[serde(default)]
+    #[param(value_type = Option<bool>)]
+    pub subgraphs: Option<String>,
+    /// Answer only these fields (`values`, `next`, `tasks`, `checkpoint`, `metadata`,
+    /// `created_at`, `parent_checkpoint`, `interrupts`, or `values.<key>`); repeated for
+    /// several.
+    #[serde(default)]
+    #[param(style = Form, explode)]
+    pub select: Vec<String>,
+}
 
 /// The thread's current state.
 #[utoipa::path(
     get,
     path = "/api/threads/{thread_id}/state",
     tag = "runs",
-    params(("thread_id" = String, Path, description = "Thread id")),
+    params(("thread_id" = String, Path, description = "Thread id"), StateQuery),
     responses(
-        (status = 200, description = "The state", body = ThreadState),
+        (status = 200, description = "The state (only the `select`ed fields when given)", body = ThreadState),
         (status = 404, description = "No such thread", body = ErrorEnvelope),
-        (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
+        (status = 422, description = "Invalid thread id or select", body = ErrorEnvelope),
     )
 )]
 pub async fn get_state(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
-) -> ApiResult<Json<ThreadState>> {
-    Ok(Json(app.runs.state(&caller, &thread_id).await?))
+    ApiListQuery(q): ApiListQuery<StateQuery>,
+) -> ApiResult<Json<serde_json::Value>> {
+    Ok(Json(
+        app.runs
+            .state_selected(&caller, &thread_id, None, Some(&q.select))
+            .await?,
+    ))
+}
+
+/// Merges metadata into the thread's newest checkpoint's metadata (LangGraph's
+/// `patch_state`; `checkpoint`/`checkpoint_id` name another checkpoint; a `null` value
+/// removes the key). The values stay as they are; no checkpoint is added.
+#[utoipa::path(
+    patch,
+    path = "/api/threads/{thread_id}/state",
+    tag = "runs",
+    params(("thread_id" = String, Path, description = "Thread id")),
+    request_body = PatchState,
+    responses(
+        (status = 204, description = "Patched"),
+        (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
+        (status = 404, description = "No such thread or checkpoint (or the thread has none yet)", body = ErrorEnvelope),
+        (status = 409, description = "A run is in progress", body = ErrorEnvelope),
+        (status = 422, description = "Invalid thread id or body", body = ErrorEnvelope),
+    )
+)]
+pub async fn patch_state(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    ThreadId(thread_id): ThreadId,
+    ApiJson(body): ApiJson<PatchState>,
+) -> ApiResult<StatusCode> {
+    app.runs.patch_state(&caller, &thread_id, body).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// Earlier states of the thread, newest first.
@@ -44,10 +92,10 @@ pub async fn get_state(
     params(("thread_id" = String, Path, description = "Thread id")),
     request_body = HistoryRequest,
     responses(
-        (status = 200, description = "States, newest first: at most `limit`, and no more than `threads.history_max_bytes` of them (always at least one); page on with `before`", body = Vec<ThreadState>),
+        (status = 200, description = "States, newest first: at most `limit`, and no more than `threads.history_max_bytes` of them (always at least one); page on with `before`. `metadata` filters by checkpoint metadata, `checkpoint` starts at a checkpoint (inclusive), `select` keeps only some fields", body = Vec<ThreadState>),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
-        (status = 404, description = "No such thread", body = ErrorEnvelope),
-        (status = 422, description = "Invalid thread id or body", body = ErrorEnvelope),
+        (status = 404, description = "No such thread or checkpoint", body = ErrorEnvelope),
+        (status = 422, description = "Invalid thread id, select or body", body = ErrorEnvelope),
     )
 )]
 pub async fn get_history(
@@ -55,14 +103,45 @@ pub async fn get_history(
     Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<HistoryRequest>,
+) -> ApiResult<Json<Vec<serde_json::Value>>> {
+    Ok(Json(
+        app.runs.history_selected(&caller, &thread_id, body).await?,
+    ))
+}
+
+/// `GET /api/threads/{thread_id}/history` query.
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct HistoryQuery {
+    /// Most states returned (default 10; larger pages are cut to 1000).
+    pub limit: Option<u32>,
+    /// Only states before this checkpoint id.
+    pub before: Option<String>,
+}
+
+/// Earlier states of the thread, newest first (the query form of `POST …/history`).
+#[utoipa::path(
+    get,
+    path = "/api/threads/{thread_id}/history",
+    tag = "runs",
+    params(("thread_id" = String, Path, description = "Thread id"), HistoryQuery),
+    responses(
+        (status = 200, description = "States, newest first: at most `limit`, and no more than `threads.history_max_bytes` of them (always at least one); page on with `before`", body = Vec<ThreadState>),
+        (status = 400, description = "Invalid query", body = ErrorEnvelope),
+        (status = 404, description = "No such thread", body = ErrorEnvelope),
+        (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
+    )
+)]
+pub async fn get_history_query(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    ThreadId(thread_id): ThreadId,
+    crate::extract::ApiQuery(q): crate::extract::ApiQuery<HistoryQuery>,
 ) -> ApiResult<Json<Vec<ThreadState>>> {
-    let before = body
-        .before
-        .as_ref()
-        .and_then(CheckpointSelector::checkpoint_id);
+    let before = q.before.as_deref().filter(|b| !b.is_empty());
     let states = app
         .runs
-        .history(&caller, &thread_id, body.limit.unwrap_or(10), before)
+        .history(&caller, &thread_id, q.limit.unwrap_or(10), before)
         .await?;
     Ok(Json(states))
 }
@@ -85,6 +164,7 @@ pub struct CheckpointPath {
     params(
         ("thread_id" = String, Path, description = "Thread id"),
         ("checkpoint_id" = String, Path, description = "Checkpoint id"),
+        StateQuery,
     ),
     responses(
         (status = 200, description = "The state", body = ThreadState),
@@ -97,10 +177,16 @@ pub async fn get_state_at(
     Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiPath(path): ApiPath<CheckpointPath>,
-) -> ApiResult<Json<ThreadState>> {
+    ApiListQuery(q): ApiListQuery<StateQuery>,
+) -> ApiResult<Json<serde_json::Value>> {
     Ok(Json(
         app.runs
-            .state_at(&caller, &thread_id, &path.checkpoint_id)
+            .state_selected(
+                &caller,
+                &thread_id,
+                Some(&path.checkpoint_id),
+                Some(&q.select),
+            )
             .await?,
     ))
 }
@@ -125,7 +211,7 @@ pub async fn post_state_at(
     Identity(caller): Identity,
     ThreadId(thread_id): ThreadId,
     ApiJson(body): ApiJson<StateAtCheckpoint>,
-) -> ApiResult<Json<ThreadState>> {
+) -> ApiResult<Json<serde_json::Value>> {
     let Some(id) = body.checkpoint.checkpoint_id() else {
         return Err(AppError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -133,7 +219,11 @@ pub async fn post_state_at(
             "checkpoint must name a checkpoint_id",
         ));
     };
-    Ok(Json(app.runs.state_at(&caller, &thread_id, id).await?))
+    Ok(Json(
+        app.runs
+            .state_selected(&caller, &thread_id, Some(id), body.select.as_deref())
+            .await?,
+    ))
 }
 
 /// Adds a checkpoint with changed values (LangGraph's `update_state`): messages are added

@@ -12,7 +12,7 @@ use axum::response::Response;
 
 use super::runs::{DisconnectGuard, RunPath, located, sse};
 use crate::error::ApiResult;
-use crate::extract::{ApiJson, ApiPath};
+use crate::extract::ApiPath;
 use crate::params::ThreadId;
 use crate::state::{AppState, Identity};
 
@@ -55,7 +55,7 @@ async fn start(
 pub async fn stream_stateless(
     State(app): State<AppState>,
     Identity(caller): Identity,
-    ApiJson(body): ApiJson<RunCreate>,
+    crate::extract::RunBody(body): crate::extract::RunBody,
 ) -> ApiResult<Response> {
     let (thread_id, started, then) = start(&app, &caller, body).await?;
     let run = started.run;
@@ -87,7 +87,7 @@ pub async fn stream_stateless(
 pub async fn wait_stateless(
     State(app): State<AppState>,
     Identity(caller): Identity,
-    ApiJson(body): ApiJson<RunCreate>,
+    crate::extract::RunBody(body): crate::extract::RunBody,
 ) -> ApiResult<Response> {
     let (thread_id, started, then) = start(&app, &caller, body).await?;
     // Cleans up after the answer, or when the client went away first.
@@ -117,7 +117,7 @@ pub async fn wait_stateless(
 pub async fn create_stateless(
     State(app): State<AppState>,
     Identity(caller): Identity,
-    ApiJson(body): ApiJson<RunCreate>,
+    crate::extract::RunBody(body): crate::extract::RunBody,
 ) -> ApiResult<Response> {
     let (thread_id, started, then) = start(&app, &caller, body).await?;
     drop(DisconnectGuard { run: None, then });

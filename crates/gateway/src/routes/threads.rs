@@ -1,7 +1,9 @@
-//! `/api/threads`: create, read, update metadata, delete, search.
+//! `/api/threads`: create, read, update metadata, delete, search, count, copy, prune.
 
 use antler_protocol::error::ErrorEnvelope;
-use antler_protocol::threads::{CreateThread, PatchThread, SearchThreads, Thread};
+use antler_protocol::threads::{
+    CountThreads, CreateThread, PatchThread, PruneResult, PruneThreads, SearchThreads, Thread,
+};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -110,22 +112,88 @@ pub async fn delete_thread(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Lists threads, newest first, filtered by metadata.
+/// Lists threads, newest first, filtered by metadata, values, status and ids; `select`
+/// answers only some fields, `extract` adds `extracted` values read at paths.
 #[utoipa::path(
     post,
     path = "/api/threads/search",
     tag = "threads",
     request_body = SearchThreads,
     responses(
-        (status = 200, description = "Matching threads", body = Vec<Thread>),
+        (status = 200, description = "Matching threads (only the `select`ed fields when given; with `extracted` when `extract` is)", body = Vec<Thread>),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
-        (status = 422, description = "Invalid limit, sort or body", body = ErrorEnvelope),
+        (status = 422, description = "Invalid limit, sort, ids, select, extract or body", body = ErrorEnvelope),
     )
 )]
 pub async fn search_threads(
     State(app): State<AppState>,
     Identity(caller): Identity,
     ApiJson(body): ApiJson<SearchThreads>,
-) -> ApiResult<Json<Vec<Thread>>> {
-    Ok(Json(app.threads.search(&caller, body).await?))
+) -> ApiResult<Json<Vec<serde_json::Value>>> {
+    Ok(Json(app.threads.search_selected(&caller, body).await?))
+}
+
+/// Copies a thread: a new thread of the caller with the same metadata, values, checkpoint
+/// history (new ids, the same tree) and files. A run in progress on the source is left
+/// out: the copy holds the state from before it.
+#[utoipa::path(
+    post,
+    path = "/api/threads/{thread_id}/copy",
+    tag = "threads",
+    params(("thread_id" = String, Path, description = "The thread to copy")),
+    responses(
+        (status = 200, description = "The new thread", body = Thread),
+        (status = 404, description = "No such thread", body = ErrorEnvelope),
+        (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
+    )
+)]
+pub async fn copy_thread(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    ThreadId(id): ThreadId,
+) -> ApiResult<Json<Thread>> {
+    Ok(Json(app.threads.copy(&caller, &id).await?))
+}
+
+/// Counts the caller's threads matching the filters of a search.
+#[utoipa::path(
+    post,
+    path = "/api/threads/count",
+    tag = "threads",
+    request_body = CountThreads,
+    responses(
+        (status = 200, description = "How many threads match", body = u64),
+        (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
+        (status = 422, description = "Invalid body", body = ErrorEnvelope),
+    )
+)]
+pub async fn count_threads(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    ApiJson(body): ApiJson<CountThreads>,
+) -> ApiResult<Json<u64>> {
+    Ok(Json(app.threads.count(&caller, body).await?))
+}
+
+/// Prunes threads: `delete` deletes them (as `DELETE` does), `keep_latest` keeps each with
+/// only its newest checkpoint (threads with a run in progress are skipped). Ids that are not
+/// the caller's threads are skipped.
+#[utoipa::path(
+    post,
+    path = "/api/threads/prune",
+    tag = "threads",
+    request_body = PruneThreads,
+    responses(
+        (status = 200, description = "How many threads were pruned", body = PruneResult),
+        (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
+        (status = 422, description = "Invalid thread id, strategy or more than 1000 ids", body = ErrorEnvelope),
+    )
+)]
+pub async fn prune_threads(
+    State(app): State<AppState>,
+    Identity(caller): Identity,
+    ApiJson(body): ApiJson<PruneThreads>,
+) -> ApiResult<Json<PruneResult>> {
+    let pruned_count = app.threads.prune(&caller, body).await?;
+    Ok(Json(PruneResult { pruned_count }))
 }

@@ -411,6 +411,22 @@ impl AccountRepo for SqlAccounts {
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
+            // Schedules start runs as their owner: they follow the threads.
+            sqlx::query("UPDATE crons SET owner = $2 WHERE owner = $1")
+                .bind(from)
+                .bind(to)
+                .execute(&mut *tx)
+                .await?;
+            // Stored items too, except where the new owner has one under the same name.
+            sqlx::query(
+                "UPDATE store_items SET owner = $2 WHERE owner = $1 AND NOT EXISTS \
+                 (SELECT 1 FROM store_items t WHERE t.owner = $2 \
+                 AND t.namespace = store_items.namespace AND t.key = store_items.key)",
+            )
+            .bind(from)
+            .bind(to)
+            .execute(&mut *tx)
+            .await?;
             // Personal skill states follow their skills (one the new owner already has a
             // state for keeps it).
             sqlx::query(

@@ -10,7 +10,9 @@ mod accounts;
 mod assistant_search;
 mod assistants;
 mod blobs;
+mod crons;
 mod instances;
+mod items;
 mod mcp_config;
 mod memory;
 mod rows;
@@ -19,6 +21,7 @@ mod secrets;
 mod skill_states;
 mod sqlite;
 mod state;
+mod thread_copy;
 mod threads;
 mod wire;
 
@@ -190,6 +193,8 @@ impl Db {
             memory: Arc::new(memory::SqlMemory(self.clone())),
             memory_queue: Arc::new(memory::SqlMemoryQueue(self.clone())),
             secrets: Arc::new(secrets::SqlSecrets(self.clone())),
+            crons: Arc::new(crons::SqlCrons(self.clone())),
+            items: Arc::new(items::SqlItems(self.clone())),
             instances: Arc::new(instances::SqlInstances(self)),
             bus,
         })

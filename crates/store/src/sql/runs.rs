@@ -90,6 +90,27 @@ impl RunRepo for SqlRuns {
         Ok(rows.into_iter().map(Into::into).collect())
     }
 
+    async fn active_of_owner(
+        &self,
+        owner: &str,
+        thread_id: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<RunRecord>, StoreError> {
+        let sql = format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE owner = $1 \
+             AND status IN ('pending', 'running') \
+             AND (CAST($2 AS TEXT) IS NULL OR thread_id = $2) \
+             ORDER BY created_at, run_id LIMIT $3"
+        );
+        let rows: Vec<RunRow> = on!(&self.0, p => sqlx::query_as(&sql)
+            .bind(owner)
+            .bind(thread_id)
+            .bind(i64::from(limit))
+            .fetch_all(p)
+            .await?);
+        Ok(rows.into_iter().map(Into::into).collect())
+    }
+
     async fn delete(&self, thread_id: &str, run_id: &str) -> Result<bool, StoreError> {
         let deleted = on!(&self.0, p => {
             let mut tx = p.begin_write().await?;

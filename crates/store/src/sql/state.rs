@@ -220,6 +220,50 @@ impl StateRepo for SqlState {
         }
         Ok(out)
     }
+
+    async fn roll_back(&self, thread_id: &str, run_ids: &[String]) -> Result<(), StoreError> {
+        self.roll_back_runs(thread_id, run_ids).await
+    }
+
+    async fn keep_latest(&self, thread_id: &str) -> Result<(), StoreError> {
+        self.keep_only_latest(thread_id).await
+    }
+
+    async fn patch_metadata(
+        &self,
+        thread_id: &str,
+        checkpoint_id: Option<&str>,
+        patch: Map<String, Value>,
+    ) -> Result<Option<String>, StoreError> {
+        on!(&self.0, p => {
+            let mut tx = p.begin_write().await?;
+            let row: Option<(String, Option<Json<Map<String, Value>>>)> = sqlx::query_as(
+                "SELECT checkpoint_id, metadata FROM thread_checkpoints WHERE thread_id = $1 \
+                 AND (CAST($2 AS TEXT) IS NULL OR checkpoint_id = $2) \
+                 ORDER BY step DESC LIMIT 1",
+            )
+            .bind(thread_id)
+            .bind(checkpoint_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some((id, metadata)) = row else {
+                return Ok(None);
+            };
+            let mut metadata = metadata.map(|m| m.0).unwrap_or_default();
+            crate::threads::merge(&mut metadata, patch);
+            sqlx::query("UPDATE thread_checkpoints SET metadata = $1 WHERE checkpoint_id = $2")
+                .bind(Json(&metadata))
+                .bind(&id)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(super::thread_copy::RECOUNT_STORED_BYTES)
+                .bind(thread_id)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(Some(id))
+        })
+    }
 }
 
 /// A checkpoint with its state whole, and about how many bytes the state takes.

@@ -173,33 +173,19 @@ impl ThreadRepo for SqlThreads {
         let order = format!(" ORDER BY {column} {direction}, thread_id {direction}");
         let rows: Vec<ThreadRow> = match &self.0 {
             Db::Sqlite(p) => {
-                let mut sql = format!("SELECT {THREAD_COLUMNS} FROM threads WHERE owner = $1");
-                // Keys are compared as values, never spliced into a JSON path (a path cannot
-                // hold every key: quotes, NUL). json_each and json_extract both yield SQL
-                // scalars for scalars and JSON text for objects and arrays, so `IS` is value
-                // equality.
-                let mut n = 1;
-                for _ in &query.metadata {
-                    sql.push_str(&format!(
-                        " AND EXISTS (SELECT 1 FROM json_each(threads.metadata) AS m \
-                         WHERE m.key = ${} AND m.value IS json_extract(${}, '$'))",
-                        n + 1,
-                        n + 2
-                    ));
-                    n += 2;
-                }
-                sql.push_str(&format!(
-                    " AND (CAST(${} AS TEXT) IS NULL OR status = ${}){order} LIMIT ${} OFFSET ${}",
+                let (filters, n) = sqlite_filters(query);
+                let sql = format!(
+                    "SELECT {THREAD_COLUMNS} FROM threads WHERE owner = $1{filters}{order} \
+                     LIMIT ${} OFFSET ${}",
                     n + 1,
-                    n + 1,
-                    n + 2,
-                    n + 3
-                ));
+                    n + 2
+                );
                 let mut q = sqlx::query_as(&sql).bind(owner);
-                for (key, value) in &query.metadata {
+                for (key, value) in query.metadata.iter().chain(&query.values) {
                     q = q.bind(key).bind(Json(value));
                 }
                 q.bind(query.status.map(Wire))
+                    .bind(ids_param(query))
                     .bind(i64::from(query.limit))
                     .bind(i64::from(query.offset))
                     .fetch_all(p)
@@ -207,13 +193,15 @@ impl ThreadRepo for SqlThreads {
             }
             Db::Postgres(p) => {
                 let sql = format!(
-                    "SELECT {THREAD_COLUMNS} FROM threads WHERE owner = $1 AND metadata @> $2 \
-                     AND (CAST($3 AS TEXT) IS NULL OR status = $3){order} LIMIT $4 OFFSET $5"
+                    "SELECT {THREAD_COLUMNS} FROM threads WHERE owner = $1{PG_FILTERS}{order} \
+                     LIMIT $6 OFFSET $7"
                 );
                 sqlx::query_as(&sql)
                     .bind(owner)
                     .bind(Json(&query.metadata))
+                    .bind(Json(&query.values))
                     .bind(query.status.map(Wire))
+                    .bind(ids_param(query))
                     .bind(i64::from(query.limit))
                     .bind(i64::from(query.offset))
                     .fetch_all(p)
@@ -222,4 +210,92 @@ impl ThreadRepo for SqlThreads {
         };
         Ok(rows.into_iter().map(Into::into).collect())
     }
+
+    async fn count(&self, owner: &str, query: &ThreadQuery) -> Result<u64, StoreError> {
+        let n: i64 = match &self.0 {
+            Db::Sqlite(p) => {
+                let (filters, _) = sqlite_filters(query);
+                let sql = format!("SELECT COUNT(*) FROM threads WHERE owner = $1{filters}");
+                let mut q = sqlx::query_scalar(&sql).bind(owner);
+                for (key, value) in query.metadata.iter().chain(&query.values) {
+                    q = q.bind(key).bind(Json(value));
+                }
+                q.bind(query.status.map(Wire))
+                    .bind(ids_param(query))
+                    .fetch_one(p)
+                    .await?
+            }
+            Db::Postgres(p) => {
+                let sql = format!("SELECT COUNT(*) FROM threads WHERE owner = $1{PG_FILTERS}");
+                sqlx::query_scalar(&sql)
+                    .bind(owner)
+                    .bind(Json(&query.metadata))
+                    .bind(Json(&query.values))
+                    .bind(query.status.map(Wire))
+                    .bind(ids_param(query))
+                    .fetch_one(p)
+                    .await?
+            }
+        };
+        Ok(super::rows::count(n))
+    }
+
+    async fn copy(
+        &self,
+        owner: &str,
+        source: &str,
+        target: &str,
+        skip_runs: &[String],
+    ) -> Result<Option<ThreadRecord>, StoreError> {
+        self.copy_thread(owner, source, target, skip_runs).await
+    }
+}
+
+/// PostgreSQL's filters of a thread query: metadata ($2) and values ($3) containment, the
+/// status ($4).
+const PG_FILTERS: &str = " AND metadata @> $2 AND state @> $3 \
+    AND (CAST($4 AS TEXT) IS NULL OR status = $4) \
+    AND (CAST($5 AS TEXT) IS NULL OR thread_id IN (SELECT jsonb_array_elements_text(CAST($5 AS JSONB))))";
+
+/// The query's `ids` as a JSON array text, `None` for no filter (one parameter, however
+/// many ids: the engines read it with `json_each` / `jsonb_array_elements_text`).
+fn ids_param(query: &ThreadQuery) -> Option<String> {
+    (!query.ids.is_empty()).then(|| Value::from(query.ids.clone()).to_string())
+}
+
+/// SQLite's filters of a thread query after the owner (`$1`): a key and a value parameter
+/// for each metadata pair, then each values pair, then the status, then the ids; answers
+/// the SQL and the last parameter number used.
+fn sqlite_filters(query: &ThreadQuery) -> (String, usize) {
+    // Keys are compared as values, never spliced into a JSON path (a path cannot hold every
+    // key: quotes, NUL). json_each and json_extract both yield SQL scalars for scalars and
+    // JSON text for objects and arrays, so `IS` is value equality.
+    let mut sql = String::new();
+    let mut n = 1;
+    let pairs = [
+        ("metadata", query.metadata.len()),
+        ("state", query.values.len()),
+    ];
+    for (column, count) in pairs {
+        for _ in 0..count {
+            sql.push_str(&format!(
+                " AND EXISTS (SELECT 1 FROM json_each(threads.{column}) AS m \
+                 WHERE m.key = ${} AND m.value IS json_extract(${}, '$'))",
+                n + 1,
+                n + 2
+            ));
+            n += 2;
+        }
+    }
+    sql.push_str(&format!(
+        " AND (CAST(${} AS TEXT) IS NULL OR status = ${})",
+        n + 1,
+        n + 1
+    ));
+    sql.push_str(&format!(
+        " AND (CAST(${} AS TEXT) IS NULL OR thread_id IN (SELECT value FROM json_each(${})))",
+        n + 2,
+        n + 2
+    ));
+    (sql, n + 2)
 }
