@@ -5,6 +5,7 @@ import { Shell } from "./components/Shell";
 import { EmptyState } from "./components/States";
 import { ToastProvider } from "./components/Toasts";
 import { AuthGate } from "./auth/auth";
+import { ScheduledPage } from "./scheduled/ScheduledPage";
 import { AccountPage } from "./settings/AccountPage";
 import { AgentsPage } from "./settings/AgentsPage";
 import { MemoryPage } from "./settings/MemoryPage";
@@ -34,6 +35,7 @@ export function App() {
             <Route path="/" element={<ChatPage />} />
             <Route path="/threads/:threadId" element={<ChatPage />} />
             <Route path="/threads/:threadId/artifacts" element={<ArtifactsPage />} />
+            <Route path="/scheduled" element={<ScheduledPage />} />
             <Route path="/settings" element={<Navigate to="/settings/skills" replace />} />
             <Route path="/settings/skills" element={<SkillsPage />} />
             <Route path="/settings/agents" element={<AgentsPage />} />

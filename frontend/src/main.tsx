@@ -18,6 +18,7 @@ import "./styles/memory.css";
 import "./styles/subtasks.css";
 import "./styles/summary.css";
 import "./styles/sources.css";
+import "./styles/scheduled.css";
 
 installFetchHooks();
 

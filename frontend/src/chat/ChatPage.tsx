@@ -10,9 +10,11 @@ import { useShell } from "../components/Shell";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
 import { useFileDrop } from "../hooks/useFileDrop";
-import { visibleMessages } from "../lib/conversation";
+import { lastHumanText, visibleMessages } from "../lib/conversation";
 import { uuid } from "../lib/id";
 import { withAttachments } from "../lib/uploads";
+import { describeSchedule } from "../lib/schedule";
+import { ScheduleDialog } from "../scheduled/ScheduleDialog";
 import { useAppInfo } from "../state/appInfo";
 import { assistantsStore, rememberAgent } from "../state/assistants";
 import { planModeStore, setPlanMode } from "../state/planMode";
@@ -55,6 +57,8 @@ export function ChatPage() {
   /** A thread this page just created: its draft and attachments carry over. */
   const justCreated = useRef<string | null>(null);
   const [draftKey, setDraftKey] = useState(threadId ?? "new");
+  /** The message the schedule dialog starts with, while it is open. */
+  const [scheduling, setScheduling] = useState<string | null>(null);
 
   useEffect(() => {
     void session?.ensureLoaded();
@@ -226,6 +230,22 @@ export function ChatPage() {
           onRemoveImage={images.remove}
           planMode={planMode}
           onPlanMode={setPlanMode}
+          onSchedule={(t) => setScheduling(t.trim() || lastHumanText(state.conversation)?.trim() || "")}
+        />
+        <ScheduleDialog
+          open={scheduling !== null}
+          threadId={threadId}
+          initialMessage={scheduling ?? ""}
+          initialAgent={threadId ? state.assistantId : (remembered ?? undefined)}
+          onClose={() => setScheduling(null)}
+          onSaved={(cron) => {
+            setScheduling(null);
+            toast({
+              kind: "success",
+              message: `Scheduled: ${describeSchedule(cron.schedule, cron.timezone)}.`,
+              link: { to: "/scheduled", label: "Open Scheduled" },
+            });
+          }}
         />
         {drop.dragging && (
           <div className="drop-overlay" aria-hidden="true">

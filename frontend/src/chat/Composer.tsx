@@ -26,6 +26,8 @@ export interface ComposerProps {
   /** Plan mode for the next runs (the toggle shows when `onPlanMode` is given). */
   planMode?: boolean;
   onPlanMode?: (on: boolean) => void;
+  /** Opens the schedule dialog with the box's text (the button shows when given). */
+  onSchedule?: (text: string) => void;
 }
 
 export function Composer(props: ComposerProps) {
@@ -147,6 +149,20 @@ export function Composer(props: ComposerProps) {
           >
             <Icon name="checklist" />
             <span className="hide-narrow">Plan mode</span>
+          </button>
+        )}
+        {props.onSchedule && (
+          <button
+            type="button"
+            className="btn btn-ghost"
+            aria-label="Schedule…"
+            title="Run this message on a schedule, such as every weekday at 9:00"
+            onClick={() => props.onSchedule?.(text)}
+            disabled={props.disabled}
+            data-testid="schedule-button"
+          >
+            <Icon name="clock" />
+            <span className="hide-narrow">Schedule…</span>
           </button>
         )}
         <textarea

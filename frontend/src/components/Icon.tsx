@@ -32,6 +32,7 @@ const PATHS = {
   logout: "M14 4h5v16h-5M10 8l-4 4 4 4M6 12h11",
   archive: "M3 4h18v4H3zM5 8v12h14V8M10 12h4",
   delegate: "M4 5h10M4 10h7M4 15h5M13 12h8M18 9l3 3-3 3",
+  clock: "M12 22a10 10 0 100-20 10 10 0 000 20zM12 7v5l3 3",
   checklist: "M3 6l1.5 1.5L7 5M3 12l1.5 1.5L7 11M3 18l1.5 1.5L7 17M11 6h10M11 12h10M11 18h10",
 } as const;
 

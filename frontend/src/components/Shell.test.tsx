@@ -60,13 +60,14 @@ describe("Shell", () => {
     expect(label.textContent).toBe("gpt");
   });
 
-  it("links the Tools page after Agents, then Memory", async () => {
+  it("links Scheduled after Chat, and the Tools page after Agents, then Memory", async () => {
     serve({ models: [], default: null });
     renderShell();
     await screen.findByTestId("no-model-banner");
     const links = screen.getAllByRole("link").filter((a) => a.closest("nav"));
-    expect(links.map((a) => a.textContent)).toEqual(["Chat", "Skills", "Agents", "Tools", "Memory"]);
-    expect(links[3]?.getAttribute("href")).toBe("/settings/tools");
-    expect(links[4]?.getAttribute("href")).toBe("/settings/memory");
+    expect(links.map((a) => a.textContent)).toEqual(["Chat", "Scheduled", "Skills", "Agents", "Tools", "Memory"]);
+    expect(links[1]?.getAttribute("href")).toBe("/scheduled");
+    expect(links[4]?.getAttribute("href")).toBe("/settings/tools");
+    expect(links[5]?.getAttribute("href")).toBe("/settings/memory");
   });
 });

@@ -116,6 +116,9 @@ export function Shell() {
           <Link to="/" className={chatActive ? "active" : ""} aria-current={chatActive ? "page" : undefined}>
             Chat
           </Link>
+          <NavLink to="/scheduled" className={({ isActive }) => (isActive ? "active" : "")}>
+            Scheduled
+          </NavLink>
           <NavLink to="/settings/skills" className={({ isActive }) => (isActive ? "active" : "")}>
             Skills
           </NavLink>

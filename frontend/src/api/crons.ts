@@ -1,0 +1,61 @@
+// Scheduled runs (the LangGraph crons API plus Antler's `GET /api/runs/crons/{id}` and
+// "run now") through openapi-fetch: paths, bodies and answers come from the generated OpenAPI
+// types. Failures become an `ApiError` carrying the server's error envelope.
+import createClient from "openapi-fetch";
+import { ApiError, apiErrorOf } from "./http";
+import type { components, paths } from "./schema";
+
+type Schemas = components["schemas"];
+
+/** A schedule as the server answers it (`last_run`: Antler's extra, the latest run it started). */
+export type Cron = Schemas["Cron"];
+/** The latest run a schedule started. */
+export type CronLastRun = Schemas["CronLastRun"];
+/** What creating a schedule sends. */
+export type CronCreate = Schemas["CronCreate"];
+/** What changing a schedule may send (a field left out stays as it is). */
+export type CronPatch = Schemas["CronPatch"];
+/** What searching sends (the caller's schedules only). */
+export type CronSearch = Schemas["CronSearch"];
+
+const client = createClient<paths>({
+  // A `Request` needs an absolute URL outside a page (unit tests); in the browser, the page's origin.
+  baseUrl: globalThis.location?.origin ?? "http://localhost",
+  // Looked up on each call, so the `fetch` in force then is used (tests replace it).
+  fetch: (request: Request) => globalThis.fetch(request),
+});
+
+interface Result<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The data of a successful call; an `ApiError` (the envelope, or the status) otherwise. */
+async function call<T>(pending: Promise<Result<T>>): Promise<T> {
+  let result: Result<T>;
+  try {
+    result = await pending;
+  } catch (e) {
+    if (e instanceof DOMException && e.name === "AbortError") throw e;
+    throw new ApiError(0, "network_error", "Cannot reach the server. Check that it is running.");
+  }
+  if (!result.response.ok) throw apiErrorOf(result.response, result.error);
+  return result.data as T;
+}
+
+const byId = (id: string) => ({ params: { path: { cron_id: id } } });
+
+export const cronsApi = {
+  search: (body: CronSearch, signal?: AbortSignal) => call(client.POST("/api/runs/crons/search", { body, signal })),
+  get: (id: string, signal?: AbortSignal) => call(client.GET("/api/runs/crons/{cron_id}", { ...byId(id), signal })),
+  /** A schedule whose every run starts a new conversation. */
+  create: (body: CronCreate) => call(client.POST("/api/runs/crons", { body })),
+  /** A schedule whose runs continue the conversation `threadId`. */
+  createForThread: (threadId: string, body: CronCreate) =>
+    call(client.POST("/api/threads/{thread_id}/runs/crons", { params: { path: { thread_id: threadId } }, body })),
+  update: (id: string, body: CronPatch) => call(client.PATCH("/api/runs/crons/{cron_id}", { ...byId(id), body })),
+  delete: (id: string) => call(client.DELETE("/api/runs/crons/{cron_id}", byId(id))),
+  /** Starts a run now (the schedule's next run time stays). */
+  runNow: (id: string) => call(client.POST("/api/runs/crons/{cron_id}/run", byId(id))),
+};
