@@ -3,8 +3,9 @@
 A few operations reach their logic only with something no schema can describe: a zip
 archive, a Git repository this machine can fetch, a file that is in a thread, a run that is
 still working (or one that has finished, on a thread that is still there: a stateless run's
-thread goes with it), the caller's own password, an MCP server that is configured. In the
-positive cases of those operations (all of them, or every other one where generated ids are
+thread goes with it), the caller's own password, an MCP server that is configured, a thread
+that has a checkpoint, a cron's schedule, time zone and end time, a run's message to answer.
+In the positive cases of those operations (all of them, or every other one where generated ids are
 worth fuzzing too) that one field is a real one, made through the API first when the fuzzer
 removed it; the rest of the request stays as generated, and negative cases stay as they are.
 Everything else comes from the document: its constraints, examples and links.
@@ -137,8 +138,8 @@ def fact(case):
     case.path_parameters["fact_id"] = made["fact_id"]
 
 
-def post_state_at(case):
-    """A checkpoint of a thread (one, made again when the fuzzer has not left it)."""
+def kept_checkpoint():
+    """A thread with a checkpoint (one, made again when the fuzzer has not left it)."""
     thread, checkpoint = _kept.get("state_thread"), _kept.get("checkpoint")
     if checkpoint is None or not exists(f"/api/threads/{thread}/state/{checkpoint}"):
         # A new thread each time: the old one may be gone, or busy with a run.
@@ -148,8 +149,50 @@ def post_state_at(case):
         update = api("POST", f"/api/threads/{thread}/state", json={"values": {"title": "Fuzzed"}})
         checkpoint = update.json()["checkpoint"]["checkpoint_id"]
         _kept.update(state_thread=thread, checkpoint=checkpoint)
+    return thread, checkpoint
+
+
+def post_state_at(case):
+    thread, checkpoint = kept_checkpoint()
     case.path_parameters["thread_id"] = thread
     case.body["checkpoint"] = checkpoint
+
+
+def patch_state(case):
+    """Metadata patched into a thread that has a checkpoint (a new thread has none), at that
+    checkpoint when the case names one."""
+    thread, checkpoint = kept_checkpoint()
+    case.path_parameters["thread_id"] = thread
+    for field in ("checkpoint_id", "checkpoint"):
+        if case.body.get(field) is not None:
+            case.body[field] = checkpoint
+
+
+def cron_fields(case):
+    """A schedule, time zone and end time a cron can have (a schema can say "a string", not
+    "a cron expression", "an IANA time zone" or "in the future")."""
+    for field, value in (("schedule", "0 9 * * 1-5"), ("timezone", "Europe/Paris"),
+                         ("end_time", "2100-01-01T00:00:00Z")):
+        if isinstance(case.body.get(field), str):
+            case.body[field] = value
+
+
+def cron_to_run(case):
+    """A cron whose kept input has a message to answer (each run starts a new thread)."""
+    made = api("POST", "/api/runs/crons", json={
+        "assistant_id": "agent", "schedule": "0 9 * * 1-5", "enabled": False,
+        "input": {"messages": [{"role": "user", "content": "Hello"}]},
+    }).json()
+    case.path_parameters["cron_id"] = made["cron_id"]
+
+
+def batch_inputs(case):
+    """Each run of a batch with a message to answer, and no question to resume."""
+    for item in case.body:
+        if isinstance(item, dict):
+            item["input"] = {"messages": [{"role": "user", "content": "Hello"}]}
+            item.pop("command", None)
+            item.pop("checkpoint_id", None)
 
 
 def change_password(case):
@@ -174,6 +217,12 @@ SUBSTITUTIONS = {
     "install_skill": (install_skill, 1, False),
     "import_skills": (import_skills, 1, False),
     "post_state_at": (post_state_at, 1, False),
+    "patch_state": (patch_state, 2, False),
+    "update_cron": (cron_fields, 2, False),
+    "create_cron": (cron_fields, 2, False),
+    "create_thread_cron": (cron_fields, 2, False),
+    "create_batch": (batch_inputs, 1, False),
+    "run_cron_now": (cron_to_run, 1, True),
     "change_password": (change_password, 1, False),
     "get_artifact": (get_artifact, 1, True),
     "delete_upload": (delete_upload, 1, True),
@@ -193,7 +242,7 @@ def substitute(case):
     if operation not in SUBSTITUTIONS:
         return
     substitution, every, in_path = SUBSTITUTIONS[operation]
-    if not in_path and not isinstance(case.body, dict):
+    if not in_path and not isinstance(case.body, (dict, list)):
         return
     _positive[operation] += 1
     if (_positive[operation] - 1) % every:

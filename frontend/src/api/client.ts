@@ -20,6 +20,8 @@ import type {
   RunStatus,
   SearchThreads,
   SetSkillEnabled,
+  Thread,
+  ThreadState,
   SkillCategory,
   SecretPut,
   UserPatch,
@@ -69,7 +71,9 @@ export const api = {
   health: () => call(client.GET("/health")),
   models: () => call(client.GET("/api/models")),
 
-  searchThreads: (body: SearchThreads) => call(client.POST("/api/threads/search", { body })),
+  // Without `select` every field is there: the answers are whole threads and states.
+  searchThreads: (body: SearchThreads) =>
+    call(client.POST("/api/threads/search", { body })).then((threads) => threads as Thread[]),
   createThread: (threadId?: string, metadata?: Record<string, unknown>) =>
     call(client.POST("/api/threads", { body: { thread_id: threadId ?? null, metadata: metadata ?? null } })),
   renameThread: (id: string, title: string) =>
@@ -85,7 +89,9 @@ export const api = {
   thread: (id: string, signal?: AbortSignal) =>
     call(client.GET("/api/threads/{thread_id}", { params: { path: { thread_id: id } }, signal })),
   threadState: (id: string) =>
-    call(client.GET("/api/threads/{thread_id}/state", { params: { path: { thread_id: id } } })),
+    call(client.GET("/api/threads/{thread_id}/state", { params: { path: { thread_id: id } } })).then(
+      (state) => state as ThreadState,
+    ),
   /** The thread's checkpoints, newest first (a tree through `parent_checkpoint`). */
   history: (id: string, limit: number) =>
     call(
@@ -93,7 +99,7 @@ export const api = {
         params: { path: { thread_id: id } },
         body: { limit },
       }),
-    ),
+    ).then((states) => states as ThreadState[]),
   runs: (id: string, status?: RunStatus) =>
     call(
       client.GET("/api/threads/{thread_id}/runs", {

@@ -47,7 +47,9 @@ async function call<T>(pending: Promise<Result<T>>): Promise<T> {
 const byId = (id: string) => ({ params: { path: { cron_id: id } } });
 
 export const cronsApi = {
-  search: (body: CronSearch, signal?: AbortSignal) => call(client.POST("/api/runs/crons/search", { body, signal })),
+  // Without `select` every field is there: the answers are whole crons.
+  search: (body: CronSearch, signal?: AbortSignal) =>
+    call(client.POST("/api/runs/crons/search", { body, signal })).then((crons) => crons as Cron[]),
   get: (id: string, signal?: AbortSignal) => call(client.GET("/api/runs/crons/{cron_id}", { ...byId(id), signal })),
   /** A schedule whose every run starts a new conversation. */
   create: (body: CronCreate) => call(client.POST("/api/runs/crons", { body })),

@@ -1818,6 +1818,12 @@ export interface components {
             status?: null | components["schemas"]["CancelStatus"];
             /** @description The thread whose runs to cancel (required without `status`; with it, narrows it). */
             thread_id?: string | null;
+        } | {
+            status?: null;
+            thread_id: string;
+        } | {
+            run_ids?: null;
+            status: unknown;
         };
         /**
          * @description Which of the caller's runs `POST /api/runs/cancel` cancels by status.
@@ -1963,9 +1969,9 @@ export interface components {
             /** @description The run's input (`{"messages": […]}`). */
             input?: Record<string, unknown> | null;
             /** @description Accepted and kept. */
-            interrupt_after?: Record<string, unknown> | null;
+            interrupt_after?: null | "*" | string[];
             /** @description Accepted and kept (the agent has no graph nodes to stop at). */
-            interrupt_before?: Record<string, unknown> | null;
+            interrupt_before?: null | "*" | string[];
             /** @description The cron's metadata, also given to each run. */
             metadata?: Record<string, unknown> | null;
             multitask_strategy?: null | components["schemas"]["MultitaskStrategy"];
@@ -2011,9 +2017,9 @@ export interface components {
             /** @description The run's input. */
             input?: Record<string, unknown> | null;
             /** @description Accepted and kept. */
-            interrupt_after?: Record<string, unknown> | null;
+            interrupt_after?: null | "*" | string[];
             /** @description Accepted and kept. */
-            interrupt_before?: Record<string, unknown> | null;
+            interrupt_before?: null | "*" | string[];
             /** @description New metadata (replaces it). */
             metadata?: Record<string, unknown> | null;
             on_run_completed?: null | components["schemas"]["OnCompletion"];
@@ -2048,7 +2054,7 @@ export interface components {
              */
             offset?: number | null;
             /** @description Only these fields of each cron (see [`CRON_FIELDS`]). */
-            select?: string[] | null;
+            select?: ("cron_id" | "assistant_id" | "thread_id" | "on_run_completed" | "end_time" | "schedule" | "timezone" | "created_at" | "updated_at" | "payload" | "user_id" | "next_run_date" | "metadata" | "enabled" | "last_run")[] | null;
             sort_by?: null | components["schemas"]["CronSortBy"];
             sort_order?: null | components["schemas"]["SortOrder"];
             /** @description Only this thread's crons. */
@@ -2303,7 +2309,13 @@ export interface components {
         /** @description `POST /api/threads/{thread_id}/history` body. */
         HistoryRequest: {
             before?: null | components["schemas"]["CheckpointSelector"];
-            checkpoint?: null | components["schemas"]["CheckpointSelector"];
+            checkpoint?: null | string | {
+                checkpoint_id: string;
+            } | {
+                configurable: {
+                    checkpoint_id: string;
+                };
+            };
             /**
              * Format: int64
              * @description Most states returned (default 10; larger pages are cut to 1000).
@@ -2767,7 +2779,7 @@ export interface components {
              * @description What full-text search sees: null or absent for the whole value, `false` for nothing,
              *     or a list of field paths (`"a.b"`, `"tags[*]"`, `"items[0].name"`).
              */
-            index?: Record<string, unknown> | null;
+            index?: null | false | string[];
             /** @description The key (1 to 1,024 characters). */
             key: string;
             /** @description The namespace's labels (1 to 20, each 1 to 256 characters without `.`). */
@@ -3064,7 +3076,7 @@ export interface components {
              * @description Answer only these fields of each thread: `thread_id`, `created_at`, `updated_at`,
              *     `metadata`, `status`, `values`, `interrupts` (another name is a 422).
              */
-            select?: string[] | null;
+            select?: ("thread_id" | "created_at" | "updated_at" | "metadata" | "status" | "values" | "interrupts")[] | null;
             sort_by?: null | components["schemas"]["ThreadSortBy"];
             sort_order?: null | components["schemas"]["SortOrder"];
             status?: null | components["schemas"]["ThreadStatus"];
@@ -3116,6 +3128,81 @@ export interface components {
             skills?: string[] | null;
             /** @description The value (8 to 65,536 bytes, no NUL); never shown again. */
             value?: string | null;
+        };
+        /** @description A Cron with only the fields `select` names (all of them without it). */
+        SelectedCron: {
+            /** @description The assistant its runs use. */
+            assistant_id?: string;
+            /** @description RFC 3339 creation time. */
+            created_at?: string;
+            /** @description Its id (a UUID). */
+            cron_id?: string;
+            /** @description Whether it starts runs. */
+            enabled?: boolean;
+            /** @description RFC 3339: no run starts at or after it. */
+            end_time?: string | null;
+            last_run?: null | components["schemas"]["CronLastRun"];
+            /** @description Free-form metadata (`disabled_reason` says why the server disabled it). */
+            metadata?: Record<string, unknown>;
+            /** @description RFC 3339: when it next runs; `null` when disabled or past `end_time`. */
+            next_run_date?: string | null;
+            on_run_completed?: null | components["schemas"]["OnCompletion"];
+            /** @description The run request each tick starts (`input`, `config`, `context`, `metadata`, …). */
+            payload?: Record<string, unknown>;
+            /**
+             * @description The cron expression: 5 fields, or 6 with leading seconds.
+             * @example 0 9 * * 1-5
+             */
+            schedule?: string;
+            /** @description The thread its runs go to; `null`: each run gets a new thread. */
+            thread_id?: string | null;
+            /** @description The IANA time zone the schedule is read in (`null`: UTC). */
+            timezone?: string | null;
+            /** @description RFC 3339 time of the last change. */
+            updated_at?: string;
+            /** @description Who owns it (its runs are theirs). */
+            user_id?: string | null;
+        };
+        /** @description A Thread with only the fields `select` names (all of them without it). */
+        SelectedThread: {
+            /** @description RFC 3339 creation time. */
+            created_at?: string;
+            /**
+             * @description What the thread waits for, by pending task id (the agent task of `GET …/state`):
+             *     `{"<task id>": [{"value": …, "id": "<interrupt id>"}]}`; `{}` when nothing waits.
+             */
+            interrupts?: Record<string, unknown>;
+            /** @description Free-form metadata (the UI keeps `title` here). */
+            metadata?: Record<string, unknown>;
+            /** @description What the thread is doing. */
+            status?: components["schemas"]["ThreadStatus"];
+            /**
+             * @description Unique id (`^[A-Za-z0-9_-]{1,64}$`).
+             * @example 2f1c0e9a-4b8e-4d3a-9f1e-0c6d2b7a5e11
+             */
+            thread_id?: string;
+            /** @description RFC 3339 time of the last change. */
+            updated_at?: string;
+            /** @description The thread's current state values. */
+            values?: components["schemas"]["ThreadValues"];
+        };
+        /** @description A ThreadState with only the fields `select` names (all of them without it). */
+        SelectedThreadState: {
+            checkpoint?: null | components["schemas"]["Checkpoint"];
+            /** @description RFC 3339 time of the checkpoint. */
+            created_at?: string | null;
+            /**
+             * @description Checkpoint metadata as LangGraph's: `source` (`input`, `loop`, `update`, `fork`),
+             *     `step` (−1 for a thread's first input), `parents`, `writes`, `run_id`, …
+             */
+            metadata?: Record<string, unknown>;
+            /** @description Nodes to run next (empty: the agent waits for input). */
+            next?: string[];
+            parent_checkpoint?: null | components["schemas"]["Checkpoint"];
+            /** @description Pending tasks, one per node in `next` (with the interrupts that wait for an answer). */
+            tasks?: Record<string, unknown>[];
+            /** @description The conversation, its title and artifacts at this checkpoint. */
+            values?: components["schemas"]["ThreadValues"];
         };
         /** @description One server's configuration, secrets hidden. */
         ServerConfigView: {
@@ -7541,7 +7628,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Cron"][];
+                    "application/json": components["schemas"]["SelectedCron"][];
                 };
             };
             /** @description Malformed JSON */
@@ -10063,7 +10150,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": number;
+                    "application/json": number;
                 };
             };
             /** @description Malformed JSON */
@@ -10273,7 +10360,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Thread"][];
+                    "application/json": components["schemas"]["SelectedThread"][];
                 };
             };
             /** @description Malformed JSON */
@@ -11075,7 +11162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ThreadState"][];
+                    "application/json": components["schemas"]["SelectedThreadState"][];
                 };
             };
             /** @description Malformed JSON */
@@ -12250,7 +12337,7 @@ export interface operations {
     get_state: {
         parameters: {
             query?: {
-                /** @description Accepted and ignored (there are no subgraphs). */
+                /** @description Accepted and ignored (there are no subgraphs): `true` or `false`. */
                 subgraphs?: boolean;
                 /**
                  * @description Answer only these fields (`values`, `next`, `tasks`, `checkpoint`, `metadata`,
@@ -12274,7 +12361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ThreadState"];
+                    "application/json": components["schemas"]["SelectedThreadState"];
                 };
             };
             /** @description Invalid query parameter */
@@ -12623,7 +12710,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ThreadState"];
+                    "application/json": components["schemas"]["SelectedThreadState"];
                 };
             };
             /** @description Malformed JSON */
@@ -12721,7 +12808,7 @@ export interface operations {
     get_state_at: {
         parameters: {
             query?: {
-                /** @description Accepted and ignored (there are no subgraphs). */
+                /** @description Accepted and ignored (there are no subgraphs): `true` or `false`. */
                 subgraphs?: boolean;
                 /**
                  * @description Answer only these fields (`values`, `next`, `tasks`, `checkpoint`, `metadata`,
@@ -12747,7 +12834,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ThreadState"];
+                    "application/json": components["schemas"]["SelectedThreadState"];
                 };
             };
             /** @description Invalid query parameter */

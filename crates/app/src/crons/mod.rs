@@ -119,6 +119,9 @@ impl CronsService {
         if body.assistant_id.trim().is_empty() {
             return Err(CronError::Invalid("assistant_id: must not be empty".into()));
         }
+        check_input(body.input.as_ref())?;
+        check_interrupts("interrupt_before", body.interrupt_before.as_ref())?;
+        check_interrupts("interrupt_after", body.interrupt_after.as_ref())?;
         let schedule = Schedule::parse(&body.schedule, body.timezone.as_deref())
             .map_err(CronError::Invalid)?;
         let now = Utc::now();
@@ -222,7 +225,9 @@ impl CronsService {
         for record in found {
             let mut value = serde_json::to_value(wire(record))
                 .map_err(|e| CronError::Invalid(e.to_string()))?;
-            if let (Some(select), Value::Object(map)) = (&q.select, &mut value) {
+            // An empty `select` is none, as for threads: every field.
+            let select = q.select.as_ref().filter(|s| !s.is_empty());
+            if let (Some(select), Value::Object(map)) = (select, &mut value) {
                 map.retain(|k, _| select.iter().any(|s| s == k));
             }
             out.push(value);
@@ -252,6 +257,9 @@ impl CronsService {
         let mut c = self.record(caller, cron_id).await?;
         let now = Utc::now();
         let mut reschedule = false;
+        check_input(patch.input.as_ref())?;
+        check_interrupts("interrupt_before", patch.interrupt_before.as_ref())?;
+        check_interrupts("interrupt_after", patch.interrupt_after.as_ref())?;
         if let Some(schedule) = &patch.schedule {
             c.schedule = schedule.trim().to_string();
             reschedule = true;
@@ -359,6 +367,30 @@ impl CronsService {
                 let shown: String = cron_id.chars().take(80).collect();
                 CronError::NotFound(shown)
             })
+    }
+}
+
+/// A run's `input` is an object (`{"messages": […]}`) or nothing: kept for every tick, so
+/// another shape is refused rather than failing each run.
+fn check_input(input: Option<&Value>) -> Result<(), CronError> {
+    match input {
+        None | Some(Value::Null | Value::Object(_)) => Ok(()),
+        Some(_) => Err(CronError::Invalid(
+            "input: expected an object such as {\"messages\": [...]}".into(),
+        )),
+    }
+}
+
+/// `interrupt_before` / `interrupt_after` as LangGraph takes them: `"*"` (every node) or a
+/// list of node names (kept for the runs, so a malformed one is refused, not stored).
+fn check_interrupts(field: &str, value: Option<&Value>) -> Result<(), CronError> {
+    match value {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(all)) if all == "*" => Ok(()),
+        Some(Value::Array(nodes)) if nodes.iter().all(Value::is_string) => Ok(()),
+        Some(_) => Err(CronError::Invalid(format!(
+            "{field}: expected \"*\" or a list of node names"
+        ))),
     }
 }
 

@@ -237,6 +237,11 @@ async fn invalid_schedules_time_zones_and_end_times_are_422_naming_the_field() {
         (json!({"timezone": "Mars/Olympus"}), "timezone"),
         (json!({"end_time": "2001-01-01T00:00:00Z"}), "end_time"),
         (json!({"end_time": "soon"}), "end_time"),
+        (
+            json!({"interrupt_before": [null, null]}),
+            "interrupt_before",
+        ),
+        (json!({"interrupt_after": "tools"}), "interrupt_after"),
     ];
     for (change, field) in bad {
         let mut body = cron("0 9 * * *", "hi");
@@ -273,12 +278,30 @@ async fn invalid_schedules_time_zones_and_end_times_are_422_naming_the_field() {
     let (status, err) = server.patch_json(&path, json!({"schedule": "nope"})).await;
     assert_eq!(status, 422, "{err}");
     let (status, err) = server
+        .patch_json(&path, json!({"interrupt_before": {"node": 1}}))
+        .await;
+    assert_eq!(status, 422, "{err}");
+    let (status, err) = server
         .post_json("/api/runs/crons/search", json!({"select": ["secret"]}))
         .await;
     assert_eq!(status, 422, "{err}");
     // Nothing changed.
     let (_, same) = server.get_json(&path).await;
     assert_eq!(same["schedule"], "0 9 * * *");
+    // LangGraph's shapes of interrupts are kept; an empty select is every field.
+    let (status, changed) = server
+        .patch_json(
+            &path,
+            json!({"interrupt_before": "*", "interrupt_after": ["agent"]}),
+        )
+        .await;
+    assert_eq!(status, 200, "{changed}");
+    assert_eq!(changed["payload"]["interrupt_before"], "*");
+    let (status, found) = server
+        .post_json("/api/runs/crons/search", json!({"select": []}))
+        .await;
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(found[0]["schedule"], "0 9 * * *", "{found}");
 }
 
 #[tokio::test]

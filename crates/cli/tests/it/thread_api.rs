@@ -468,6 +468,14 @@ async fn history_by_query_count_and_prune_work_as_langgraph_defines_them() {
     assert_eq!(rest.as_array().unwrap()[..], all[2..]);
     let (status, _) = server.get_json("/api/threads/a/history?limit=x").await;
     assert_eq!(status, 400);
+    // `subgraphs` is a boolean as the SDKs send it (`true`/`false`); anything else is refused.
+    let (status, _) = server
+        .get_json("/api/threads/a/state?subgraphs=false")
+        .await;
+    assert_eq!(status, 200);
+    let (status, err) = server.get_json("/api/threads/a/state?subgraphs=AAA").await;
+    assert_eq!(status, 422, "{err}");
+    assert_eq!(err["error"]["code"], "invalid_query", "{err}");
 
     for (filter, want) in [
         (json!({}), 2),

@@ -67,6 +67,7 @@ pub(super) fn constrain(doc: &mut Value) {
                 merge(property, constraint);
             }
         }
+        super::langgraph::schema_constraints(schemas);
         schemas.insert("RunInputMessage".into(), run_input_message());
         if let Some(stateless) = stateless_run(schemas.get("RunCreate")) {
             schemas.insert("StatelessRunCreate".into(), stateless);
@@ -80,6 +81,8 @@ pub(super) fn constrain(doc: &mut Value) {
             *schema = json!({"$ref": "#/components/schemas/StatelessRunCreate"});
         }
     }
+    super::langgraph::selected_answers(doc);
+    super::langgraph::request_bodies(doc);
     if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
         for (path, method, name, constraint) in parameter_constraints() {
             let parameter = paths
@@ -178,6 +181,8 @@ fn field_constraints() -> Vec<(&'static str, &'static str, Value)> {
         ("RunCreate", "input", run_input()),
         ("RunCreate", "command", run_command()),
         ("StateAtCheckpoint", "checkpoint", named_checkpoint()),
+        // (`before` naming none is ignored; `checkpoint` must name one.)
+        ("HistoryRequest", "checkpoint", nullable(named_checkpoint())),
         // Secrets (checked in crates/app/src/secrets).
         (
             "SecretPut",
@@ -192,6 +197,9 @@ fn field_constraints() -> Vec<(&'static str, &'static str, Value)> {
         ("SecretPut", "agents", secret_grants()),
         ("SecretPut", "skills", secret_grants()),
     ]
+    .into_iter()
+    .chain(super::langgraph::field_constraints())
+    .collect()
 }
 
 /// A secret's agents or skills: names without control characters, not blank.
@@ -237,6 +245,9 @@ fn parameter_constraints() -> Vec<(&'static str, &'static str, &'static str, Val
             json!({"schema": {"pattern": secrets::NAME_PATTERN}}),
         ),
     ]
+    .into_iter()
+    .chain(super::langgraph::parameter_constraints())
+    .collect()
 }
 
 /// A run's `input`: `null`, or an object whose `messages` (one message or a list) are
@@ -354,6 +365,18 @@ fn stateless_run(run: Option<&Value>) -> Option<Value> {
         );
     }
     Some(schema)
+}
+
+/// `schema` or `null`, for an optional field (whose `oneOf` of `null` and a `$ref` the
+/// `anyOf` replaces).
+fn nullable(mut schema: Value) -> Value {
+    if let Some(any) = schema.get_mut("anyOf").and_then(Value::as_array_mut) {
+        any.insert(0, json!({"type": "null"}));
+    }
+    if let Some(object) = schema.as_object_mut() {
+        object.insert("oneOf".into(), Value::Null);
+    }
+    schema
 }
 
 /// A checkpoint that must be named: its id, `{checkpoint_id}`, or (without `checkpoint_id`)

@@ -11,6 +11,7 @@ use utoipa::OpenApi;
 use crate::routes::artifacts;
 
 mod constraints;
+mod langgraph;
 mod links;
 
 /// Top-level OpenAPI metadata; paths are added by the router.

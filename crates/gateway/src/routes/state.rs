@@ -20,10 +20,9 @@ use crate::state::{AppState, Identity};
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct StateQuery {
-    /// Accepted and ignored (there are no subgraphs).
+    /// Accepted and ignored (there are no subgraphs): `true` or `false`.
     #[serde(default)]
-    #[param(value_type = Option<bool>)]
-    pub subgraphs: Option<String>,
+    pub subgraphs: Option<bool>,
     /// Answer only these fields (`values`, `next`, `tasks`, `checkpoint`, `metadata`,
     /// `created_at`, `parent_checkpoint`, `interrupts`, or `values.<key>`); repeated for
     /// several.

@@ -162,7 +162,7 @@ pub async fn copy_thread(
     tag = "threads",
     request_body = CountThreads,
     responses(
-        (status = 200, description = "How many threads match", body = u64),
+        (status = 200, description = "How many threads match", body = u64, content_type = "application/json"),
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
         (status = 422, description = "Invalid body", body = ErrorEnvelope),
     )
