@@ -165,6 +165,8 @@ fn complete_operation(method: &str, op: &mut Map<String, Value>) {
             ),
         ]);
     }
+    // A thread stream's event ids name their run (`<run_id>:<seq>`); a run's are numbers.
+    let thread_stream = op.get("operationId").and_then(Value::as_str) == Some("join_thread_stream");
     if let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) {
         for param in params.iter_mut().filter_map(Value::as_object_mut) {
             let name = param.get("name").and_then(Value::as_str).unwrap_or("");
@@ -198,7 +200,11 @@ fn complete_operation(method: &str, op: &mut Map<String, Value>) {
                 ("header", "Last-Event-ID") => {
                     param.insert(
                         "schema".into(),
-                        json!({"type": "string", "pattern": "^ *[0-9]* *$"}),
+                        json!({"type": "string", "pattern": if thread_stream {
+                            crate::routes::thread_stream::EVENT_ID_PATTERN
+                        } else {
+                            "^ *[0-9]* *$"
+                        }}),
                     );
                     errors.push(("400", "Last-Event-ID is not an event id"));
                 }

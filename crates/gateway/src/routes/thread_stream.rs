@@ -123,8 +123,19 @@ pub async fn join_thread_stream(
 }
 
 /// `<run_id>:<seq>` of a thread stream's event.
+/// What `Last-Event-ID` of a thread stream looks like (the OpenAPI document says so too):
+/// a run id, hyphenated, and an event number; spaces around it are ignored.
+pub(crate) const EVENT_ID_PATTERN: &str =
+    "^ *[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:[0-9]{1,19} *$";
+
 fn parse_last_event_id(v: &str) -> Result<(String, u64), AppError> {
-    let parsed = v.rsplit_once(':').and_then(|(run, seq)| {
+    let parsed = v.trim_matches(' ').rsplit_once(':').and_then(|(run, seq)| {
+        if run.len() != 36
+            || !(1..=19).contains(&seq.len())
+            || !seq.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
         let seq = seq.parse::<u64>().ok()?;
         uuid::Uuid::parse_str(run).ok()?;
         Some((run.to_string(), seq))
@@ -247,7 +258,20 @@ mod tests {
             parse_last_event_id(&format!("{run}:7")).unwrap(),
             (run.to_string(), 7)
         );
-        for bad in ["7", "x:7", &format!("{run}:x"), run] {
+        assert_eq!(
+            parse_last_event_id(&format!(" {run}:8  ")).unwrap(),
+            (run.to_string(), 8)
+        );
+        let simple = run.replace('-', "");
+        for bad in [
+            "7",
+            "x:7",
+            &format!("{run}:x"),
+            run,
+            &format!("{run}:10000000000000000000"),
+            &format!("{simple}:7"),
+            &format!("{run}:+7"),
+        ] {
             assert!(parse_last_event_id(bad).is_err(), "{bad}");
         }
     }
