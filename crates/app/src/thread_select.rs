@@ -196,6 +196,15 @@ impl Extract {
     }
 }
 
+/// What an `extract` path looks like (the OpenAPI document says so too): a thread field,
+/// then at most four `.key` or `[index]` steps.
+pub fn extract_path_pattern() -> String {
+    format!(
+        r"^({})(\.[^.\[\]]+|\[-?[0-9]{{1,18}}\]){{0,4}}$",
+        THREAD_FIELDS.join("|")
+    )
+}
+
 /// `values.messages[-1].content` as steps; the first must be a field of a thread.
 fn parse_path(path: &str) -> Result<Vec<Step>, String> {
     let shown: String = path.chars().take(120).collect();
@@ -205,20 +214,25 @@ fn parse_path(path: &str) -> Result<Vec<Step>, String> {
             Some(i) => part.split_at(i),
             None => (part, ""),
         };
-        if key.is_empty() && (steps.is_empty() || rest.is_empty()) {
+        if key.is_empty() {
             return Err(format!("{shown:?} has an empty key"));
         }
-        if !key.is_empty() {
-            steps.push(Step::Key(key.to_string()));
+        if key.contains(']') {
+            return Err(format!("{shown:?}: a key holds no `]`"));
         }
+        steps.push(Step::Key(key.to_string()));
         while !rest.is_empty() {
             let end = rest
                 .find(']')
                 .filter(|_| rest.starts_with('['))
                 .ok_or_else(|| format!("{shown:?}: an index is `[n]`"))?;
-            let index: i64 = rest[1..end]
-                .parse()
-                .map_err(|_| format!("{shown:?}: {:?} is not an index", &rest[1..end]))?;
+            let digits = &rest[1..end];
+            let number = digits.strip_prefix('-').unwrap_or(digits);
+            // What the OpenAPI document's pattern says: at most 18 digits, no `+`.
+            let index: i64 = Some(number)
+                .filter(|n| (1..=18).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|_| digits.parse().ok())
+                .ok_or_else(|| format!("{shown:?}: {digits:?} is not an index"))?;
             steps.push(Step::Index(index));
             rest = &rest[end + 1..];
         }
@@ -246,6 +260,36 @@ mod tests {
 
     fn names(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn extract_paths_are_taken_exactly_when_the_documented_pattern_matches() {
+        let pattern = regex::Regex::new(&extract_path_pattern()).unwrap();
+        for path in [
+            "values.messages[-1].content",
+            "values",
+            "metadata.a b.c",
+            "values[0][1]",
+            "values.a.b.c.d",
+            "values.a.b.c.d.e",
+            "values.[0]",
+            "values..a",
+            "values.a]b",
+            "values[+1]",
+            "values[1234567890123456789]",
+            "values[-12]x",
+            "config.x",
+            "",
+            "values[",
+            "status.é\n",
+        ] {
+            assert_eq!(
+                pattern.is_match(path),
+                parse_path(path).is_ok(),
+                "{path:?}: {:?}",
+                parse_path(path)
+            );
+        }
     }
 
     #[test]

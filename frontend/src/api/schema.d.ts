@@ -3057,7 +3057,9 @@ export interface components {
              *     `[n]` array indexes, negative from the end; `null` where nothing is). At most 10
              *     paths of at most 5 steps.
              */
-            extract?: Record<string, unknown> | null;
+            extract?: {
+                [key: string]: string;
+            } | null;
             /** @description Only these threads (at most 1000 ids). */
             ids?: string[] | null;
             /**

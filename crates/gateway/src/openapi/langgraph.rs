@@ -138,6 +138,17 @@ pub(super) fn field_constraints() -> Vec<(&'static str, &'static str, Value)> {
             "select",
             json!({"items": {"type": "string", "enum": THREAD_FIELDS}}),
         ),
+        (
+            "SearchThreads",
+            "extract",
+            json!({
+                "maxProperties": antler_app::thread_select::MAX_EXTRACT_PATHS,
+                "additionalProperties": {
+                    "type": "string",
+                    "pattern": antler_app::thread_select::extract_path_pattern(),
+                },
+            }),
+        ),
         ("HistoryRequest", "select", state_select()),
         ("StateAtCheckpoint", "select", state_select()),
         ("PruneThreads", "thread_ids", thread_ids),
