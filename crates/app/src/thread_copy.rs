@@ -11,6 +11,20 @@ use antler_store::ThreadQuery;
 use crate::Caller;
 use crate::threads::{MAX_SEARCH_LIMIT, ThreadError, ThreadsService, check_id};
 
+impl crate::App {
+    /// Copies the caller's thread ([`ThreadsService::copy`]) unless their conversations are
+    /// over their storage quota: a copy stores the history again, so it counts like a run.
+    pub async fn copy_thread(
+        &self,
+        caller: &Caller,
+        id: &str,
+    ) -> Result<Thread, crate::RunOpError> {
+        self.threads.record(caller, id).await?;
+        self.runs.check_quota(caller).await?;
+        Ok(self.threads.copy(caller, id).await?)
+    }
+}
+
 impl ThreadsService {
     /// Copies the caller's thread to a new thread of theirs: metadata, values, the whole
     /// checkpoint history (new ids, the same tree) and its files. A run in progress on the

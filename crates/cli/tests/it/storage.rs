@@ -37,6 +37,8 @@ async fn a_person_over_their_storage_quota_gets_429_until_they_delete_and_others
             "/api/threads/a/state",
             json!({"values": {"title": "renamed"}}),
         ),
+        // A copy stores the history again.
+        ("/api/threads/a/copy", json!({})),
     ] {
         let (status, answer) = server.post_json(path, body).await;
         assert_eq!(status, 429, "{path}: {answer}");
@@ -54,6 +56,10 @@ async fn a_person_over_their_storage_quota_gets_429_until_they_delete_and_others
     // Nothing was stored by the refused requests.
     let (status, _) = server.get_json("/api/threads/b").await;
     assert_eq!(status, 404);
+    let (_, threads) = server
+        .post_json("/api/threads/search", json!({"limit": 100}))
+        .await;
+    assert_eq!(threads.as_array().unwrap().len(), 1, "no copy: {threads}");
     // Someone else is not held back.
     let bob = client_with(Some(&user(&server, "bob@antler.test").await));
     let (status, answer) = send(

@@ -145,6 +145,7 @@ pub async fn search_threads(
         (status = 200, description = "The new thread", body = Thread),
         (status = 404, description = "No such thread", body = ErrorEnvelope),
         (status = 422, description = "Invalid thread id", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota", body = ErrorEnvelope),
     )
 )]
 pub async fn copy_thread(
@@ -152,7 +153,7 @@ pub async fn copy_thread(
     Identity(caller): Identity,
     ThreadId(id): ThreadId,
 ) -> ApiResult<Json<Thread>> {
-    Ok(Json(app.threads.copy(&caller, &id).await?))
+    Ok(Json(app.copy_thread(&caller, &id).await?))
 }
 
 /// Counts the caller's threads matching the filters of a search.
