@@ -13,6 +13,8 @@ use serde_json::{Map, Value, json};
 use antler_app::files::names::{MAX_NAME_BYTES, PLAIN_FILE_NAME_PATTERN};
 use antler_app::secrets;
 
+use super::run_request::{run_command, run_input, run_input_message, stateless_run};
+
 /// A container path under `/mnt/user-data` as the artifact route takes it (without the
 /// leading `/`): segments that are not empty, `.` or `..`, without `\`, NUL or `%` (a
 /// segment still percent-encoded after one decode is refused), and an optional trailing `/`
@@ -28,11 +30,6 @@ const CONTROLS: &str = r"\x00-\x1F\x7F-\x9F";
 
 /// The graphs an assistant may configure (one, under two names).
 const GRAPHS: [&str; 2] = ["agent", "lead_agent"];
-
-/// The kinds of the person's messages in a run's input.
-const HUMAN: [&str; 2] = ["human", "user"];
-/// The kinds of the AI's messages in a run's input.
-const AI: [&str; 2] = ["ai", "assistant"];
 
 /// Merges the constraints into the component schemas and the parameters of `doc`.
 pub(super) fn constrain(doc: &mut Value) {
@@ -248,123 +245,6 @@ fn parameter_constraints() -> Vec<(&'static str, &'static str, &'static str, Val
     .into_iter()
     .chain(super::langgraph::parameter_constraints())
     .collect()
-}
-
-/// A run's `input`: `null`, or an object whose `messages` (one message or a list) are
-/// [`run_input_message`]s; other keys are ignored.
-fn run_input() -> Value {
-    let message = json!({"$ref": "#/components/schemas/RunInputMessage"});
-    json!({
-        "type": Value::Null,
-        "anyOf": [
-            {"type": "null"},
-            {"type": "object", "properties": {"messages": {"anyOf": [
-                {"type": "null"},
-                message,
-                {"type": "array", "items": message},
-            ]}}},
-        ],
-    })
-}
-
-/// One message of a run's input. Its kind is `type`, or `role` when there is no `type`; the
-/// person's must say something (an array of content blocks is checked block by block, a
-/// tool result names its call, and whether that call was made depends on the thread).
-fn run_input_message() -> Value {
-    let said = json!({"anyOf": [
-        {"type": "string", "pattern": NOT_BLANK_PATTERN},
-        {"type": ["number", "boolean", "object", "array"]},
-    ]});
-    let call = json!({"type": "string", "minLength": 1});
-    let mut kinds = Vec::new();
-    for key in ["type", "role"] {
-        // `role` counts only without `type`.
-        let only = |mut schema: Value| {
-            if key == "role"
-                && let Some(s) = schema.as_object_mut()
-            {
-                s.insert("not".into(), json!({"required": ["type"]}));
-            }
-            schema
-        };
-        kinds.push(only(json!({
-            "required": [key, "content"],
-            "properties": {key: {"enum": HUMAN}, "content": said},
-        })));
-        kinds.push(only(json!({
-            "required": [key],
-            "properties": {key: {"enum": AI}},
-        })));
-        kinds.push(only(json!({
-            "required": [key, "tool_call_id"],
-            "properties": {key: {"const": "tool"}, "tool_call_id": call},
-        })));
-    }
-    json!({
-        "description": "A message of a run's input: the person's (`human` or `user`, with \
-                        content that is not blank), the AI's (`ai` or `assistant`, with its \
-                        `tool_calls`) or a tool's result (`tool`, with the `tool_call_id` of a \
-                        call in the conversation). The kind is `type`, or `role` without \
-                        `type`; LangChain and OpenAI shapes both work.",
-        "type": "object",
-        "anyOf": kinds,
-        "examples": [{"role": "user", "content": "Summarise the attached report."}],
-    })
-}
-
-/// A run's `command`: `null`, or `{"resume": …}` answering the thread's question (text
-/// that is not blank, or any other JSON value, sent as JSON text).
-fn run_command() -> Value {
-    json!({
-        "type": Value::Null,
-        "anyOf": [
-            {"type": "null"},
-            {"type": "object", "required": ["resume"], "properties": {"resume": {"anyOf": [
-                {"type": "string", "pattern": NOT_BLANK_PATTERN},
-                {"type": ["number", "boolean", "object", "array"]},
-            ]}}},
-        ],
-    })
-}
-
-/// The body of a stateless run: a run's, on a thread that is new, so with messages to answer
-/// and without a checkpoint id to continue from or a question to resume.
-fn stateless_run(run: Option<&Value>) -> Option<Value> {
-    let mut schema = run?.clone();
-    let object = schema.as_object_mut()?;
-    object.insert(
-        "description".into(),
-        json!(
-            "`POST /api/runs…` body: a run on a new thread, deleted when the run has ended \
-               unless `on_completion` is `keep`."
-        ),
-    );
-    let required = object.get_mut("required")?.as_array_mut()?;
-    required.push(json!("input"));
-    let properties = object.get_mut("properties")?.as_object_mut()?;
-    // A new thread has no message to answer again and no question to resume: the run needs
-    // messages, and can take no command.
-    let message = json!({"$ref": "#/components/schemas/RunInputMessage"});
-    properties.insert(
-        "input".into(),
-        json!({
-            "description": "`{\"messages\": [...]}`: the messages the run answers (at least one).",
-            "type": "object",
-            "required": ["messages"],
-            "properties": {"messages": {"anyOf": [
-                message,
-                {"type": "array", "minItems": 1, "items": message},
-            ]}},
-        }),
-    );
-    // (`checkpoint` stays: an object that names no checkpoint is taken, and ignored.)
-    for field in ["command", "checkpoint_id"] {
-        properties.insert(
-            field.into(),
-            json!({"type": "null", "description": "Not for stateless runs: their thread is new."}),
-        );
-    }
-    Some(schema)
 }
 
 /// `schema` or `null`, for an optional field (whose `oneOf` of `null` and a `$ref` the

@@ -13,6 +13,7 @@ use crate::routes::artifacts;
 mod constraints;
 mod langgraph;
 mod links;
+mod run_request;
 
 /// Top-level OpenAPI metadata; paths are added by the router.
 #[derive(OpenApi)]

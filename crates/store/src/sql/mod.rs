@@ -10,6 +10,7 @@ mod accounts;
 mod assistant_search;
 mod assistants;
 mod blobs;
+mod cron_rows;
 mod crons;
 mod instances;
 mod items;
