@@ -3,16 +3,12 @@ create (new thread per run, and for a thread), search, count, update, delete, an
 per-second cron actually starting runs through the scripted model."""
 
 import asyncio
-import os
-import subprocess
-import tempfile
 import time
 import unittest
-from pathlib import Path
 
 from langgraph_sdk import get_client
 
-from test_langgraph_sdk import start
+from sdk_server import SdkServer
 
 SCRIPT = 'scenarios:\n  - match: ""\n    turns:\n      - content: "cron says hi"\n'
 
@@ -20,38 +16,16 @@ SCRIPT = 'scenarios:\n  - match: ""\n    turns:\n      - content: "cron says hi"
 class CronsSdkTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        root = Path(cls.tmp.name)
-        (root / "skills/public").mkdir(parents=True)
-        (root / "skills/custom").mkdir(parents=True)
-        script = root / "mock.yaml"
-        script.write_text(SCRIPT)
-        cls.mock, mock_url = start([os.environ["MOCK_LLM_BIN"], "--script", str(script)])
-        env = dict(os.environ)
-        env.update({
-            "ANTLER_DATA_DIR": str(root / "data"),
-            "ANTLER_SKILLS_DIR": str(root / "skills"),
-            "ANTLER_SKILLS_WATCH": "false",
-            "ANTLER_SANDBOX_PROVIDER": "local",
-            "ANTLER_MODELS": f"- {{name: mock, base_url: \"{mock_url}/v1\", model: mock}}\n",
-            "ANTLER_LOG_LEVEL": "warn",
+        cls.antler = SdkServer("crons-admin@antler.test", SCRIPT, env={
             "ANTLER_AGENT_GENERATE_TITLES": "false",
             "ANTLER_CRONS_POLL_INTERVAL_MS": "100",
-            "ANTLER_ADMIN_EMAIL": "crons-admin@antler.test",
-            "ANTLER_ADMIN_PASSWORD": "crons-password-1",
         })
-        cls.server, cls.base = start([os.environ["ANTLER_BIN"], "serve", "--bind", "127.0.0.1:0"], env)
-        cls.token = subprocess.run(
-            [os.environ["ANTLER_BIN"], "token", "create", "--user", "crons-admin@antler.test", "--name", "sdk"],
-            env=env, capture_output=True, text=True, check=True,
-        ).stdout.strip()
+        cls.base = cls.antler.base
+        cls.token = cls.antler.token("crons-admin@antler.test")
 
     @classmethod
     def tearDownClass(cls):
-        for proc in (cls.server, cls.mock):
-            proc.terminate()
-            proc.wait(timeout=30)
-        cls.tmp.cleanup()
+        cls.antler.close()
 
     def client(self):
         return get_client(url=f"{self.base}/api", api_key=self.token)

@@ -4,15 +4,13 @@ needs ANTLER_BIN and MOCK_LLM_BIN (paths of the built binaries)."""
 
 import asyncio
 import json
-import os
-import subprocess
-import tempfile
 import textwrap
 import unittest
 import urllib.request
-from pathlib import Path
 
 from langgraph_sdk import get_client
+
+from sdk_server import SdkServer
 
 SCRIPT = textwrap.dedent("""
     options: {chunk_size: 5}
@@ -37,55 +35,19 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def start(cmd, env=None):
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env, text=True)
-    line = proc.stdout.readline().strip()
-    if not line.startswith("listening on "):
-        proc.kill()
-        raise RuntimeError(f"{cmd[0]} did not start: {line!r}")
-    return proc, line[len("listening on "):]
-
-
 class LangGraphSdkTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        root = Path(cls.tmp.name)
-        (root / "skills/public").mkdir(parents=True)
-        (root / "skills/custom").mkdir(parents=True)
-        script = root / "mock.yaml"
-        script.write_text(SCRIPT)
-        cls.mock, mock_url = start([os.environ["MOCK_LLM_BIN"], "--script", str(script)])
-        cls.mock_url = mock_url
-        env = dict(os.environ)
-        env.update({
-            "ANTLER_DATA_DIR": str(root / "data"),
-            "ANTLER_SKILLS_DIR": str(root / "skills"),
-            "ANTLER_SKILLS_WATCH": "false",
-            "ANTLER_SANDBOX_PROVIDER": "local",
-            "ANTLER_MODELS": f"- {{name: mock, base_url: \"{mock_url}/v1\", model: mock, supports_vision: true}}\n",
-            "ANTLER_LOG_LEVEL": "warn",
-            "ANTLER_ADMIN_EMAIL": "sdk-admin@antler.test",
-            "ANTLER_ADMIN_PASSWORD": "sdk-password-1",
-        })
-        cls.server, cls.base = start([os.environ["ANTLER_BIN"], "serve", "--bind", "127.0.0.1:0"], env)
-        # A personal access token from the command line, as an operator makes one; the SDK
-        # sends it as X-Api-Key, given as api_key.
-        cls.token = subprocess.run(
-            [os.environ["ANTLER_BIN"], "token", "create", "--user", "sdk-admin@antler.test", "--name", "sdk"],
-            env=env, capture_output=True, text=True, check=True,
-        ).stdout.strip()
-        assert cls.token.startswith("antler_pat_"), cls.token
-
-    def client(self):
-        return get_client(url=f"{self.base}/api", api_key=self.token)
+        cls.antler = SdkServer("sdk-admin@antler.test", SCRIPT, model_settings=", supports_vision: true")
+        cls.base, cls.mock_url = cls.antler.base, cls.antler.mock_url
+        cls.token = cls.antler.token("sdk-admin@antler.test")
 
     @classmethod
     def tearDownClass(cls):
-        for proc in (cls.server, cls.mock):
-            proc.terminate()
-            proc.wait(timeout=30)
-        cls.tmp.cleanup()
+        cls.antler.close()
+
+    def client(self):
+        return get_client(url=f"{self.base}/api", api_key=self.token)
 
     def test_threads_create_and_runs_stream(self):
         async def scenario():

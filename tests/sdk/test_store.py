@@ -3,55 +3,25 @@ against a real Antler server: put, get, search (filters, ranking), namespaces, d
 one person's items invisible to another. Needs ANTLER_BIN (see test_langgraph_sdk.py)."""
 
 import asyncio
-import os
-import subprocess
-import tempfile
 import unittest
-from pathlib import Path
 
 from langgraph_sdk import get_client
 
-from test_langgraph_sdk import start
+from sdk_server import SdkServer
 
 
 class StoreSdkTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        root = Path(cls.tmp.name)
-        (root / "skills/public").mkdir(parents=True)
-        (root / "skills/custom").mkdir(parents=True)
-        env = dict(os.environ)
-        env.update({
-            "ANTLER_DATA_DIR": str(root / "data"),
-            "ANTLER_SKILLS_DIR": str(root / "skills"),
-            "ANTLER_SKILLS_WATCH": "false",
-            "ANTLER_SANDBOX_PROVIDER": "local",
-            "ANTLER_LOG_LEVEL": "warn",
-            "ANTLER_ADMIN_EMAIL": "store-admin@antler.test",
-            "ANTLER_ADMIN_PASSWORD": "store-password-1",
-        })
-        cls.server, cls.base = start([os.environ["ANTLER_BIN"], "serve", "--bind", "127.0.0.1:0"], env)
-        bin_ = os.environ["ANTLER_BIN"]
-        subprocess.run(
-            [bin_, "user", "create", "store-user@antler.test", "--password-stdin"],
-            env=env, input="user-password-1\n", capture_output=True, text=True, check=True,
-        )
-
-        def token(email):
-            return subprocess.run(
-                [bin_, "token", "create", "--user", email, "--name", "sdk-store"],
-                env=env, capture_output=True, text=True, check=True,
-            ).stdout.strip()
-
-        cls.admin_token = token("store-admin@antler.test")
-        cls.user_token = token("store-user@antler.test")
+        cls.antler = SdkServer("store-admin@antler.test")
+        cls.base = cls.antler.base
+        cls.antler.create_user("store-user@antler.test")
+        cls.admin_token = cls.antler.token("store-admin@antler.test")
+        cls.user_token = cls.antler.token("store-user@antler.test")
 
     @classmethod
     def tearDownClass(cls):
-        cls.server.terminate()
-        cls.server.wait(timeout=30)
-        cls.tmp.cleanup()
+        cls.antler.close()
 
     def client(self, token):
         return get_client(url=f"{self.base}/api", api_key=token)

@@ -4,16 +4,12 @@ of a thread waiting on a question. Needs ANTLER_BIN and MOCK_LLM_BIN, as
 test_langgraph_sdk.py does."""
 
 import asyncio
-import os
-import subprocess
-import tempfile
 import textwrap
 import unittest
-from pathlib import Path
 
 from langgraph_sdk import get_client
 
-from test_langgraph_sdk import start
+from sdk_server import SdkServer
 
 SCRIPT = textwrap.dedent("""
     scenarios:
@@ -43,37 +39,13 @@ def texts(values):
 class ThreadApiTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        root = Path(cls.tmp.name)
-        (root / "skills/public").mkdir(parents=True)
-        (root / "skills/custom").mkdir(parents=True)
-        script = root / "mock.yaml"
-        script.write_text(SCRIPT)
-        cls.mock, mock_url = start([os.environ["MOCK_LLM_BIN"], "--script", str(script)])
-        env = dict(os.environ)
-        env.update({
-            "ANTLER_DATA_DIR": str(root / "data"),
-            "ANTLER_SKILLS_DIR": str(root / "skills"),
-            "ANTLER_SKILLS_WATCH": "false",
-            "ANTLER_SANDBOX_PROVIDER": "local",
-            "ANTLER_MODEL_BASE_URL": f"{mock_url}/v1",
-            "ANTLER_MODEL": "mock",
-            "ANTLER_LOG_LEVEL": "warn",
-            "ANTLER_ADMIN_EMAIL": "threads-admin@antler.test",
-            "ANTLER_ADMIN_PASSWORD": "threads-password-1",
-        })
-        cls.server, cls.base = start([os.environ["ANTLER_BIN"], "serve", "--bind", "127.0.0.1:0"], env)
-        cls.token = subprocess.run(
-            [os.environ["ANTLER_BIN"], "token", "create", "--user", "threads-admin@antler.test", "--name", "sdk"],
-            env=env, capture_output=True, text=True, check=True,
-        ).stdout.strip()
+        cls.antler = SdkServer("threads-admin@antler.test", SCRIPT)
+        cls.base = cls.antler.base
+        cls.token = cls.antler.token("threads-admin@antler.test")
 
     @classmethod
     def tearDownClass(cls):
-        for proc in (cls.server, cls.mock):
-            proc.terminate()
-            proc.wait(timeout=30)
-        cls.tmp.cleanup()
+        cls.antler.close()
 
     def client(self):
         return get_client(url=f"{self.base}/api", api_key=self.token)
