@@ -34,6 +34,40 @@ pub struct ModelConfig {
     pub retry_max_ms: u64,
     /// A scripted demo model (the UI says so).
     pub demo: bool,
+    /// The wire format: OpenAI Chat Completions (default) or Anthropic Messages.
+    pub provider: Provider,
+    /// The model can think before answering (extended thinking, reasoning effort).
+    pub supports_thinking: bool,
+    /// Tokens the model reads at most (prompt and answer), when known.
+    pub context_window: Option<u64>,
+    /// Tokens the model writes at most per call, when known.
+    pub max_output_tokens: Option<u32>,
+    /// Prices in US dollars per million tokens, when known (no price, no cost figure).
+    pub pricing: Option<Pricing>,
+}
+
+/// A model API's wire format.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// OpenAI Chat Completions and the many compatible APIs.
+    #[default]
+    Openai,
+    /// Anthropic's Messages API.
+    Anthropic,
+}
+
+/// Prices in US dollars per million tokens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pricing {
+    /// Prompt tokens not read from the cache.
+    pub input: f64,
+    /// Prompt tokens read from the cache (`input` when not given).
+    #[serde(default)]
+    pub cached_input: Option<f64>,
+    /// Completion tokens, reasoning included.
+    pub output: f64,
 }
 
 /// Lets [`AgentConfig::default_model_in`] choose among configurations and clients alike.
@@ -60,6 +94,11 @@ impl Default for ModelConfig {
             retry_base_ms: 500,
             retry_max_ms: 30_000,
             demo: false,
+            provider: Provider::Openai,
+            supports_thinking: false,
+            context_window: None,
+            max_output_tokens: None,
+            pricing: None,
         }
     }
 }

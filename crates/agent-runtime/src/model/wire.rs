@@ -74,18 +74,66 @@ pub struct FunctionDelta {
     pub arguments: Option<String>,
 }
 
-/// Token counts.
+/// Token counts of one model call, the same for every provider (each decoder maps its own
+/// report into it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(from = "UsageWire")]
 pub struct Usage {
-    /// Prompt tokens.
-    #[serde(default)]
+    /// Prompt tokens, cached ones included.
     pub prompt_tokens: u64,
-    /// Completion tokens.
-    #[serde(default)]
+    /// Completion tokens, reasoning included.
     pub completion_tokens: u64,
     /// Both.
-    #[serde(default)]
     pub total_tokens: u64,
+    /// Of `prompt_tokens`, those read from the provider's prompt cache.
+    pub cached_tokens: u64,
+    /// Of `prompt_tokens`, those written to the provider's prompt cache (Anthropic bills
+    /// them apart).
+    pub cache_write_tokens: u64,
+    /// Of `completion_tokens`, those spent reasoning.
+    pub reasoning_tokens: u64,
+}
+
+/// OpenAI's usage object: details nest the cached and reasoning counts.
+#[derive(Debug, Default, Deserialize)]
+struct UsageWire {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+    #[serde(default)]
+    total_tokens: u64,
+    #[serde(default)]
+    prompt_tokens_details: Option<TokenDetails>,
+    #[serde(default)]
+    completion_tokens_details: Option<TokenDetails>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct TokenDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
+}
+
+impl From<UsageWire> for Usage {
+    fn from(w: UsageWire) -> Self {
+        Usage {
+            prompt_tokens: w.prompt_tokens,
+            completion_tokens: w.completion_tokens,
+            total_tokens: w.total_tokens,
+            cached_tokens: w
+                .prompt_tokens_details
+                .and_then(|d| d.cached_tokens)
+                .unwrap_or(0),
+            cache_write_tokens: 0,
+            reasoning_tokens: w
+                .completion_tokens_details
+                .and_then(|d| d.reasoning_tokens)
+                .unwrap_or(0),
+        }
+    }
 }
 
 /// A request.
