@@ -50,6 +50,10 @@ impl ThreadsService {
         let to = self.dirs(&target);
         let access = self.sandbox_access();
         let copied = tokio::task::spawn_blocking(move || {
+            // A thread that never had a file has no folders; its copy has none either.
+            if std::fs::symlink_metadata(from.user_data()).is_err() {
+                return Ok(());
+            }
             to.create()?;
             for dir in UserDataDir::ALL {
                 copy_tree(&from.dir(dir), &to.dir(dir), access)?;

@@ -18,7 +18,7 @@ fn setup() -> (Env, crate::common::Server) {
 async fn every_file_under_user_data_is_listed_with_type_and_size() {
     let (env, server) = setup();
     server.create_thread("t").await;
-    let ud = env.user_data("t");
+    let ud = env.files_of("t");
     std::fs::write(ud.join("outputs/report.md"), "# Report\n").unwrap();
     std::fs::create_dir_all(ud.join("workspace/deep/er")).unwrap();
     std::fs::write(ud.join("workspace/deep/er/notes"), "plain words").unwrap();
@@ -100,7 +100,7 @@ async fn traversal_in_every_disguise_is_refused() {
 async fn a_path_with_encoded_slashes_serves_the_same_file() {
     let (env, server) = setup();
     server.create_thread("t").await;
-    std::fs::write(env.user_data("t").join("outputs/report.md"), "# Report\n").unwrap();
+    std::fs::write(env.files_of("t").join("outputs/report.md"), "# Report\n").unwrap();
     for path in [
         "/api/threads/t/artifacts/mnt/user-data/outputs/report.md",
         "/api/threads/t/artifacts/mnt%2Fuser-data%2Foutputs%2Freport.md",
@@ -116,9 +116,9 @@ async fn symlinks_leading_outside_are_forbidden_and_inside_ones_work() {
     let (env, server) = setup();
     server.create_thread("t").await;
     server.create_thread("other").await;
-    let ud = env.user_data("t");
+    let ud = env.files_of("t");
     std::fs::write(env.root.path().join("secret.txt"), "secret").unwrap();
-    std::fs::write(env.user_data("other").join("outputs/theirs.txt"), "theirs").unwrap();
+    std::fs::write(env.files_of("other").join("outputs/theirs.txt"), "theirs").unwrap();
     std::fs::write(ud.join("outputs/real.txt"), "real").unwrap();
     std::os::unix::fs::symlink(env.root.path().join("secret.txt"), ud.join("outputs/abs")).unwrap();
     std::os::unix::fs::symlink(
@@ -157,7 +157,7 @@ async fn etag_304_ranges_and_416_follow_http_semantics() {
     let (env, server) = setup();
     server.create_thread("t").await;
     let content: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
-    std::fs::write(env.user_data("t").join("outputs/data.bin"), &content).unwrap();
+    std::fs::write(env.files_of("t").join("outputs/data.bin"), &content).unwrap();
     let url = server.url(&format!("{BASE}/outputs/data.bin"));
     let full = server.http.get(&url).send().await.unwrap();
     assert_eq!(full.status().as_u16(), 200);
@@ -227,7 +227,7 @@ async fn etag_304_ranges_and_416_follow_http_semantics() {
     );
 
     // Rewriting the file changes the ETag.
-    std::fs::write(env.user_data("t").join("outputs/data.bin"), b"new").unwrap();
+    std::fs::write(env.files_of("t").join("outputs/data.bin"), b"new").unwrap();
     let changed = server
         .http
         .get(&url)
@@ -243,7 +243,7 @@ async fn etag_304_ranges_and_416_follow_http_semantics() {
 async fn active_content_is_always_an_attachment() {
     let (env, server) = setup();
     server.create_thread("t").await;
-    let out = env.user_data("t").join("outputs");
+    let out = env.files_of("t").join("outputs");
     std::fs::write(out.join("page.html"), "<script>alert(1)</script>").unwrap();
     std::fs::write(out.join("pic.svg"), "<svg onload=alert(1)/>").unwrap();
     std::fs::write(out.join("doc.xhtml"), "<html/>").unwrap();
@@ -292,13 +292,13 @@ async fn skill_archives_can_be_looked_into() {
         .file("my-skill/big.bin", &vec![0u8; 17 * 1024 * 1024])
         .finish()
         .unwrap();
-    std::fs::write(env.user_data("t").join("outputs/my-skill.skill"), &zip).unwrap();
+    std::fs::write(env.files_of("t").join("outputs/my-skill.skill"), &zip).unwrap();
     let bad = ZipBuilder::new()
         .file("x/readme.md", b"no skill")
         .finish()
         .unwrap();
-    std::fs::write(env.user_data("t").join("outputs/bad.skill"), &bad).unwrap();
-    std::fs::write(env.user_data("t").join("outputs/fake.skill"), b"not a zip").unwrap();
+    std::fs::write(env.files_of("t").join("outputs/bad.skill"), &bad).unwrap();
+    std::fs::write(env.files_of("t").join("outputs/fake.skill"), b"not a zip").unwrap();
 
     let (status, listing) = server
         .get_json(&format!("{BASE}/outputs/my-skill.skill/"))

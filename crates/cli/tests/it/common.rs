@@ -518,6 +518,16 @@ impl Env {
             .join("user-data")
     }
 
+    /// [`Env::user_data`] with its three folders made, as the sandbox makes them at its
+    /// first command (a thread gets its folders with its first file).
+    pub(crate) fn files_of(&self, thread: &str) -> PathBuf {
+        let dir = self.user_data(thread);
+        for sub in ["workspace", "uploads", "outputs"] {
+            std::fs::create_dir_all(dir.join(sub)).unwrap();
+        }
+        dir
+    }
+
     /// `data/users/<owner>/threads/<thread>`, whoever owns it, if it exists.
     pub(crate) fn thread_dir(&self, thread: &str) -> Option<PathBuf> {
         std::fs::read_dir(self.data_dir().join("users"))

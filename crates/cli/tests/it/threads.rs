@@ -5,7 +5,7 @@ use serde_json::json;
 use crate::common::{Env, error_code};
 
 #[tokio::test]
-async fn threads_are_created_idempotently_with_their_directories() {
+async fn threads_are_created_idempotently_without_folders_until_a_file_arrives() {
     let env = Env::new();
     let server = env.start();
     let (status, t) = server
@@ -19,9 +19,14 @@ async fn threads_are_created_idempotently_with_their_directories() {
     assert_eq!(t["status"], "idle");
     assert_eq!(t["values"], json!({"messages": [], "artifacts": []}));
     assert_eq!(t["metadata"]["title"], "Hello");
-    for dir in ["workspace", "uploads", "outputs"] {
-        assert!(env.user_data("t-1").join(dir).is_dir(), "{dir}");
+    // Its folders come with its first file: a thread without files costs no inodes, and
+    // reading its (empty) listings makes none either.
+    assert!(!env.user_data("t-1").exists());
+    for path in ["/api/threads/t-1/artifacts", "/api/threads/t-1/uploads"] {
+        let (status, body) = server.get_json(path).await;
+        assert_eq!(status, 200, "{path}: {body}");
     }
+    assert!(!env.user_data("t-1").exists());
     let (status, again) = server
         .post_json(
             "/api/threads",
@@ -130,7 +135,7 @@ async fn deleting_a_thread_removes_its_files() {
     let env = Env::new();
     let server = env.start();
     server.create_thread("gone").await;
-    std::fs::write(env.user_data("gone").join("outputs/a.txt"), "x").unwrap();
+    std::fs::write(env.files_of("gone").join("outputs/a.txt"), "x").unwrap();
     let (status, _) = server.delete("/api/threads/gone").await;
     assert_eq!(status, 204);
     assert_eq!(env.thread_dir("gone"), None);

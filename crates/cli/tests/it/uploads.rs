@@ -27,8 +27,11 @@ pub(crate) async fn upload(server: &Server, thread: &str, form: Form) -> (u16, V
 }
 
 fn listing(env: &Env, thread: &str) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(env.user_data(thread).join("uploads"))
-        .unwrap()
+    // A thread that never got a file has no folder yet.
+    let Ok(dir) = std::fs::read_dir(env.user_data(thread).join("uploads")) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = dir
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
@@ -147,7 +150,7 @@ async fn an_existing_symlink_at_the_destination_is_replaced_not_followed() {
     server.create_thread("t").await;
     let victim = env.root.path().join("victim.txt");
     std::fs::write(&victim, "precious").unwrap();
-    std::os::unix::fs::symlink(&victim, env.user_data("t").join("uploads/evil.txt")).unwrap();
+    std::os::unix::fs::symlink(&victim, env.files_of("t").join("uploads/evil.txt")).unwrap();
     let (status, _) = upload(
         &server,
         "t",

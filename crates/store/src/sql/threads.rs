@@ -23,22 +23,30 @@ impl ThreadRepo for SqlThreads {
         metadata: Map<String, Value>,
     ) -> Result<Option<Created>, StoreError> {
         let now = Utc::now();
-        let inserted = on!(&self.0, p => sqlx::query(
+        // The new row comes back from the insert itself (one statement for a new thread).
+        let sql = format!(
             "INSERT INTO threads (thread_id, owner, created_at, updated_at, metadata) \
-             VALUES ($1, $2, $3, $3, $4) ON CONFLICT (thread_id) DO NOTHING",
-        )
-        .bind(thread_id)
-        .bind(owner)
-        .bind(p.time(now))
-        .bind(Json(&metadata))
-        .execute(p)
-        .await?
-        .rows_affected());
+             VALUES ($1, $2, $3, $3, $4) ON CONFLICT (thread_id) DO NOTHING \
+             RETURNING {THREAD_COLUMNS}"
+        );
+        let inserted: Option<ThreadRow> = on!(&self.0, p => sqlx::query_as(&sql)
+            .bind(thread_id)
+            .bind(owner)
+            .bind(p.time(now))
+            .bind(Json(&metadata))
+            .fetch_optional(p)
+            .await?);
+        if let Some(row) = inserted {
+            return Ok(Some(Created {
+                thread: row.into(),
+                created: true,
+            }));
+        }
         // Another owner's thread is not this owner's to see: callers answer as for any
         // taken id, without saying whose.
         Ok(self.get(owner, thread_id).await?.map(|thread| Created {
             thread,
-            created: inserted == 1,
+            created: false,
         }))
     }
 
