@@ -2,13 +2,15 @@
 
 use serde::{Deserialize, Serialize};
 
-/// One OpenAI-compatible model endpoint (OpenAI, DeepSeek, Ollama, vLLM, LM Studio, …).
+/// One model endpoint: OpenAI-compatible (OpenAI, DeepSeek, Gemini, Ollama, vLLM, LM Studio,
+/// …) or Anthropic's Messages API (`provider`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ModelConfig {
     /// The name runs select it by (`config.configurable.model_name`).
     pub name: String,
-    /// API base, e.g. `https://api.openai.com/v1` (requests go to `<base>/chat/completions`).
+    /// API base, e.g. `https://api.openai.com/v1` (requests go to `<base>/chat/completions`,
+    /// or `<base>/messages` for Anthropic).
     pub base_url: String,
     /// Model id sent to the API.
     pub model: String,
@@ -44,6 +46,24 @@ pub struct ModelConfig {
     pub max_output_tokens: Option<u32>,
     /// Prices in US dollars per million tokens, when known (no price, no cost figure).
     pub pricing: Option<Pricing>,
+    /// Thinking takes an effort (low, medium, high) rather than just on or off: OpenAI's
+    /// `reasoning_effort`, Anthropic's thinking budget.
+    pub supports_reasoning_effort: bool,
+    /// The OpenAI-format request field carrying the output limit: `max_tokens` (default,
+    /// what compatible servers read) or `max_completion_tokens` (OpenAI's reasoning models;
+    /// sent anyway when a call asks for reasoning effort).
+    pub max_tokens_field: MaxTokensField,
+}
+
+/// The request field of an OpenAI-format output limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxTokensField {
+    /// `max_tokens`.
+    #[default]
+    MaxTokens,
+    /// `max_completion_tokens`.
+    MaxCompletionTokens,
 }
 
 /// A model API's wire format.
@@ -99,6 +119,8 @@ impl Default for ModelConfig {
             context_window: None,
             max_output_tokens: None,
             pricing: None,
+            supports_reasoning_effort: false,
+            max_tokens_field: MaxTokensField::MaxTokens,
         }
     }
 }

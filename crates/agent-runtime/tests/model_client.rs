@@ -6,7 +6,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use antler_agent_runtime::config::ModelConfig;
-use antler_agent_runtime::model::{Delta, ModelClient, ModelError, ModelEvent, RetryNotice};
+use antler_agent_runtime::model::{
+    CallOptions, Delta, ModelClient, ModelError, ModelEvent, RetryNotice,
+};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -44,7 +46,7 @@ async fn collect(
         .stream(
             user(text),
             vec![],
-            None,
+            CallOptions::default(),
             &CancellationToken::new(),
             &on_retry,
         )
@@ -182,9 +184,62 @@ async fn an_unreachable_api_fails_after_retries_and_cancel_stops_waiting() {
         c2.cancel();
     });
     let err = slow
-        .stream(user("x"), vec![], None, &cancel, &|_| {})
+        .stream(user("x"), vec![], CallOptions::default(), &cancel, &|_| {})
         .await
         .unwrap_err();
     // Cancelled during the retry wait of a minute: only the token can have ended it.
     assert_eq!(err, ModelError::Cancelled);
+}
+
+#[tokio::test]
+async fn reasoning_effort_is_sent_with_max_completion_tokens_only_to_thinking_models() {
+    let base = mock(SCRIPT).await;
+    let root = base.trim_end_matches("/v1").to_string();
+    let thinker = ModelClient::new(ModelConfig {
+        supports_thinking: true,
+        max_tokens: Some(4000),
+        ..client(base.clone()).config().clone()
+    })
+    .unwrap();
+    let options = CallOptions {
+        max_tokens: None,
+        thinking: antler_agent_runtime::model::Thinking::Effort(
+            antler_agent_runtime::model::Effort::Low,
+        ),
+    };
+    let history = vec![
+        json!({"role": "user", "content": "what's the weather"}),
+        json!({"role": "assistant", "content": "x", "thinking_blocks": [{"type": "thinking", "thinking": "t", "signature": "s"}]}),
+        json!({"role": "user", "content": "what's the weather"}),
+    ];
+    for c in [&thinker, &client(base.clone())] {
+        let mut rx = c
+            .stream(
+                history.clone(),
+                vec![],
+                options,
+                &CancellationToken::new(),
+                &|_| {},
+            )
+            .await
+            .unwrap();
+        while rx.recv().await.is_some() {}
+    }
+    let sent: Vec<serde_json::Value> = reqwest::get(format!("{root}/_requests"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(sent[0]["reasoning_effort"], "low");
+    assert_eq!(sent[0]["max_completion_tokens"], 4000);
+    assert!(sent[0].get("max_tokens").is_none());
+    assert!(
+        !sent[0].to_string().contains("thinking_blocks"),
+        "Anthropic's thinking never goes to the OpenAI format"
+    );
+    assert!(
+        sent[1].get("reasoning_effort").is_none(),
+        "not a thinking model"
+    );
 }

@@ -1,4 +1,6 @@
-//! `antler-mock-llm`: an OpenAI-compatible Chat Completions server driven by a YAML script.
+//! `antler-mock-llm`: a model server driven by a YAML script, speaking OpenAI Chat
+//! Completions (`/v1/chat/completions`) and Anthropic Messages (`/v1/messages`, see
+//! [`anthropic`]) from the same script.
 //!
 //! A scenario is chosen by a substring of the last user message (first match wins; an empty
 //! match is a fallback); the k-th model call after that message gets the scenario's k-th turn,
@@ -7,6 +9,8 @@
 //! streams: a role chunk, content and `index`-keyed tool-call fragments, a finish chunk, a
 //! usage chunk with empty choices, then `[DONE]`.
 
+pub mod anthropic;
+pub mod cache;
 pub mod script;
 pub mod server;
 

@@ -55,8 +55,14 @@ pub struct Scenario {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Turn {
-    /// Streamed as `reasoning_content`.
+    /// Streamed as `reasoning_content` (OpenAI format), or as a signed `thinking` block
+    /// when an Anthropic request enables thinking.
     pub reasoning: Option<String>,
+    /// Anthropic format: a `redacted_thinking` block with this data, when thinking is on.
+    pub redacted_thinking: Option<String>,
+    /// Anthropic format: an `error` event with this message after the content (an
+    /// `overloaded_error` mid-stream).
+    pub stream_error: Option<String>,
     /// The reply text.
     pub content: Option<String>,
     /// Tool calls.
@@ -109,6 +115,14 @@ pub struct Usage {
     pub prompt_tokens: u64,
     /// Output tokens.
     pub completion_tokens: u64,
+    /// Of the input tokens, read from the prompt cache (OpenAI mode:
+    /// `prompt_tokens_details.cached_tokens`).
+    #[serde(default)]
+    pub cached_tokens: u64,
+    /// Of the output tokens, spent reasoning (OpenAI mode:
+    /// `completion_tokens_details.reasoning_tokens`).
+    #[serde(default)]
+    pub reasoning_tokens: u64,
 }
 
 /// A scripted failure.

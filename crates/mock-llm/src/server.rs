@@ -1,5 +1,7 @@
-//! The HTTP side: `POST /v1/chat/completions` (streaming or not), `GET /v1/models`,
-//! `GET /_requests` (what was received, for assertions) and `DELETE /_requests`.
+//! The HTTP side: `POST /v1/chat/completions` (streaming or not), `POST /v1/messages`
+//! (Anthropic's format, [`crate::anthropic`]), `GET /v1/models`, `GET /_requests` (what was
+//! received, for assertions), `DELETE /_requests`, and `GET /_failures` (what the mock found
+//! wrong in requests, such as a thinking block changed on its way back).
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -21,11 +23,15 @@ use crate::script::{Script, Turn};
 /// Most requests remembered for `/_requests`.
 const MAX_RECORDED: usize = 2_000;
 
-struct Shared {
-    script: Script,
+pub(crate) struct Shared {
+    pub(crate) script: Script,
     requests: Mutex<Vec<Value>>,
     /// Failures served per request fingerprint (for `error.times`).
     failures: Mutex<HashMap<u64, u32>>,
+    /// What was wrong with requests (checked by tests through `/_failures`).
+    pub(crate) problems: Mutex<Vec<String>>,
+    /// Anthropic prompt-cache entries: prefix fingerprint → its tokens.
+    pub(crate) cache: Mutex<HashMap<u64, u64>>,
 }
 
 /// The router serving `script`.
@@ -34,9 +40,13 @@ pub fn router(script: Script) -> Router {
         script,
         requests: Mutex::new(Vec::new()),
         failures: Mutex::new(HashMap::new()),
+        problems: Mutex::new(Vec::new()),
+        cache: Mutex::new(HashMap::new()),
     });
     Router::new()
         .route("/v1/chat/completions", post(completions))
+        .route("/v1/messages", post(crate::anthropic::messages))
+        .route("/_failures", get(problems))
         .route("/v1/models", get(models))
         .route("/_requests", get(requests).delete(clear))
         .with_state(shared)
@@ -57,11 +67,24 @@ async fn clear(State(s): State<Arc<Shared>>) -> StatusCode {
     StatusCode::NO_CONTENT
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+async fn problems(State(s): State<Arc<Shared>>) -> Json<Value> {
+    Json(json!(lock(&s.problems).clone()))
+}
+
+/// Remembers a request for `/_requests`.
+pub(crate) fn record(s: &Shared, body: &Value) {
+    let mut recorded = lock(&s.requests);
+    if recorded.len() >= MAX_RECORDED {
+        recorded.remove(0);
+    }
+    recorded.push(body.clone());
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn error(status: StatusCode, message: &str) -> Response {
+pub(crate) fn error(status: StatusCode, message: &str) -> Response {
     (
         status,
         Json(json!({"error": {"message": message, "type": "invalid_request_error"}})),
@@ -69,7 +92,7 @@ fn error(status: StatusCode, message: &str) -> Response {
         .into_response()
 }
 
-fn text_of(content: &Value) -> String {
+pub(crate) fn text_of(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(parts) => parts
@@ -82,13 +105,7 @@ fn text_of(content: &Value) -> String {
 }
 
 async fn completions(State(s): State<Arc<Shared>>, Json(body): Json<Value>) -> Response {
-    {
-        let mut recorded = lock(&s.requests);
-        if recorded.len() >= MAX_RECORDED {
-            recorded.remove(0);
-        }
-        recorded.push(body.clone());
-    }
+    record(&s, &body);
     let Some(messages) = body.get("messages").and_then(Value::as_array) else {
         return error(StatusCode::BAD_REQUEST, "messages is required");
     };
@@ -118,41 +135,10 @@ async fn completions(State(s): State<Arc<Shared>>, Json(body): Json<Value>) -> R
             &format!("scenario {:?} has no turn {turn_index}", scenario.matches),
         );
     };
-    if let Some(err) = &turn.error {
-        let key = {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            body["messages"].to_string().hash(&mut h);
-            turn_index.hash(&mut h);
-            h.finish()
-        };
-        let served = {
-            let mut failures = lock(&s.failures);
-            let n = failures.entry(key).or_insert(0);
-            *n += 1;
-            *n
-        };
-        if err.times.is_none_or(|times| served <= times) {
-            let status =
-                StatusCode::from_u16(err.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-            let mut response = (
-                status,
-                err.body.clone().unwrap_or_else(|| {
-                    json!({"error": {"message": "scripted failure", "type": "server_error"}})
-                        .to_string()
-                }),
-            )
-                .into_response();
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            if let Some(after) = err.retry_after
-                && let Ok(v) = HeaderValue::from_str(&after.to_string())
-            {
-                response.headers_mut().insert(header::RETRY_AFTER, v);
-            }
-            return response;
-        }
+    let default_error =
+        || json!({"error": {"message": "scripted failure", "type": "server_error"}}).to_string();
+    if let Some(response) = scripted_error(&s, turn, &body, turn_index, default_error) {
+        return response;
     }
     let model = body["model"]
         .as_str()
@@ -166,7 +152,45 @@ async fn completions(State(s): State<Arc<Shared>>, Json(body): Json<Value>) -> R
     }
 }
 
-fn finish_reason(turn: &Turn) -> String {
+/// The turn's scripted failure, while it has attempts left to fail.
+pub(crate) fn scripted_error(
+    s: &Shared,
+    turn: &Turn,
+    body: &Value,
+    turn_index: usize,
+    default_body: impl Fn() -> String,
+) -> Option<Response> {
+    let err = turn.error.as_ref()?;
+    let key = {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        body["messages"].to_string().hash(&mut h);
+        turn_index.hash(&mut h);
+        h.finish()
+    };
+    let served = {
+        let mut failures = lock(&s.failures);
+        let n = failures.entry(key).or_insert(0);
+        *n += 1;
+        *n
+    };
+    if err.times.is_some_and(|times| served > times) {
+        return None;
+    }
+    let status = StatusCode::from_u16(err.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = (status, err.body.clone().unwrap_or_else(default_body)).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if let Some(after) = err.retry_after
+        && let Ok(v) = HeaderValue::from_str(&after.to_string())
+    {
+        response.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    Some(response)
+}
+
+pub(crate) fn finish_reason(turn: &Turn) -> String {
     turn.finish_reason.clone().unwrap_or_else(|| {
         if turn.tool_calls.is_empty() {
             "stop"
@@ -179,7 +203,14 @@ fn finish_reason(turn: &Turn) -> String {
 
 fn usage(turn: &Turn) -> Value {
     let u = turn.usage.unwrap_or_default();
-    json!({"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "total_tokens": u.prompt_tokens + u.completion_tokens})
+    let mut out = json!({"prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens, "total_tokens": u.prompt_tokens + u.completion_tokens});
+    if u.cached_tokens > 0 {
+        out["prompt_tokens_details"] = json!({"cached_tokens": u.cached_tokens});
+    }
+    if u.reasoning_tokens > 0 {
+        out["completion_tokens_details"] = json!({"reasoning_tokens": u.reasoning_tokens});
+    }
+    out
 }
 
 fn call_id(i: usize) -> String {
@@ -208,7 +239,7 @@ fn whole(turn: &Turn, model: &str) -> Value {
 }
 
 /// Splits text into fragments of `size` characters.
-fn fragments(text: &str, size: usize) -> Vec<String> {
+pub(crate) fn fragments(text: &str, size: usize) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     chars
         .chunks(size.max(1))
@@ -286,11 +317,24 @@ fn stream(
     include_usage: bool,
 ) -> Response {
     let size = turn.chunk_size.unwrap_or(options.chunk_size);
+    let mut frames: Vec<String> = chunks(turn, model, size, include_usage)
+        .into_iter()
+        .map(|c| format!("data: {c}\n\n"))
+        .collect();
+    frames.push("data: [DONE]\n\n".into());
+    stream_frames(frames, turn, options)
+}
+
+/// Sends SSE frames with the turn's pacing, cut where the script says.
+pub(crate) fn stream_frames(
+    frames: Vec<String>,
+    turn: &Turn,
+    options: &crate::script::Options,
+) -> Response {
     let delay = Duration::from_millis(turn.chunk_delay_ms.unwrap_or(options.chunk_delay_ms));
-    let chunks = chunks(turn, model, size, include_usage);
     let cut_after = turn.cut_after;
     let body = futures::stream::unfold(
-        (chunks.into_iter(), 0usize, false),
+        (frames.into_iter(), 0usize, false),
         move |(mut it, n, done)| async move {
             if done {
                 return None;
@@ -305,16 +349,8 @@ fn stream(
             if !delay.is_zero() && n > 0 {
                 tokio::time::sleep(delay).await;
             }
-            match it.next() {
-                Some(chunk) => Some((
-                    Ok(Bytes::from(format!("data: {chunk}\n\n"))),
-                    (it, n + 1, false),
-                )),
-                None => Some((
-                    Ok(Bytes::from_static(b"data: [DONE]\n\n")),
-                    (it, n + 1, true),
-                )),
-            }
+            let frame = it.next()?;
+            Some((Ok(Bytes::from(frame)), (it, n + 1, false)))
         },
     );
     Response::builder()

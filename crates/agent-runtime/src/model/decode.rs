@@ -51,6 +51,9 @@ pub struct Turn {
     pub tool_calls: Vec<AssembledCall>,
     /// Why the model stopped (`stop`, `tool_calls`, `length`, …).
     pub finish_reason: String,
+    /// Anthropic's signed thinking blocks, unchanged and in order (sent back on the next
+    /// request).
+    pub thinking_blocks: Vec<serde_json::Value>,
 }
 
 #[derive(Debug, Default)]

@@ -1,4 +1,6 @@
-//! The model client: OpenAI-compatible Chat Completions with streaming.
+//! The model client: one [`ModelClient`] over two wire formats, OpenAI-compatible Chat
+//! Completions ([`openai`]) and Anthropic Messages ([`anthropic`]), chosen by the model's
+//! `provider`; both stream into the same [`ModelEvent`]s.
 //!
 //! Establishing the call retries 429, 5xx and connection failures with exponential backoff
 //! (honouring `Retry-After`) and reports each retry. Once the stream is open, a spawned task
@@ -6,22 +8,24 @@
 //! channel; a chunk gap longer than the idle timeout, or a stream that closes before
 //! `finish_reason`, is an error (never silently a shorter answer).
 
+pub mod anthropic;
 pub mod decode;
+mod http;
+pub mod openai;
+pub mod options;
 pub mod retry;
 pub mod wire;
 
 use std::time::Duration;
 
-use eventsource_stream::Eventsource;
-use futures::StreamExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::config::ModelConfig;
-use decode::Accumulator;
+use crate::config::{ModelConfig, Provider};
 pub use decode::{AssembledCall, Delta, Turn};
-use wire::{ChatChunk, ChatRequest, ErrorBody, Usage};
+pub use options::{CallOptions, Effort, Thinking};
+use wire::Usage;
 
 /// Why a model call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -95,6 +99,8 @@ pub type ModelStream = mpsc::Receiver<Result<ModelEvent, ModelError>>;
 pub struct ModelClient {
     http: reqwest::Client,
     cfg: ModelConfig,
+    /// Thinking asked of the agent's calls (a run's choice; off by default).
+    thinking: Thinking,
 }
 
 impl AsRef<ModelConfig> for ModelClient {
@@ -111,7 +117,11 @@ impl ModelClient {
             .pool_idle_timeout(Duration::from_secs(60))
             .build()
             .map_err(|e| ModelError::NotConfigured(e.to_string()))?;
-        Ok(ModelClient { http, cfg })
+        Ok(ModelClient {
+            http,
+            cfg,
+            thinking: Thinking::Off,
+        })
     }
 
     /// The configuration.
@@ -119,45 +129,77 @@ impl ModelClient {
         &self.cfg
     }
 
-    fn request(
-        &self,
-        messages: Vec<Value>,
-        tools: Vec<Value>,
-        max_tokens: Option<u32>,
-    ) -> ChatRequest {
-        ChatRequest {
-            model: self.cfg.model.clone(),
-            messages,
-            tools,
-            stream: true,
-            stream_options: Some(json!({"include_usage": true})),
-            max_tokens: max_tokens.or(self.cfg.max_tokens),
-            temperature: self.cfg.temperature,
+    /// The same client, its agent calls thinking as `thinking` asks (a run's choice;
+    /// ignored by a model without `supports_thinking`).
+    #[must_use]
+    pub fn with_thinking(mut self, thinking: Thinking) -> Self {
+        self.thinking = thinking;
+        self
+    }
+
+    /// The thinking the agent's calls ask for (off unless the model can think).
+    pub fn thinking(&self) -> Thinking {
+        if self.cfg.supports_thinking {
+            self.thinking
+        } else {
+            Thinking::Off
         }
     }
 
-    /// Starts a streaming call.
+    /// Starts a streaming call. `messages` and `tools` are in the Chat Completions shape
+    /// (assistant messages may carry Anthropic's `thinking_blocks`); each provider converts
+    /// them to its own.
     pub async fn stream(
         &self,
         messages: Vec<Value>,
         tools: Vec<Value>,
-        max_tokens: Option<u32>,
+        options: CallOptions,
         cancel: &CancellationToken,
         on_retry: &(dyn Fn(RetryNotice) + Send + Sync),
     ) -> Result<ModelStream, ModelError> {
-        let body = self.request(messages, tools, max_tokens);
-        let response = self.send_with_retry(&body, cancel, on_retry).await?;
-        let (tx, rx) = mpsc::channel(256);
+        let key = self
+            .cfg
+            .api_key_env
+            .as_deref()
+            .and_then(|var| std::env::var(var).ok())
+            .filter(|k| !k.is_empty());
+        let base = self.cfg.base_url.trim_end_matches('/');
         let idle = Duration::from_secs(self.cfg.idle_timeout_secs.max(1));
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            let result = pump(response, &tx, idle, &cancel).await;
-            let _ = tx.send(result).await;
-        });
-        Ok(rx)
+        match self.cfg.provider {
+            Provider::Openai => {
+                let body = openai::request(&self.cfg, messages, tools, options);
+                let url = format!("{base}/chat/completions");
+                let headers = openai::headers(key.as_deref());
+                let response = http::send_with_retry(
+                    &self.http, &self.cfg, &url, headers, &body, cancel, on_retry,
+                )
+                .await?;
+                Ok(http::spawn_pump(
+                    response,
+                    openai::Decoder::default(),
+                    idle,
+                    cancel,
+                ))
+            }
+            Provider::Anthropic => {
+                let body = anthropic::request(&self.cfg, &messages, &tools, options);
+                let url = format!("{base}/messages");
+                let headers = anthropic::headers(key.as_deref());
+                let response = http::send_with_retry(
+                    &self.http, &self.cfg, &url, headers, &body, cancel, on_retry,
+                )
+                .await?;
+                Ok(http::spawn_pump(
+                    response,
+                    anthropic::Decoder::default(),
+                    idle,
+                    cancel,
+                ))
+            }
+        }
     }
 
-    /// A whole answer (streamed internally), for short calls such as titles.
+    /// A whole answer (streamed internally, no thinking), for short calls such as titles.
     pub async fn complete(
         &self,
         messages: Vec<Value>,
@@ -165,7 +207,13 @@ impl ModelClient {
         cancel: &CancellationToken,
     ) -> Result<Completion, ModelError> {
         let mut rx = self
-            .stream(messages, Vec::new(), max_tokens, cancel, &|_| {})
+            .stream(
+                messages,
+                Vec::new(),
+                CallOptions::limit(max_tokens),
+                cancel,
+                &|_| {},
+            )
             .await?;
         while let Some(event) = rx.recv().await {
             if let ModelEvent::Done(c) = event? {
@@ -176,142 +224,4 @@ impl ModelClient {
             "the model stream ended without an answer".into(),
         ))
     }
-
-    async fn send_with_retry(
-        &self,
-        body: &ChatRequest,
-        cancel: &CancellationToken,
-        on_retry: &(dyn Fn(RetryNotice) + Send + Sync),
-    ) -> Result<reqwest::Response, ModelError> {
-        let url = format!(
-            "{}/chat/completions",
-            self.cfg.base_url.trim_end_matches('/')
-        );
-        let key = self
-            .cfg
-            .api_key_env
-            .as_deref()
-            .and_then(|var| std::env::var(var).ok())
-            .filter(|k| !k.is_empty());
-        let start_timeout = Duration::from_secs(self.cfg.request_timeout_secs.max(1));
-        let mut schedule = retry::schedule(
-            self.cfg.retry_base_ms,
-            self.cfg.retry_max_ms,
-            self.cfg.max_retries,
-        );
-        let mut attempt = 0u32;
-        loop {
-            let mut request = self.http.post(&url).json(body);
-            if let Some(key) = &key {
-                request = request.bearer_auth(key);
-            }
-            let sent = tokio::select! {
-                () = cancel.cancelled() => return Err(ModelError::Cancelled),
-                r = tokio::time::timeout(start_timeout, request.send()) => r,
-            };
-            let (reason, headers) = match sent {
-                Ok(Ok(response)) if response.status().is_success() => return Ok(response),
-                Ok(Ok(response)) => {
-                    let status = response.status();
-                    let headers = response.headers().clone();
-                    let text = response.text().await.unwrap_or_default();
-                    let message = serde_json::from_str::<ErrorBody>(&text)
-                        .ok()
-                        .and_then(|b| b.error)
-                        .and_then(|e| e.message)
-                        .unwrap_or_else(|| text.chars().take(500).collect());
-                    if !retry::retryable(status) || attempt >= self.cfg.max_retries {
-                        return Err(ModelError::Status {
-                            status: status.as_u16(),
-                            message,
-                        });
-                    }
-                    (format!("{status}: {message}"), Some(headers))
-                }
-                Ok(Err(e)) => {
-                    if attempt >= self.cfg.max_retries {
-                        return Err(ModelError::Connect(e.to_string()));
-                    }
-                    (format!("connection failed: {e}"), None)
-                }
-                Err(_) => {
-                    if attempt >= self.cfg.max_retries {
-                        return Err(ModelError::Connect(format!(
-                            "no response within {}s",
-                            start_timeout.as_secs()
-                        )));
-                    }
-                    (
-                        format!("no response within {}s", start_timeout.as_secs()),
-                        None,
-                    )
-                }
-            };
-            attempt += 1;
-            let Some(wait) =
-                retry::next_delay(&mut schedule, headers.as_ref(), self.cfg.retry_max_ms)
-            else {
-                return Err(ModelError::Connect(reason));
-            };
-            tracing::warn!(attempt, delay_ms = wait.as_millis() as u64, %reason, "model call failed; retrying");
-            on_retry(RetryNotice {
-                attempt,
-                max_retries: self.cfg.max_retries,
-                delay: wait,
-                reason,
-            });
-            tokio::select! {
-                () = cancel.cancelled() => return Err(ModelError::Cancelled),
-                () = tokio::time::sleep(wait) => {}
-            }
-        }
-    }
-}
-
-/// Reads the SSE body into events until `[DONE]` or the end; returns the final event.
-async fn pump(
-    response: reqwest::Response,
-    tx: &mpsc::Sender<Result<ModelEvent, ModelError>>,
-    idle: Duration,
-    cancel: &CancellationToken,
-) -> Result<ModelEvent, ModelError> {
-    let mut events = response.bytes_stream().eventsource();
-    let mut acc = Accumulator::default();
-    loop {
-        let next = tokio::select! {
-            () = cancel.cancelled() => return Err(ModelError::Cancelled),
-            n = tokio::time::timeout(idle, events.next()) => n,
-        };
-        let event = match next {
-            Err(_) => return Err(ModelError::Idle(idle.as_secs())),
-            Ok(None) => break,
-            Ok(Some(Err(e))) => {
-                return Err(ModelError::Incomplete(format!(
-                    "the model stream broke off: {e}"
-                )));
-            }
-            Ok(Some(Ok(event))) => event,
-        };
-        let data = event.data.trim();
-        if data == "[DONE]" {
-            break;
-        }
-        if data.is_empty() {
-            continue;
-        }
-        let chunk: ChatChunk =
-            serde_json::from_str(data).map_err(|e| ModelError::Decode(e.to_string()))?;
-        for delta in acc.push(chunk) {
-            if tx.send(Ok(ModelEvent::Delta(delta))).await.is_err() {
-                return Err(ModelError::Cancelled);
-            }
-        }
-    }
-    let usage = acc.usage;
-    let model = acc.model.clone();
-    let turns = acc
-        .finish()
-        .map_err(|e| ModelError::Incomplete(e.to_string()))?;
-    let turn = turns.into_iter().next().unwrap_or_default();
-    Ok(ModelEvent::Done(Completion { turn, usage, model }))
 }

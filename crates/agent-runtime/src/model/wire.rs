@@ -1,8 +1,7 @@
-//! The OpenAI Chat Completions wire format (only what Antler reads and writes). Unknown
+//! The OpenAI Chat Completions stream as Antler reads it (`openai.rs` writes requests). Unknown
 //! fields are ignored, so providers' extensions do not break decoding.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Deserialize;
 
 /// A streamed chunk.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -134,29 +133,6 @@ impl From<UsageWire> for Usage {
                 .unwrap_or(0),
         }
     }
-}
-
-/// A request.
-#[derive(Debug, Clone, Serialize)]
-pub struct ChatRequest {
-    /// Model id.
-    pub model: String,
-    /// The conversation.
-    pub messages: Vec<Value>,
-    /// Tool definitions.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<Value>,
-    /// Always true here.
-    pub stream: bool,
-    /// Ask for the usage chunk.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream_options: Option<Value>,
-    /// Output limit.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_tokens: Option<u32>,
-    /// Sampling temperature.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub temperature: Option<f32>,
 }
 
 /// An error body (`{"error": {"message": …}}`).

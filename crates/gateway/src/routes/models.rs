@@ -20,6 +20,30 @@ pub struct ModelInfo {
     pub supports_vision: bool,
     /// A scripted demo model.
     pub demo: bool,
+    /// The wire format: `openai` (Chat Completions and compatible APIs) or `anthropic`.
+    #[schema(pattern = "^(openai|anthropic)$")]
+    pub provider: String,
+    /// Can think before answering (the thinking control is offered).
+    pub supports_thinking: bool,
+    /// Thinking takes an effort: the control offers low, medium and high instead of on.
+    pub supports_reasoning_effort: bool,
+    /// Tokens the model reads at most (prompt and answer), when known.
+    pub context_window: Option<u64>,
+    /// Tokens the model writes at most per call, when known.
+    pub max_output_tokens: Option<u32>,
+    /// Prices in US dollars per million tokens, when known.
+    pub pricing: Option<ModelPricing>,
+}
+
+/// A model's prices in US dollars per million tokens.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ModelPricing {
+    /// Prompt tokens not read from the cache.
+    pub input: f64,
+    /// Prompt tokens read from the cache (`input` when the configuration gives none).
+    pub cached_input: f64,
+    /// Completion tokens, reasoning included.
+    pub output: f64,
 }
 
 /// The configured models.
@@ -49,6 +73,20 @@ pub async fn list_models(State(app): State<AppState>) -> Json<ModelList> {
             supports_reasoning: m.supports_reasoning,
             supports_vision: m.supports_vision,
             demo: m.demo,
+            // The configuration's own spelling (`openai`, `anthropic`).
+            provider: serde_json::to_value(m.provider)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            supports_thinking: m.supports_thinking,
+            supports_reasoning_effort: m.supports_reasoning_effort,
+            context_window: m.context_window,
+            max_output_tokens: m.max_output_tokens,
+            pricing: m.pricing.map(|p| ModelPricing {
+                input: p.input,
+                cached_input: p.cached_input.unwrap_or(p.input),
+                output: p.output,
+            }),
         })
         .collect();
     let default = app
