@@ -9,6 +9,7 @@ use antler_protocol::messages::{
 };
 use serde_json::{Map, Value, json};
 
+use crate::config::ModelConfig;
 use crate::model::{Completion, Delta};
 use crate::tools::ToolOutput;
 
@@ -157,6 +158,10 @@ fn ai_to_openai(a: &AiMessage) -> Value {
     if !calls.is_empty() {
         msg["tool_calls"] = json!(calls);
     }
+    // Anthropic's signed thinking goes back unchanged; the OpenAI format drops it.
+    if let Some(blocks) = a.additional_kwargs.get("thinking_blocks") {
+        msg["thinking_blocks"] = blocks.clone();
+    }
     msg
 }
 
@@ -240,8 +245,9 @@ pub fn chunk(id: &str, delta: Delta) -> AiMessageChunk {
     c
 }
 
-/// The last chunk of a streamed answer: finish reason and token counts.
-pub fn final_chunk(id: &str, done: &Completion) -> AiMessageChunk {
+/// The last chunk of a streamed answer: finish reason, the configured model's name, token
+/// counts and cost.
+pub fn final_chunk(id: &str, done: &Completion, model: &ModelConfig) -> AiMessageChunk {
     let mut last = AiMessageChunk {
         kind: "AIMessageChunk".into(),
         id: id.to_string(),
@@ -249,22 +255,32 @@ pub fn final_chunk(id: &str, done: &Completion) -> AiMessageChunk {
     };
     last.response_metadata
         .insert("finish_reason".into(), json!(done.turn.finish_reason));
+    add_usage_metadata(&mut last.response_metadata, done, model);
     last.usage_metadata = usage(done);
     last
 }
 
 fn usage(done: &Completion) -> Option<UsageMetadata> {
-    done.usage.map(|u| UsageMetadata {
-        input_tokens: u.prompt_tokens,
-        output_tokens: u.completion_tokens,
-        total_tokens: u.total_tokens,
-    })
+    done.usage.as_ref().map(crate::usage::usage_metadata)
+}
+
+/// `model_name` (the configured name, as clients pick it) and `cost_usd` (when the model
+/// has prices and the call reported its tokens).
+fn add_usage_metadata(meta: &mut Map<String, Value>, done: &Completion, model: &ModelConfig) {
+    meta.insert("model_name".into(), json!(model.name));
+    if let Some(cost) = done
+        .usage
+        .as_ref()
+        .and_then(|u| crate::usage::call_cost(model, u))
+    {
+        meta.insert("cost_usd".into(), json!(cost));
+    }
 }
 
 /// A model's complete answer as the AI message `id`: tool calls whose arguments are not a
 /// JSON object are kept apart as invalid (the model is told), reasoning and refusals go to
 /// `additional_kwargs`.
-pub fn ai_message(done: &Completion, id: &str) -> AiMessage {
+pub fn ai_message(done: &Completion, id: &str, model: &ModelConfig) -> AiMessage {
     let turn = &done.turn;
     let mut tool_calls = Vec::new();
     let mut invalid = Vec::new();
@@ -309,11 +325,12 @@ pub fn ai_message(done: &Completion, id: &str) -> AiMessage {
     if !turn.refusal.is_empty() {
         kwargs.insert("refusal".into(), json!(turn.refusal));
     }
+    if !turn.thinking_blocks.is_empty() {
+        kwargs.insert("thinking_blocks".into(), json!(turn.thinking_blocks));
+    }
     let mut meta = Map::new();
     meta.insert("finish_reason".into(), json!(turn.finish_reason));
-    if let Some(m) = &done.model {
-        meta.insert("model_name".into(), json!(m));
-    }
+    add_usage_metadata(&mut meta, done, model);
     let content = if turn.content.is_empty() && !turn.refusal.is_empty() {
         turn.refusal.clone()
     } else {

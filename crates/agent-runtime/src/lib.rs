@@ -17,3 +17,4 @@ pub mod runs;
 pub mod secrets;
 pub mod tokens;
 pub mod tools;
+pub mod usage;

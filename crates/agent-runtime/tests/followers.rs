@@ -166,9 +166,7 @@ fn record(run_id: &str, status: RunStatus, metadata: Map<String, Value>) -> RunR
         metadata,
         kwargs: json!({}),
         instance: "test".into(),
-        input_tokens: 0,
-        output_tokens: 0,
-        model_calls: 0,
+        usage: antler_protocol::runs::RunUsage::default(),
         created_at: chrono::Utc::now(),
         updated_at: chrono::Utc::now(),
     }

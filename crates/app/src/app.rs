@@ -53,6 +53,8 @@ pub struct App {
     pub secrets: Arc<SecretsService>,
     /// Crons (scheduled runs).
     pub crons: Arc<crate::crons::CronsService>,
+    /// Model usage reports and daily limits.
+    pub usage: crate::usage::UsageService,
     /// LangGraph store items (each person's JSON documents).
     pub items: ItemsService,
     /// Runs the agent's tools: Docker containers per thread, or host directories.
@@ -329,6 +331,7 @@ impl App {
                 tools: manager.tool_names(),
             },
         ));
+        let usage = crate::usage::UsageService::new(store.clone(), config.usage.clone());
         let crons = Arc::new(crate::crons::CronsService::new(
             store.clone(),
             RunsService::new(
@@ -336,7 +339,8 @@ impl App {
                 manager.clone(),
                 assistants.clone(),
                 config.threads.clone(),
-            ),
+            )
+            .with_usage(usage.clone()),
             threads.clone(),
             assistants.clone(),
             config.crons.clone(),
@@ -355,7 +359,9 @@ impl App {
                 manager,
                 assistants.clone(),
                 config.threads.clone(),
-            ),
+            )
+            .with_usage(usage.clone()),
+            usage,
             mcp,
             memory,
             secrets,

@@ -30,6 +30,7 @@ mod state_queries;
 mod thread_copy;
 pub mod thread_select;
 pub mod threads;
+pub mod usage;
 
 pub use accounts::{AccountError, AccountsService, Authenticated};
 pub use antler_store::StoreError;
@@ -48,3 +49,4 @@ pub use skills::{
     ImportOptions, ImportSettings, SkillOpError, SkillsService, UpdateOutcome, UpdateReport,
 };
 pub use threads::{ThreadError, ThreadsService};
+pub use usage::{UsageError, UsageService};

@@ -62,7 +62,7 @@ impl App {
         mut req: RunCreate,
     ) -> Result<Started, RunOpError> {
         crate::threads::check_id(thread_id)?;
-        self.runs.check_quota(caller).await?;
+        self.runs.admit(caller).await?;
         self.files
             .store_message_files(
                 &self.threads,

@@ -63,6 +63,9 @@ pub enum RunOpError {
         /// The quota.
         limit: u64,
     },
+    /// The caller reached a daily usage limit.
+    #[error(transparent)]
+    UsageLimit(crate::usage::LimitReached),
     /// The database failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -83,6 +86,7 @@ pub struct RunsService {
     manager: Arc<RunManager>,
     assistants: Arc<AssistantsService>,
     pub(crate) limits: ThreadsConfig,
+    usage: Option<crate::usage::UsageService>,
 }
 
 impl std::fmt::Debug for RunsService {
@@ -103,7 +107,32 @@ impl RunsService {
             manager,
             assistants,
             limits,
+            usage: None,
         }
+    }
+
+    /// Checks daily usage limits before every run starts.
+    pub(crate) fn with_usage(mut self, usage: crate::usage::UsageService) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+
+    /// Whether the caller may start a run: under their storage quota and their daily usage
+    /// limits. Every way a run starts (stream, wait, background, batch, crons, stateless)
+    /// passes here.
+    pub(crate) async fn admit(&self, caller: &Caller) -> Result<(), RunOpError> {
+        self.check_quota(caller).await?;
+        if let Some(usage) = &self.usage
+            && let Some(reached) = usage.check(caller.owner()).await?
+        {
+            tracing::info!(
+                user.id = caller.owner(),
+                limit = reached.limit_name(),
+                "daily usage limit reached; run refused"
+            );
+            return Err(RunOpError::UsageLimit(reached));
+        }
+        Ok(())
     }
 
     /// Refuses to store more for a caller whose conversations are over their quota.

@@ -21,6 +21,8 @@ pub struct AppError {
     code: &'static str,
     message: String,
     details: Option<serde_json::Value>,
+    /// Seconds for a `Retry-After` header (a refusal that lifts at a known time).
+    retry_after_secs: Option<u64>,
     /// The internal cause, logged by middleware and never sent.
     source: Option<anyhow::Error>,
 }
@@ -40,8 +42,15 @@ impl AppError {
             code,
             message: message.into(),
             details: None,
+            retry_after_secs: None,
             source: None,
         }
+    }
+
+    /// Adds a `Retry-After` header of `secs` seconds.
+    pub fn with_retry_after(mut self, secs: u64) -> Self {
+        self.retry_after_secs = Some(secs);
+        self
     }
 
     /// Adds structured details.
@@ -260,6 +269,7 @@ impl From<RunOpError> for AppError {
                 RunOpError::Quota { used, limit }.to_string(),
             )
             .with_details(json!({ "used_bytes": used, "limit_bytes": limit })),
+            RunOpError::UsageLimit(reached) => usage_limit(&reached),
             RunOpError::Store(e) => e.into(),
         }
     }
@@ -293,6 +303,28 @@ impl From<SkillOpError> for AppError {
             SkillOpError::Internal(m) => AppError::internal(anyhow::anyhow!(m)),
         }
     }
+}
+
+/// A run refused over a daily usage limit: 429 `usage_limit_exceeded` with the limit, what
+/// was used, and when it resets (also as `Retry-After`).
+fn usage_limit(reached: &antler_app::usage::LimitReached) -> AppError {
+    use antler_app::usage::LimitKind;
+    let (limit, used) = match reached.kind {
+        LimitKind::Tokens { limit, used } => (json!(limit), json!(used)),
+        LimitKind::Cost { limit, used } => (json!(limit), json!(used)),
+    };
+    AppError::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        "usage_limit_exceeded",
+        reached.to_string(),
+    )
+    .with_details(json!({
+        "limit": reached.limit_name(),
+        "limit_value": limit,
+        "used": used,
+        "resets_at": antler_app::usage::rfc3339(reached.resets_at),
+    }))
+    .with_retry_after(reached.retry_after_secs())
 }
 
 /// Import failures: the source (400), the server (503), the repository (422, 413, 504).
@@ -377,6 +409,12 @@ impl IntoResponse for AppError {
             },
         };
         let mut response = (self.status, Json(envelope)).into_response();
+        if let Some(secs) = self.retry_after_secs {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(secs),
+            );
+        }
         if let Some(cause) = self.source {
             response
                 .extensions_mut()

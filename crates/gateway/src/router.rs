@@ -24,7 +24,7 @@ use crate::error::{AppError, InternalCause};
 use crate::routes::{
     artifacts, assistants, auth, crons, health, mcp, memory, models, run_batch, runs, secrets,
     skill_import, skill_install, skills, state, stateless, store_items, thread_stream, threads,
-    uploads, users,
+    uploads, usage, users,
 };
 use crate::state::AppState;
 
@@ -107,6 +107,9 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(mcp::list_servers))
         .routes(routes!(mcp::get_config, mcp::put_config))
         .routes(routes!(mcp::restart_server))
+        .routes(routes!(usage::get_usage))
+        .routes(routes!(usage::list_limits))
+        .routes(routes!(usage::put_limits))
         .routes(routes!(secrets::list_secrets))
         .routes(routes!(secrets::put_secret, secrets::delete_secret))
         .routes(routes!(

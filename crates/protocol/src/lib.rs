@@ -22,6 +22,7 @@ pub mod skills;
 pub mod store_items;
 pub mod stream;
 pub mod threads;
+pub mod usage;
 pub mod validation;
 pub mod web;
 pub mod wire_enum;

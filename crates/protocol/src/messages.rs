@@ -206,15 +206,41 @@ fn invalid_tool_call_type() -> String {
     "invalid_tool_call".into()
 }
 
-/// Token counts of one model call.
+/// Token counts of one model call (LangChain's `usage_metadata`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct UsageMetadata {
-    /// Prompt tokens.
+    /// Prompt tokens (cached ones included).
     pub input_tokens: u64,
-    /// Completion tokens.
+    /// Completion tokens (reasoning included).
     pub output_tokens: u64,
     /// Both.
     pub total_tokens: u64,
+    /// Of `input_tokens`: read from (`cache_read`) and written to (`cache_creation`) the
+    /// provider's prompt cache; absent when neither happened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_token_details: Option<InputTokenDetails>,
+    /// Of `output_tokens`: spent reasoning; absent when none were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_token_details: Option<OutputTokenDetails>,
+}
+
+/// Where a call's prompt tokens came from (keys only when not zero).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct InputTokenDetails {
+    /// Read from the prompt cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read: Option<u64>,
+    /// Written to the prompt cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_creation: Option<u64>,
+}
+
+/// What a call's completion tokens were spent on (keys only when not zero).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct OutputTokenDetails {
+    /// Reasoning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<u64>,
 }
 
 /// The model's message.

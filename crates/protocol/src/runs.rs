@@ -239,9 +239,27 @@ pub struct RunOptions {
     /// A configured model's name.
     #[serde(default, deserialize_with = "crate::de::lenient")]
     pub model_name: Option<String>,
-    /// Plan mode: the agent keeps a checklist with `write_todos`.
-    #[serde(default, deserialize_with = "crate::de::lenient")]
+    /// Plan mode: the agent keeps a checklist with `write_todos` (DeerFlow: `is_plan_mode`).
+    #[serde(
+        default,
+        alias = "is_plan_mode",
+        deserialize_with = "crate::de::lenient"
+    )]
     pub plan_mode: Option<bool>,
+    /// Thinking on or off (DeerFlow: `thinking_enabled`); `false` wins over an effort.
+    #[serde(
+        default,
+        alias = "thinking_enabled",
+        deserialize_with = "crate::de::lenient"
+    )]
+    pub thinking: Option<bool>,
+    /// `low`, `medium` or `high` (implies thinking on); checked when the run is created, so
+    /// another value is refused rather than ignored.
+    #[serde(default)]
+    pub reasoning_effort: Option<Value>,
+    /// `false`: the `task` tool (subagents) is not offered to this run.
+    #[serde(default, deserialize_with = "crate::de::lenient")]
+    pub subagent_enabled: Option<bool>,
 }
 
 impl RunOptions {
@@ -250,6 +268,12 @@ impl RunOptions {
         RunOptions {
             model_name: self.model_name.or(other.model_name),
             plan_mode: self.plan_mode.or(other.plan_mode),
+            thinking: self.thinking.or(other.thinking),
+            reasoning_effort: self
+                .reasoning_effort
+                .filter(|v| !v.is_null())
+                .or(other.reasoning_effort),
+            subagent_enabled: self.subagent_enabled.or(other.subagent_enabled),
         }
     }
 
@@ -328,15 +352,37 @@ pub struct StateAtCheckpoint {
     pub select: Option<Vec<String>>,
 }
 
-/// Token and call counters of a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+/// Token, call and cost counters of a run: its own model calls (the agent loop, summaries,
+/// the title) and its subagents'.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RunUsage {
-    /// Prompt tokens over all model calls.
+    /// Prompt tokens over all model calls (cached ones included).
     pub input_tokens: u64,
-    /// Completion tokens over all model calls.
+    /// Of `input_tokens`, those read from the provider's prompt cache.
+    #[serde(default)]
+    pub cached_input_tokens: u64,
+    /// Completion tokens over all model calls (reasoning included).
     pub output_tokens: u64,
+    /// Of `output_tokens`, those spent reasoning.
+    #[serde(default)]
+    pub reasoning_tokens: u64,
     /// Model calls made.
     pub model_calls: u64,
+    /// What the calls cost in US dollars, from the models' `pricing` (0 when unpriced).
+    #[serde(default)]
+    pub cost_usd: f64,
+}
+
+impl RunUsage {
+    /// Adds `more` to these counters.
+    pub fn add(&mut self, more: &RunUsage) {
+        self.input_tokens += more.input_tokens;
+        self.cached_input_tokens += more.cached_input_tokens;
+        self.output_tokens += more.output_tokens;
+        self.reasoning_tokens += more.reasoning_tokens;
+        self.model_calls += more.model_calls;
+        self.cost_usd += more.cost_usd;
+    }
 }
 
 /// A run record.

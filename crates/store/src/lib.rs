@@ -21,6 +21,7 @@ pub mod secrets;
 pub mod skill_states;
 mod sql;
 pub mod threads;
+pub mod usage;
 
 pub use accounts::{AccountRepo, SessionRecord, SetupOutcome, TokenRecord, UserRecord, UserUpdate};
 pub use assistants::{
@@ -41,6 +42,9 @@ pub use runs::{
 pub use secrets::{SecretRecord, SecretRepo};
 pub use skill_states::{SkillState, SkillStateRepo};
 pub use threads::{ThreadQuery, ThreadRecord, ThreadRepo};
+pub use usage::{
+    UsageCounts, UsageEntry, UsageGrouping, UsageLimitRecord, UsageQuery, UsageRepo, UsageRow,
+};
 
 /// Failures of the storage layer. The gateway maps every variant to a 500 without leaking text.
 #[derive(Debug, thiserror::Error)]
@@ -166,6 +170,8 @@ pub struct Store {
     pub bus: Arc<dyn Bus>,
     /// Crons (scheduled runs) and their ticks.
     pub crons: Arc<dyn CronRepo>,
+    /// Model usage and daily limits.
+    pub usage: Arc<dyn UsageRepo>,
 }
 
 impl std::fmt::Debug for Store {

@@ -1,6 +1,6 @@
 //! Runs, their event logs and thread checkpoints.
 
-use antler_protocol::runs::{MultitaskStrategy, RunStatus, StopReason};
+use antler_protocol::runs::{MultitaskStrategy, RunStatus, RunUsage, StopReason};
 use antler_protocol::threads::ThreadStatus;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -33,12 +33,8 @@ pub struct RunRecord {
     pub kwargs: Value,
     /// The server instance executing it.
     pub instance: String,
-    /// Prompt tokens.
-    pub input_tokens: u64,
-    /// Completion tokens.
-    pub output_tokens: u64,
-    /// Model calls.
-    pub model_calls: u64,
+    /// Tokens, calls and cost (its subagents' included).
+    pub usage: RunUsage,
     /// Created.
     pub created_at: DateTime<Utc>,
     /// Last change.
@@ -46,7 +42,7 @@ pub struct RunRecord {
 }
 
 /// How a run ended (or what it is doing now).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunUpdate {
     /// New status.
     pub status: RunStatus,
@@ -54,12 +50,8 @@ pub struct RunUpdate {
     pub stop_reason: Option<StopReason>,
     /// Error message.
     pub error: Option<String>,
-    /// Prompt tokens so far.
-    pub input_tokens: u64,
-    /// Completion tokens so far.
-    pub output_tokens: u64,
-    /// Model calls so far.
-    pub model_calls: u64,
+    /// Tokens, calls and cost so far.
+    pub usage: RunUsage,
     /// New metadata for the run (what it was created with, plus what it added); `None`
     /// keeps what it has.
     pub metadata: Option<Map<String, Value>>,

@@ -177,7 +177,7 @@ async fn sessions_tokens_and_updates_round_trip_and_revoke() {
 }
 
 #[tokio::test]
-async fn adopting_moves_threads_runs_and_stored_items_of_the_local_owner() {
+async fn adopting_moves_threads_runs_stored_items_and_usage_of_the_local_owner() {
     let tmp = tempfile::tempdir().unwrap();
     let engines = common::Engines::new(tmp.path()).await.unwrap();
     for (engine, store) in engines.open().await.unwrap() {
@@ -206,6 +206,25 @@ async fn adopting_moves_threads_runs_and_stored_items_of_the_local_owner() {
             .create("other", "t2", Default::default())
             .await
             .unwrap();
+        let today = chrono::Utc::now().date_naive();
+        let used = antler_store::UsageCounts {
+            model_calls: 1,
+            input_tokens: 120,
+            output_tokens: 30,
+            ..Default::default()
+        };
+        store
+            .usage
+            .record(&[antler_store::UsageEntry {
+                owner: "local".into(),
+                run_id: "r1".into(),
+                thread_id: "t1".into(),
+                model: "m".into(),
+                day: today,
+                counts: used,
+            }])
+            .await
+            .unwrap();
         assert_eq!(
             store.accounts.adopt("local", "admin").await.unwrap(),
             1,
@@ -216,6 +235,11 @@ async fn adopting_moves_threads_runs_and_stored_items_of_the_local_owner() {
             "{engine}"
         );
         assert!(store.threads.get("local", "t1").await.unwrap().is_none());
+        // What the adopted runs used counts against the admin's day now.
+        let admin_day = store.usage.day_total("admin", today).await.unwrap();
+        assert_eq!(admin_day.input_tokens, 120, "{engine}");
+        let local_day = store.usage.day_total("local", today).await.unwrap();
+        assert_eq!(local_day.input_tokens, 0, "{engine}");
         assert!(store.threads.get("other", "t2").await.unwrap().is_some());
         let ns = ["notes".to_string()];
         let now = chrono::Utc::now();

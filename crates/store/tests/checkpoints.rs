@@ -152,9 +152,7 @@ async fn threads_count_events_and_give_bytes_back_when_runs_go() {
             metadata: Map::new(),
             kwargs: json!({}),
             instance: "i".into(),
-            input_tokens: 0,
-            output_tokens: 0,
-            model_calls: 0,
+            usage: antler_protocol::runs::RunUsage::default(),
             created_at: now,
             updated_at: now,
         };

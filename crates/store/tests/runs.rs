@@ -8,7 +8,7 @@
 
 mod common;
 
-use antler_protocol::runs::{MultitaskStrategy, RunStatus, StopReason};
+use antler_protocol::runs::{MultitaskStrategy, RunStatus, RunUsage, StopReason};
 use antler_protocol::threads::ThreadStatus;
 use antler_store::{NewCheckpoint, RunRecord, RunUpdate, Store, StoredEvent, Topic};
 use chrono::Utc;
@@ -46,9 +46,7 @@ fn run(id: &str, thread: &str, status: RunStatus, instance: &str) -> RunRecord {
         metadata: Map::new(),
         kwargs: json!({"input": {"messages": []}}),
         instance: instance.into(),
-        input_tokens: 0,
-        output_tokens: 0,
-        model_calls: 0,
+        usage: antler_protocol::runs::RunUsage::default(),
         created_at: Utc::now(),
         updated_at: Utc::now(),
     }
@@ -76,9 +74,14 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
                     status: RunStatus::Success,
                     stop_reason: Some(StopReason::Completed),
                     error: None,
-                    input_tokens: 10,
-                    output_tokens: 5,
-                    model_calls: 2,
+                    usage: RunUsage {
+                        input_tokens: 10,
+                        cached_input_tokens: 4,
+                        output_tokens: 5,
+                        reasoning_tokens: 3,
+                        model_calls: 2,
+                        cost_usd: 0.25,
+                    },
                     metadata: None,
                 },
             )
@@ -86,8 +89,21 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
             .unwrap();
         let r1 = store.runs.get("t", "r1").await.unwrap().unwrap();
         assert_eq!(
-            (r1.input_tokens, r1.output_tokens, r1.model_calls),
+            (
+                r1.usage.input_tokens,
+                r1.usage.output_tokens,
+                r1.usage.model_calls
+            ),
             (10, 5, 2)
+        );
+        assert_eq!(
+            (
+                r1.usage.cached_input_tokens,
+                r1.usage.reasoning_tokens,
+                r1.usage.cost_usd
+            ),
+            (4, 3, 0.25),
+            "the cached and reasoning tokens and the cost are kept too"
         );
         assert_eq!(r1.stop_reason, Some(StopReason::Completed));
         let kept = r1.metadata.clone();
@@ -98,9 +114,14 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
             status: RunStatus::Success,
             stop_reason: Some(StopReason::Completed),
             error: None,
-            input_tokens: 10,
-            output_tokens: 5,
-            model_calls: 2,
+            usage: RunUsage {
+                input_tokens: 10,
+                cached_input_tokens: 4,
+                output_tokens: 5,
+                reasoning_tokens: 3,
+                model_calls: 2,
+                cost_usd: 0.25,
+            },
             metadata,
         };
         store

@@ -110,7 +110,11 @@ async fn check_upgraded(engine: &str, store: &Store) {
     let thread = store.threads.get("local", "kept").await.unwrap().unwrap();
     assert_eq!(thread.metadata["title"], "Kept", "{engine}");
     let run = store.runs.get("kept", "r1").await.unwrap().unwrap();
-    assert_eq!((run.input_tokens, run.output_tokens), (5, 6), "{engine}");
+    assert_eq!(
+        (run.usage.input_tokens, run.usage.output_tokens),
+        (5, 6),
+        "{engine}"
+    );
     assert_eq!(
         store.runs.events_after("r1", 0).await.unwrap().len(),
         2,

@@ -6,7 +6,15 @@ use serde_json::{Map, Value, json};
 
 use super::{AgentRun, AgentState};
 use crate::langchain::{ai_message, chunk, final_chunk, new_id};
-use crate::model::{Delta, ModelClient, ModelError, ModelEvent, RetryNotice};
+use crate::model::{CallOptions, Delta, ModelClient, ModelError, ModelEvent, RetryNotice};
+
+/// An agent call: the model's own output limit, thinking as the run chose.
+fn call_options(model: &ModelClient) -> CallOptions {
+    CallOptions {
+        max_tokens: None,
+        thinking: model.thinking(),
+    }
+}
 
 /// What a model call streamed before it stopped.
 #[derive(Default)]
@@ -31,10 +39,11 @@ impl AgentRun<'_> {
             .await
         {
             Ok(ai) => {
-                if let Some(u) = ai.usage_metadata {
-                    state.usage.input_tokens += u.input_tokens;
-                    state.usage.output_tokens += u.output_tokens;
-                }
+                // Its call was counted when it started (the call limit); tokens and cost now.
+                let usage = ai.usage_metadata.as_ref().map(crate::usage::from_metadata);
+                let mut call = state.ledger.add(model.config(), usage.as_ref());
+                call.model_calls = 0;
+                state.usage.add(&call);
                 Ok(ai)
             }
             Err(ModelError::Cancelled) => {
@@ -60,7 +69,13 @@ impl AgentRun<'_> {
             }
         };
         let mut rx = model
-            .stream(request, tool_defs, None, self.cancel, &on_retry)
+            .stream(
+                request,
+                tool_defs,
+                call_options(model),
+                self.cancel,
+                &on_retry,
+            )
             .await?;
         let id = new_id();
         partial.id.clone_from(&id);
@@ -82,10 +97,10 @@ impl AgentRun<'_> {
                     }
                 }
                 ModelEvent::Done(done) => {
-                    let last = final_chunk(&id, &done);
+                    let last = final_chunk(&id, &done, model.config());
                     self.log
                         .emit(&StreamEvent::Messages(MessagePart::Chunk(&last), &metadata));
-                    return Ok(ai_message(&done, &id));
+                    return Ok(ai_message(&done, &id, model.config()));
                 }
             }
         }

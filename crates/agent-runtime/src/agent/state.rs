@@ -6,15 +6,22 @@ use antler_protocol::runs::RunUsage;
 use antler_protocol::threads::ThreadValues;
 
 use crate::checkpoints::Head;
+use crate::config::ModelConfig;
+use crate::model::wire::Usage;
+use crate::usage::UsageLedger;
 
 impl AgentState {
     /// Everything the run used: its own calls and those made on its behalf.
     pub fn total_usage(&self) -> RunUsage {
-        RunUsage {
-            input_tokens: self.usage.input_tokens + self.extra.input_tokens,
-            output_tokens: self.usage.output_tokens + self.extra.output_tokens,
-            model_calls: self.usage.model_calls + self.extra.model_calls,
-        }
+        let mut total = self.usage;
+        total.add(&self.extra);
+        total
+    }
+
+    /// Counts a model call made for the run outside its loop (a summary, the title).
+    pub fn count_extra_call(&mut self, model: &ModelConfig, usage: Option<&Usage>) {
+        let call = self.ledger.add(model, usage);
+        self.extra.add(&call);
     }
 }
 
@@ -32,6 +39,9 @@ pub struct AgentState {
     /// Model use on the run's behalf outside its loop: subagents, summaries. Reported with
     /// `usage`, not counted against the run's call limit.
     pub extra: RunUsage,
+    /// The run's own answered calls (loop, summaries, title; not its subagents', which
+    /// store their own) per model and day, stored when the run ends.
+    pub ledger: UsageLedger,
     /// Model calls and tool rounds so far.
     pub step: u64,
     /// How often each exact set of tool calls was made in this run.

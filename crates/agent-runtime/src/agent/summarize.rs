@@ -184,11 +184,9 @@ impl AgentRun<'_> {
                 return;
             }
         };
-        state.extra.model_calls += 1;
-        if let Some(u) = &done.usage {
-            state.extra.input_tokens += u.prompt_tokens;
-            state.extra.output_tokens += u.completion_tokens;
-        }
+        // Field by field: `folded` still borrows the messages.
+        let call = state.ledger.add(model.config(), done.usage.as_ref());
+        state.extra.add(&call);
         let Some(last) = folded.last() else { return };
         let summary = Summary {
             content: done.turn.content.trim().to_string(),

@@ -148,9 +148,7 @@ impl Tasks {
 
 /// Adds `more` to `usage`.
 pub(crate) fn add_usage(usage: &mut RunUsage, more: &RunUsage) {
-    usage.input_tokens += more.input_tokens;
-    usage.output_tokens += more.output_tokens;
-    usage.model_calls += more.model_calls;
+    usage.add(more);
 }
 
 /// Runs a subagent for a `task` call that got its slot: the parent run does (the child is

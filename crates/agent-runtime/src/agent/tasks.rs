@@ -133,9 +133,7 @@ impl AgentRun<'_> {
             metadata,
             kwargs: json!({"input": {"messages": [{"role": "user", "content": req.prompt}]}}),
             instance: tasks.instance.clone(),
-            input_tokens: 0,
-            output_tokens: 0,
-            model_calls: 0,
+            usage: antler_protocol::runs::RunUsage::default(),
             created_at: now,
             updated_at: now,
         };
@@ -244,11 +242,14 @@ impl AgentRun<'_> {
             status,
             stop_reason: Some(stop_reason),
             error: error.clone(),
-            input_tokens: usage.input_tokens,
-            output_tokens: usage.output_tokens,
-            model_calls: usage.model_calls,
+            usage,
             metadata: None,
         };
+        // The subagent's own calls, under its own run id (its parent stores only its own).
+        state
+            .ledger
+            .store(self.store, self.owner, &child_id, self.thread_id)
+            .await;
         // A record left `running` would keep the thread busy: retried before giving up.
         for attempt in 1..=3u64 {
             match self.store.runs.update(&child_id, &update).await {

@@ -60,6 +60,7 @@ impl Hook for TitleGeneration {
             let call = model.complete(request, Some(32), svc.cancel);
             match tokio::time::timeout(std::time::Duration::from_secs(20), call).await {
                 Ok(Ok(done)) => {
+                    state.count_extra_call(model.config(), done.usage.as_ref());
                     let clean = shorten(
                         done.turn.content.trim().trim_matches(['"', '\'', '.', ' ']),
                         TITLE_CHARS,

@@ -14,6 +14,7 @@ use chrono::{SubsecRound, Utc};
 use serde_json::{Map, Value, json};
 
 use super::active::{ActiveRun, RunError};
+use super::choice::{MODEL_CHOICE_KEY, ModelChoice};
 use super::execute::{Start, stored_values};
 use super::log::EventLog;
 use super::manager::{RunManager, lock};
@@ -109,7 +110,16 @@ impl RunManager {
             .into_iter()
             .collect();
         let strategy = req.multitask_strategy.unwrap_or_default();
-        let model = self.model_for(&req, &profile)?;
+        let options = req.options();
+        let choice = ModelChoice::of(
+            &options,
+            thread
+                .as_ref()
+                .and_then(|t| t.metadata.get(MODEL_CHOICE_KEY)),
+        )?;
+        let model = self
+            .model_for(&choice, &profile)?
+            .map(|m| m.with_thinking(choice.thinking));
 
         let run_id = uuid::Uuid::new_v4().to_string();
         let (log, writer) = EventLog::new(
@@ -170,6 +180,13 @@ impl RunManager {
             lock(&queue.runs).retain(|r| r.run_id != run_id);
             return Err(e.into());
         }
+        if choice.named {
+            let name = model.as_ref().map(|m| m.config().name.as_str());
+            store
+                .threads
+                .merge_metadata(owner, thread_id, choice.remember(name))
+                .await?;
+        }
         let memory = match &self.deps.memory {
             Some(source) => {
                 source
@@ -198,6 +215,7 @@ impl RunManager {
                 context,
                 profile,
                 plan_mode,
+                subagents: options.subagent_enabled != Some(false),
                 memory,
                 created_at,
                 rollback,
@@ -236,27 +254,30 @@ impl RunManager {
                 "on_disconnect": req.on_disconnect,
             }),
             instance: self.deps.instance.clone(),
-            input_tokens: 0,
-            output_tokens: 0,
-            model_calls: 0,
+            usage: antler_protocol::runs::RunUsage::default(),
             created_at: now,
             updated_at: now,
         }
     }
 
     /// The model for a run: `configurable.model_name` (in `config` or `context`), else the
-    /// assistant's, else the default.
+    /// one remembered on the thread (while it is configured), else the assistant's, else the
+    /// default.
     fn model_for(
         &self,
-        req: &RunCreate,
+        choice: &ModelChoice,
         profile: &AgentProfile,
     ) -> Result<Option<ModelClient>, RunError> {
-        let options = req.options();
-        let asked = options
+        let models = &self.deps.models;
+        let remembered = choice
+            .remembered_model
+            .as_deref()
+            .filter(|name| models.iter().any(|m| m.config().name == *name));
+        let asked = choice
             .model_name
             .as_deref()
+            .or(remembered)
             .or(profile.model_name.as_deref());
-        let models = &self.deps.models;
         match asked {
             Some(name) => models
                 .iter()

@@ -33,6 +33,8 @@ pub(super) struct Start {
     pub profile: AgentProfile,
     /// Plan mode (configuration or `context.plan_mode`).
     pub plan_mode: bool,
+    /// Subagents offered (`context.subagent_enabled: false` turns them off for the run).
+    pub subagents: bool,
     /// What it remembers about the person.
     pub memory: Vec<crate::memory::RememberedFact>,
     /// When it was created, as stored (its place among the thread's runs on every replica).
@@ -120,9 +122,7 @@ impl RunManager {
             status: RunStatus::Running,
             stop_reason: None,
             error: None,
-            input_tokens: 0,
-            output_tokens: 0,
-            model_calls: 0,
+            usage: antler_protocol::runs::RunUsage::default(),
             metadata: None,
         };
         if let Err(e) = self.deps.store.runs.update(&run.run_id, &running).await {
@@ -204,7 +204,7 @@ impl RunManager {
         if let Some(names) = &start.profile.skills {
             snapshot = Arc::new(snapshot.only(names));
         }
-        let tasks = self.deps.cfg.subagents.enabled.then(|| {
+        let tasks = (self.deps.cfg.subagents.enabled && start.subagents).then(|| {
             Arc::new(crate::agent::Tasks::new(
                 &self.deps.cfg.subagents,
                 &self.deps.instance,
@@ -363,11 +363,14 @@ impl RunManager {
                     .clone()
                     .or_else(|| Some(stop_reason.as_str().to_string()))
             },
-            input_tokens: total.input_tokens,
-            output_tokens: total.output_tokens,
-            model_calls: total.model_calls,
+            usage: total,
             metadata: self.metadata_with_sources(run, &state.sources).await,
         };
+        // Stored whatever the ending: a failed or cancelled run's calls were paid for too.
+        state
+            .ledger
+            .store(store, &run.owner, &run.run_id, &run.thread_id)
+            .await;
         if let Err(e) = store.runs.update(&run.run_id, &update).await {
             tracing::error!(run.id = %run.run_id, error = %e, "run status could not be saved");
         }

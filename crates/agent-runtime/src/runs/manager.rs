@@ -225,10 +225,6 @@ impl RunManager {
 
     /// Counters of a stored run.
     pub fn usage(r: &RunRecord) -> RunUsage {
-        RunUsage {
-            input_tokens: r.input_tokens,
-            output_tokens: r.output_tokens,
-            model_calls: r.model_calls,
-        }
+        r.usage
     }
 }

@@ -2,6 +2,7 @@
 //! streams.
 
 mod active;
+pub mod choice;
 mod create;
 mod events_mode;
 mod execute;

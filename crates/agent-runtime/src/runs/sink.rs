@@ -114,9 +114,7 @@ mod tests {
             metadata: Map::new(),
             kwargs: json!({}),
             instance: "here".into(),
-            input_tokens: 0,
-            output_tokens: 0,
-            model_calls: 0,
+            usage: antler_protocol::runs::RunUsage::default(),
             created_at: now,
             updated_at: now,
         }

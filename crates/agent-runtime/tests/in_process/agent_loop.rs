@@ -35,7 +35,7 @@ async fn a_tool_call_round_trip_gives_the_model_the_result_and_stores_the_histor
     let run = h.start("t", "count for me", json!({})).await;
     let (record, events) = h.finish(&run).await;
     assert_eq!(record.status, RunStatus::Success, "{:?}", record.error);
-    assert_eq!(record.model_calls, 2);
+    assert_eq!(record.usage.model_calls, 2);
 
     let requests = model_requests(&url).await;
     assert_eq!(requests.len(), 2);
@@ -104,7 +104,7 @@ async fn a_tool_that_breaks_ends_the_run_with_an_error_and_every_call_answered()
         "{:?}",
         record.error
     );
-    assert_eq!(record.model_calls, 1, "the model is not asked again");
+    assert_eq!(record.usage.model_calls, 1, "the model is not asked again");
     assert!(events.iter().any(|e| e.event == "error"));
 
     let messages = h.messages("t").await;

@@ -138,8 +138,11 @@ async fn a_subagent_streams_into_its_parent_and_keeps_its_own_history_tools_and_
         .expect("the subagent's run is stored");
     assert_eq!(child.status, RunStatus::Success);
     assert_eq!(child.metadata["parent_run_id"], run.run_id.as_str());
-    assert_eq!(child.model_calls, 2);
-    assert_eq!(record.model_calls, 4, "the lead's two and the child's two");
+    assert_eq!(child.usage.model_calls, 2);
+    assert_eq!(
+        record.usage.model_calls, 4,
+        "the lead's two and the child's two"
+    );
 
     // Its history is its own: the thread holds the lead's messages only.
     let messages = h.messages("t").await;

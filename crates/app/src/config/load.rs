@@ -99,6 +99,9 @@ impl Config {
         if self.skills_dir.as_os_str().is_empty() {
             return Err(ConfigError::new("skills_dir", "must not be empty"));
         }
+        self.usage
+            .validate()
+            .map_err(|m| ConfigError::new("usage.daily_cost_limit_usd", m))?;
         if self.memory.claim_timeout_secs == 0 {
             return Err(ConfigError::new(
                 "memory.claim_timeout_secs",

@@ -47,6 +47,8 @@ pub struct Config {
     pub memory: crate::memory::MemoryConfig,
     /// The cron scheduler.
     pub crons: crate::crons::CronsConfig,
+    /// Daily limits on model usage.
+    pub usage: crate::usage::UsageConfig,
     /// The web UI.
     pub web: WebConfig,
     /// Logging.
@@ -71,6 +73,7 @@ impl Default for Config {
             mcp: antler_mcp::McpConfig::default(),
             memory: crate::memory::MemoryConfig::default(),
             crons: crate::crons::CronsConfig::default(),
+            usage: crate::usage::UsageConfig::default(),
             web: WebConfig::default(),
             log: LogConfig::default(),
         }

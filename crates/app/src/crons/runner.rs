@@ -83,7 +83,7 @@ impl CronsService {
         thread_id: &str,
         req: RunCreate,
     ) -> Result<Started, CronError> {
-        self.runs.check_quota(caller).await?;
+        self.runs.admit(caller).await?;
         Ok(self.runs.start(caller, thread_id, req).await?)
     }
 

@@ -309,7 +309,7 @@ async fn single_user_data_is_adopted_by_the_first_admin() {
             .contains("authentication is off"),
         "{health}"
     );
-    std::fs::write(env.user_data("old").join("outputs/kept.txt"), "kept").unwrap();
+    std::fs::write(env.files_of("old").join("outputs/kept.txt"), "kept").unwrap();
     // A personal skill of the single user, disabled.
     let zip = antler_skills::archive::testing::ZipBuilder::new()
         .file(

@@ -30,7 +30,7 @@ async fn install_from_thread(
     extra: Value,
 ) -> (u16, Value) {
     server.create_thread("t").await;
-    std::fs::write(env.user_data("t").join("outputs/x.skill"), archive).unwrap();
+    std::fs::write(env.files_of("t").join("outputs/x.skill"), archive).unwrap();
     let mut body = json!({"thread_id": "t", "path": "/mnt/user-data/outputs/x.skill"});
     body.as_object_mut()
         .unwrap()
@@ -117,7 +117,7 @@ async fn installing_from_a_thread_checks_the_path() {
         ZipBuilder::new().skill("", "sneaky").finish().unwrap(),
     )
     .unwrap();
-    std::os::unix::fs::symlink(&outside, env.user_data("t").join("outputs/link.skill")).unwrap();
+    std::os::unix::fs::symlink(&outside, env.files_of("t").join("outputs/link.skill")).unwrap();
     let post = |path: &'static str| {
         server.post_json(
             "/api/skills/install",
@@ -146,7 +146,7 @@ async fn installing_from_a_thread_checks_the_path() {
         )
         .await;
     assert_eq!(status, 422);
-    std::fs::write(env.user_data("t").join("outputs/text.skill"), "not a zip").unwrap();
+    std::fs::write(env.files_of("t").join("outputs/text.skill"), "not a zip").unwrap();
     let (status, body) = post("/mnt/user-data/outputs/text.skill").await;
     assert_eq!(status, 400);
     assert_eq!(rules(&body), ["not-a-zip"]);

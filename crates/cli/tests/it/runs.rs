@@ -192,7 +192,8 @@ async fn the_agent_reads_a_skill_runs_its_script_in_docker_and_presents_the_outp
         .wait_run("demo", &run_id, |r| r["status"] == "success")
         .await;
     assert_eq!(run["stop_reason"], "completed");
-    assert_eq!(run["usage"]["model_calls"], 4);
+    // Four agent calls and the title's.
+    assert_eq!(run["usage"]["model_calls"], 5);
     assert_eq!(run["usage"]["input_tokens"], 300);
     let (_, thread) = server.get_json("/api/threads/demo").await;
     assert_eq!(thread["status"], "idle");

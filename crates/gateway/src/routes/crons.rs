@@ -191,7 +191,7 @@ pub async fn delete_cron(
         (status = 404, description = "No such cron, or its assistant or thread is gone", body = ErrorEnvelope),
         (status = 409, description = "Its thread is busy and its multitask_strategy is reject", body = ErrorEnvelope),
         (status = 422, description = "Its run request is invalid", body = ErrorEnvelope),
-        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`)", body = ErrorEnvelope),
     )
 )]
 pub async fn run_cron_now(

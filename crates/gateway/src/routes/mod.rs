@@ -21,4 +21,5 @@ pub mod store_items;
 pub mod thread_stream;
 pub mod threads;
 pub mod uploads;
+pub mod usage;
 pub mod users;

@@ -59,7 +59,7 @@ pub async fn cancel_runs(
         (status = 404, description = "An item's thread or assistant does not exist", body = ErrorEnvelope),
         (status = 409, description = "An item's thread has a run in progress and its multitask_strategy is reject", body = ErrorEnvelope),
         (status = 422, description = "Not a list, empty, more than 100 items, or an invalid item", body = ErrorEnvelope),
-        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`)", body = ErrorEnvelope),
     )
 )]
 pub async fn create_batch(

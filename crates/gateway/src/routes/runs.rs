@@ -71,7 +71,7 @@ pub(crate) fn located<T: serde::Serialize>(body: T, thread_id: &str, run_id: &st
         (status = 404, description = "No such thread, assistant or checkpoint", body = ErrorEnvelope),
         (status = 409, description = "A run is in progress and multitask_strategy is reject", body = ErrorEnvelope),
         (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
-        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`)", body = ErrorEnvelope),
         (status = 422, description = "Invalid input, stream mode, strategy or thread id", body = ErrorEnvelope),
     )
 )]
@@ -106,7 +106,7 @@ pub async fn stream_run(
         (status = 404, description = "No such thread, assistant or checkpoint", body = ErrorEnvelope),
         (status = 409, description = "A run is in progress and multitask_strategy is reject", body = ErrorEnvelope),
         (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
-        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`)", body = ErrorEnvelope),
         (status = 422, description = "Invalid input, stream mode, strategy or thread id", body = ErrorEnvelope),
     )
 )]
@@ -133,7 +133,7 @@ pub async fn create_run(
         (status = 404, description = "No such thread, assistant or checkpoint", body = ErrorEnvelope),
         (status = 409, description = "A run is in progress and multitask_strategy is reject", body = ErrorEnvelope),
         (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
-        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`)", body = ErrorEnvelope),
         (status = 422, description = "Invalid input, stream mode, strategy or thread id", body = ErrorEnvelope),
     )
 )]

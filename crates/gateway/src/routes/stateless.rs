@@ -48,7 +48,7 @@ async fn start(
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
         (status = 404, description = "No such assistant or checkpoint", body = ErrorEnvelope),
         (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
-        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`)", body = ErrorEnvelope),
         (status = 422, description = "Invalid input or stream mode", body = ErrorEnvelope),
     )
 )]
@@ -80,7 +80,7 @@ pub async fn stream_stateless(
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
         (status = 404, description = "No such assistant or checkpoint", body = ErrorEnvelope),
         (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
-        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`)", body = ErrorEnvelope),
         (status = 422, description = "Invalid input or stream mode", body = ErrorEnvelope),
     )
 )]
@@ -110,7 +110,7 @@ pub async fn wait_stateless(
         (status = 400, description = "Malformed JSON", body = ErrorEnvelope),
         (status = 404, description = "No such assistant or checkpoint", body = ErrorEnvelope),
         (status = 413, description = "Files in the messages over the upload limits", body = ErrorEnvelope),
-        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`)", body = ErrorEnvelope),
+        (status = 429, description = "The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`)", body = ErrorEnvelope),
         (status = 422, description = "Invalid input or stream mode", body = ErrorEnvelope),
     )
 )]

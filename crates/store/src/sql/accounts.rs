@@ -417,6 +417,12 @@ impl AccountRepo for SqlAccounts {
                 .bind(to)
                 .execute(&mut *tx)
                 .await?;
+            // What those runs used counts as the new owner's (reports and daily limits).
+            sqlx::query("UPDATE model_usage SET owner = $2 WHERE owner = $1")
+                .bind(from)
+                .bind(to)
+                .execute(&mut *tx)
+                .await?;
             // Stored items too, except where the new owner has one under the same name.
             sqlx::query(
                 "UPDATE store_items SET owner = $2 WHERE owner = $1 AND NOT EXISTS \

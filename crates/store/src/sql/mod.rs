@@ -24,6 +24,7 @@ mod sqlite;
 mod state;
 mod thread_copy;
 mod threads;
+mod usage;
 mod wire;
 
 use std::path::Path;
@@ -196,6 +197,7 @@ impl Db {
             secrets: Arc::new(secrets::SqlSecrets(self.clone())),
             crons: Arc::new(crons::SqlCrons(self.clone())),
             items: Arc::new(items::SqlItems(self.clone())),
+            usage: Arc::new(usage::SqlUsage(self.clone())),
             instances: Arc::new(instances::SqlInstances(self)),
             bus,
         })

@@ -1,6 +1,6 @@
 //! Rows as both engines return them, read by `FromRow`.
 
-use antler_protocol::runs::{MultitaskStrategy, RunStatus, StopReason};
+use antler_protocol::runs::{MultitaskStrategy, RunStatus, RunUsage, StopReason};
 use antler_protocol::threads::ThreadStatus;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -43,7 +43,8 @@ impl From<ThreadRow> for ThreadRecord {
 /// The columns of [`RunRow`], in insert order.
 pub(crate) const RUN_COLUMNS: &str = "run_id, thread_id, owner, assistant_id, status, \
     stop_reason, error, multitask_strategy, metadata, kwargs, instance, input_tokens, \
-    output_tokens, model_calls, created_at, updated_at";
+    output_tokens, model_calls, created_at, updated_at, cached_input_tokens, reasoning_tokens, \
+    cost_usd";
 
 /// A `runs` row.
 #[derive(sqlx::FromRow)]
@@ -64,6 +65,9 @@ pub(crate) struct RunRow {
     model_calls: i64,
     created_at: DateTime<Utc>,
     updated_at: DateTime<Utc>,
+    cached_input_tokens: i64,
+    reasoning_tokens: i64,
+    cost_usd: f64,
 }
 
 /// A stored count (never negative) as a counter.
@@ -90,9 +94,14 @@ impl From<RunRow> for RunRecord {
             metadata: r.metadata.0,
             kwargs: r.kwargs.0,
             instance: r.instance,
-            input_tokens: count(r.input_tokens),
-            output_tokens: count(r.output_tokens),
-            model_calls: count(r.model_calls),
+            usage: RunUsage {
+                input_tokens: count(r.input_tokens),
+                cached_input_tokens: count(r.cached_input_tokens),
+                output_tokens: count(r.output_tokens),
+                reasoning_tokens: count(r.reasoning_tokens),
+                model_calls: count(r.model_calls),
+                cost_usd: r.cost_usd,
+            },
             created_at: r.created_at,
             updated_at: r.updated_at,
         }

@@ -22,7 +22,8 @@ impl RunRepo for SqlRuns {
     async fn create(&self, r: &RunRecord) -> Result<(), StoreError> {
         let sql = format!(
             "INSERT INTO runs ({RUN_COLUMNS}) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, \
+             $19)"
         );
         on!(&self.0, p => {
             sqlx::query(&sql)
@@ -37,11 +38,14 @@ impl RunRepo for SqlRuns {
                 .bind(Json(&r.metadata))
                 .bind(Json(&r.kwargs))
                 .bind(&r.instance)
-                .bind(stored(r.input_tokens))
-                .bind(stored(r.output_tokens))
-                .bind(stored(r.model_calls))
+                .bind(stored(r.usage.input_tokens))
+                .bind(stored(r.usage.output_tokens))
+                .bind(stored(r.usage.model_calls))
                 .bind(p.time(r.created_at))
                 .bind(p.time(r.updated_at))
+                .bind(stored(r.usage.cached_input_tokens))
+                .bind(stored(r.usage.reasoning_tokens))
+                .bind(r.usage.cost_usd)
                 .execute(p)
                 .await?;
         });
@@ -151,17 +155,21 @@ impl RunRepo for SqlRuns {
             sqlx::query(
                 "UPDATE runs SET status = $1, stop_reason = $2, error = $3, input_tokens = $4, \
                  output_tokens = $5, model_calls = $6, updated_at = $7, \
-                 metadata = COALESCE($9, metadata) WHERE run_id = $8",
+                 metadata = COALESCE($9, metadata), cached_input_tokens = $10, \
+                 reasoning_tokens = $11, cost_usd = $12 WHERE run_id = $8",
             )
             .bind(Wire(u.status))
             .bind(u.stop_reason.map(Wire))
             .bind(&u.error)
-            .bind(stored(u.input_tokens))
-            .bind(stored(u.output_tokens))
-            .bind(stored(u.model_calls))
+            .bind(stored(u.usage.input_tokens))
+            .bind(stored(u.usage.output_tokens))
+            .bind(stored(u.usage.model_calls))
             .bind(p.time(Utc::now()))
             .bind(run_id)
             .bind(u.metadata.as_ref().map(Json))
+            .bind(stored(u.usage.cached_input_tokens))
+            .bind(stored(u.usage.reasoning_tokens))
+            .bind(u.usage.cost_usd)
             .execute(p)
             .await?;
         });
