@@ -19,6 +19,7 @@ import "./styles/subtasks.css";
 import "./styles/summary.css";
 import "./styles/sources.css";
 import "./styles/scheduled.css";
+import "./styles/models.css";
 
 installFetchHooks();
 

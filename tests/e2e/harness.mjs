@@ -84,7 +84,8 @@ export class Stack {
     this.screenshots = screenshots;
   }
 
-  /** `env`: more variables for the server (e.g. `ANTLER_MCP_SERVERS`), over the harness's. */
+  /** `env`: more variables for the server (e.g. `ANTLER_MCP_SERVERS`), over the harness's; or
+   * a function of the scripted model's URL answering them (e.g. to configure more models). */
   async start({ env = {} } = {}) {
     const bin = (name) => process.env[`E2E_${name.toUpperCase().replace(/-/g, "_")}_BIN`] ?? join(TARGET, "debug", name);
     this.dir = mkdtempSync(join(tmpdir(), "antler-e2e-"));
@@ -114,7 +115,7 @@ export class Stack {
       ANTLER_LOG_LEVEL: process.env.E2E_VERBOSE ? "info" : "warn",
       ANTLER_ADMIN_EMAIL: ADMIN.email,
       ANTLER_ADMIN_PASSWORD: ADMIN.password,
-      ...env,
+      ...(typeof env === "function" ? env(mock.url) : env),
     });
     this.server = server;
     this.baseUrl = server.url;

@@ -174,7 +174,8 @@ describe("tools end to end", { concurrency: false }, () => {
       const streamed = page.waitForRequest((r) => r.url().endsWith("/runs/stream") && r.method() === "POST");
       await sendMessage(page, "u-plan the report");
       threadId = threadIdOf(page);
-      assert.deepEqual((await streamed).postDataJSON().context, { plan_mode: true }, "the run asks for plan mode");
+      // (Every run also names the composer's model and thinking level.)
+      assert.deepEqual((await streamed).postDataJSON().context, { model_name: "e2e-demo", thinking: false, plan_mode: true }, "the run asks for plan mode");
 
       // The first plan: nothing done, the first step current.
       const plan = page.getByRole("region", { name: "Plan" });
@@ -233,7 +234,7 @@ describe("tools end to end", { concurrency: false }, () => {
       assert.equal(await toggle.getAttribute("aria-pressed"), "false");
       const plain = page.waitForRequest((r) => r.url().endsWith("/runs/stream") && r.method() === "POST");
       await sendMessage(page, "u-without planning now");
-      assert.equal((await plain).postDataJSON().context, undefined, "no plan mode asked for");
+      assert.deepEqual((await plain).postDataJSON().context, { model_name: "e2e-demo", thinking: false }, "no plan mode asked for");
       await page.getByTestId("assistant-text").filter({ hasText: /^ok$/ }).waitFor({ timeout: 60_000 });
       await page.getByTestId("send-button").waitFor();
       const without = await stack.modelRequestFor("u-without planning now");

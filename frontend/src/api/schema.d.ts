@@ -1449,6 +1449,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the caller's runs used per UTC day and model (admins: anyone's or everyone's), with
+         *     their daily limits.
+         */
+        get: operations["get_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/usage/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The configured default limits and every person's own (admins only). */
+        get: operations["list_limits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/usage/limits/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Sets a person's daily limits (admins only); `null` falls back to the configured default.
+         *     A run they start once today's usage reached a limit is refused with 429
+         *     `usage_limit_exceeded`.
+         */
+        put: operations["put_limits"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users": {
         parameters: {
             query?: never;
@@ -2414,6 +2472,19 @@ export interface components {
             /** @description The repository URL without credentials. */
             url: string;
         };
+        /** @description Where a call's prompt tokens came from (keys only when not zero). */
+        InputTokenDetails: {
+            /**
+             * Format: int64
+             * @description Written to the prompt cache.
+             */
+            cache_creation?: number | null;
+            /**
+             * Format: int64
+             * @description Read from the prompt cache.
+             */
+            cache_read?: number | null;
+        };
         /** @description One problem that refuses an archive (or, in a preview, would refuse it). */
         InstallFinding: {
             /** @description What is wrong, for people. */
@@ -2647,14 +2718,31 @@ export interface components {
         };
         /** @description One configured model (no secrets). */
         ModelInfo: {
+            /**
+             * Format: int64
+             * @description Tokens the model reads at most (prompt and answer), when known.
+             */
+            context_window?: number | null;
             /** @description A scripted demo model. */
             demo: boolean;
+            /**
+             * Format: int32
+             * @description Tokens the model writes at most per call, when known.
+             */
+            max_output_tokens?: number | null;
             /** @description The model id at the provider. */
             model: string;
             /** @description The name runs select it by. */
             name: string;
+            pricing?: null | components["schemas"]["ModelPricing"];
+            /** @description The wire format: `openai` (Chat Completions and compatible APIs) or `anthropic`. */
+            provider: string;
             /** @description Streams reasoning. */
             supports_reasoning: boolean;
+            /** @description Thinking takes an effort: the control offers low, medium and high instead of on. */
+            supports_reasoning_effort: boolean;
+            /** @description Can think before answering (the thinking control is offered). */
+            supports_thinking: boolean;
             /** @description Takes images; other models are told an image was attached. */
             supports_vision: boolean;
         };
@@ -2664,6 +2752,24 @@ export interface components {
             default?: string | null;
             /** @description Models, the default first unless `default` says otherwise. */
             models: components["schemas"]["ModelInfo"][];
+        };
+        /** @description A model's prices in US dollars per million tokens. */
+        ModelPricing: {
+            /**
+             * Format: double
+             * @description Prompt tokens read from the cache (`input` when the configuration gives none).
+             */
+            cached_input: number;
+            /**
+             * Format: double
+             * @description Prompt tokens not read from the cache.
+             */
+            input: number;
+            /**
+             * Format: double
+             * @description Completion tokens, reasoning included.
+             */
+            output: number;
         };
         /**
          * @description What a new run does when its thread already has one.
@@ -2729,6 +2835,14 @@ export interface components {
          * @enum {string}
          */
         OnDisconnect: "cancel" | "continue";
+        /** @description What a call's completion tokens were spent on (keys only when not zero). */
+        OutputTokenDetails: {
+            /**
+             * Format: int64
+             * @description Reasoning.
+             */
+            reasoning?: number | null;
+        };
         /** @description `POST /api/auth/password`. */
         PasswordChange: {
             /** @description The current password. */
@@ -2955,11 +3069,24 @@ export interface components {
          * @enum {string}
          */
         RunStatus: "pending" | "running" | "success" | "error" | "timeout" | "interrupted";
-        /** @description Token and call counters of a run. */
+        /**
+         * @description Token, call and cost counters of a run: its own model calls (the agent loop, summaries,
+         *     the title) and its subagents'.
+         */
         RunUsage: {
             /**
              * Format: int64
-             * @description Prompt tokens over all model calls.
+             * @description Of `input_tokens`, those read from the provider's prompt cache.
+             */
+            cached_input_tokens?: number;
+            /**
+             * Format: double
+             * @description What the calls cost in US dollars, from the models' `pricing` (0 when unpriced).
+             */
+            cost_usd?: number;
+            /**
+             * Format: int64
+             * @description Prompt tokens over all model calls (cached ones included).
              */
             input_tokens: number;
             /**
@@ -2969,9 +3096,14 @@ export interface components {
             model_calls: number;
             /**
              * Format: int64
-             * @description Completion tokens over all model calls.
+             * @description Completion tokens over all model calls (reasoning included).
              */
             output_tokens: number;
+            /**
+             * Format: int64
+             * @description Of `output_tokens`, those spent reasoning.
+             */
+            reasoning_tokens?: number;
         };
         /** @description The sandbox image in use, as the engine describes it. */
         SandboxImage: {
@@ -3837,16 +3969,66 @@ export interface components {
              */
             virtual_path: string;
         };
-        /** @description Token counts of one model call. */
-        UsageMetadata: {
+        /** @description `GET /api/usage/limits`: the configured defaults and every person's own limits. */
+        UsageLimitList: {
+            /** @description The defaults from the configuration (`null`: unlimited). */
+            defaults: components["schemas"]["UsageLimits"];
+            /** @description Every person an admin set limits for, by user id. */
+            users: components["schemas"]["UserUsageLimits"][];
+        };
+        /** @description A person's daily limits today and what they used of them. */
+        UsageLimitStatus: {
+            /**
+             * Format: double
+             * @description US dollars allowed per UTC day (`null`: unlimited).
+             */
+            cost_usd_per_day?: number | null;
+            /** @description When today's usage resets: the next UTC midnight (RFC 3339). */
+            resets_at: string;
             /**
              * Format: int64
-             * @description Prompt tokens.
+             * @description Prompt plus completion tokens allowed per UTC day (`null`: unlimited).
+             */
+            tokens_per_day?: number | null;
+            /**
+             * Format: double
+             * @description US dollars used today (UTC).
+             */
+            used_cost_usd_today: number;
+            /**
+             * Format: int64
+             * @description Prompt plus completion tokens used today (UTC).
+             */
+            used_tokens_today: number;
+        };
+        /**
+         * @description A person's daily limits as an admin sets them; `null` (or left out) uses the configured
+         *     default (`usage.daily_token_limit`, `usage.daily_cost_limit_usd`).
+         */
+        UsageLimits: {
+            /**
+             * Format: double
+             * @description US dollars per UTC day.
+             */
+            cost_usd_per_day?: number | null;
+            /**
+             * Format: int64
+             * @description Prompt plus completion tokens per UTC day.
+             */
+            tokens_per_day?: number | null;
+        };
+        /** @description Token counts of one model call (LangChain's `usage_metadata`). */
+        UsageMetadata: {
+            input_token_details?: null | components["schemas"]["InputTokenDetails"];
+            /**
+             * Format: int64
+             * @description Prompt tokens (cached ones included).
              */
             input_tokens: number;
+            output_token_details?: null | components["schemas"]["OutputTokenDetails"];
             /**
              * Format: int64
-             * @description Completion tokens.
+             * @description Completion tokens (reasoning included).
              */
             output_tokens: number;
             /**
@@ -3854,6 +4036,91 @@ export interface components {
              * @description Both.
              */
             total_tokens: number;
+        };
+        /** @description `GET /api/usage`. */
+        UsageReport: {
+            /** @description First UTC day included (`YYYY-MM-DD`). */
+            from: string;
+            /** @description The daily limits of the person reported on (the caller, or the named user). */
+            limit: components["schemas"]["UsageLimitStatus"];
+            /** @description The groups, ordered by day, model and user. */
+            rows: components["schemas"]["UsageRow"][];
+            /** @description Last UTC day included (`YYYY-MM-DD`). */
+            to: string;
+            /** @description Every row summed. */
+            totals: components["schemas"]["UsageTotals"];
+        };
+        /** @description One group of usage; a key is present when the report is grouped by it. */
+        UsageRow: {
+            /**
+             * Format: int64
+             * @description Of `input_tokens`, read from the provider's prompt cache.
+             */
+            cached_input_tokens: number;
+            /**
+             * Format: double
+             * @description US dollars.
+             */
+            cost_usd: number;
+            /** @description The UTC day (`YYYY-MM-DD`). */
+            day?: string | null;
+            /**
+             * Format: int64
+             * @description Prompt tokens, cached ones included.
+             */
+            input_tokens: number;
+            /** @description The configured model's name. */
+            model?: string | null;
+            /**
+             * Format: int64
+             * @description Model calls answered.
+             */
+            model_calls: number;
+            /**
+             * Format: int64
+             * @description Completion tokens, reasoning included.
+             */
+            output_tokens: number;
+            /**
+             * Format: int64
+             * @description Of `output_tokens`, spent reasoning.
+             */
+            reasoning_tokens: number;
+            /** @description The person's user id. */
+            user?: string | null;
+        };
+        /** @description Summed model use. */
+        UsageTotals: {
+            /**
+             * Format: int64
+             * @description Of `input_tokens`, read from the provider's prompt cache.
+             */
+            cached_input_tokens: number;
+            /**
+             * Format: double
+             * @description US dollars, from the models' `pricing` (unpriced models count 0).
+             */
+            cost_usd: number;
+            /**
+             * Format: int64
+             * @description Prompt tokens, cached ones included.
+             */
+            input_tokens: number;
+            /**
+             * Format: int64
+             * @description Model calls answered.
+             */
+            model_calls: number;
+            /**
+             * Format: int64
+             * @description Completion tokens, reasoning included.
+             */
+            output_tokens: number;
+            /**
+             * Format: int64
+             * @description Of `output_tokens`, spent reasoning.
+             */
+            reasoning_tokens: number;
         };
         /** @description An account, as admins see it. */
         UserInfo: {
@@ -3875,6 +4142,23 @@ export interface components {
             /** @description A new password (ends the account's sessions). */
             password?: string | null;
             role?: null | components["schemas"]["Role"];
+        };
+        /** @description One person's limits as an admin set them. */
+        UserUsageLimits: {
+            /**
+             * Format: double
+             * @description US dollars per UTC day (`null`: the default).
+             */
+            cost_usd_per_day?: number | null;
+            /**
+             * Format: int64
+             * @description Prompt plus completion tokens per UTC day (`null`: the default).
+             */
+            tokens_per_day?: number | null;
+            /** @description When it was set (RFC 3339); `null` when nothing is set. */
+            updated_at?: string | null;
+            /** @description The person. */
+            user_id: string;
         };
         /** @description A web page a run searched up or read; the model cites it as `[index]`. */
         WebSource: {
@@ -7125,7 +7409,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7257,7 +7541,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8062,7 +8346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8187,7 +8471,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8310,7 +8594,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11476,7 +11760,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11730,7 +12014,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11865,7 +12149,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`) */
+            /** @description The caller's conversations are over their storage quota (`storage_quota_exceeded`), or the caller reached a daily usage limit (`usage_limit_exceeded`, with `Retry-After` and `details.resets_at`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13353,6 +13637,292 @@ export interface operations {
                 };
             };
             /** @description Invalid thread id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_usage: {
+        parameters: {
+            query?: {
+                /** @description First UTC day included (`YYYY-MM-DD`); default: 29 days before `to`. */
+                from?: string;
+                /** @description Last UTC day included (`YYYY-MM-DD`); default: today. At most 366 days from `from`. */
+                to?: string;
+                /**
+                 * @description Whose usage: the caller's by default; another user id or `all` (everyone) for
+                 *     admins only.
+                 */
+                user?: string;
+                /** @description Group rows by `day`, `model` and/or `user`, comma-separated; default `day,model`. */
+                group_by?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage, summed per group, and the limits of the person reported on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            /** @description Invalid query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A non-admin asked for someone else's usage or everyone's */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A bad day, range (from after to, more than 366 days), user id or grouping */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list_limits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The defaults and the people with their own limits */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageLimitList"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    put_limits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The person: an account's id, or `local` when accounts are off */
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UsageLimits"];
+            };
+        };
+        responses: {
+            /** @description The person's limits as stored (`updated_at` null when both were cleared) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserUsageLimits"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A bad user id, a negative or unknown limit */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 // One reply of the agent: what it remembered (when its run was given facts), reasoning, text
 // (its citations `[n]` linked to its sources), tool cards, questions and presented files; then
-// the web pages it searched up or read, its version switcher and Regenerate.
+// the web pages it searched up or read, what its model calls used, its version switcher and
+// Regenerate.
 import { Fragment, useMemo } from "react";
 import { Icon } from "../components/Icon";
 import { Markdown } from "../components/Markdown";
@@ -9,13 +10,16 @@ import type { AssistantGroup, AssistantItem } from "../lib/grouping";
 import { NO_SUBTASKS, type SubtaskMap } from "../lib/subtasks";
 import { TASK_TOOL } from "../lib/subtaskView";
 import { NO_PROGRESS, type ToolProgressMap } from "../lib/toolProgress";
+import { hasUsage } from "../lib/usage";
 import { type CitationTarget, NO_SOURCES, type SourceMap, citationTargets, turnSources } from "../lib/webSources";
 import { BranchSwitcher } from "./BranchSwitcher";
 import { ClarificationCard } from "./ClarificationCard";
 import { FileChips } from "./FileChips";
+import { Reasoning } from "./Reasoning";
 import { RememberedChip } from "./RememberedChip";
 import { SubtaskCard } from "./SubtaskCard";
 import { ToolCard } from "./ToolCard";
+import { UsageLine } from "./UsageLine";
 import { type VersionActions, canRun } from "./versions";
 import { SourceList } from "./WebSources";
 
@@ -23,15 +27,6 @@ export interface AssistantActions {
   onOpenFile: (path: string) => void;
   onAnswer: (text: string) => void;
   busy: boolean;
-}
-
-function Reasoning({ text, streaming }: { text: string; streaming: boolean }) {
-  return (
-    <details className="reasoning" data-testid="reasoning">
-      <summary>{streaming ? "Thinking…" : "Reasoning"}</summary>
-      <div className="reasoning-text">{text}</div>
-    </details>
-  );
 }
 
 /** What running calls reported: tool progress and subagents' tasks, by call id; and the
@@ -45,7 +40,7 @@ interface Live {
 function Item({ item, actions, live }: { item: AssistantItem; actions: AssistantActions; live: Live }) {
   switch (item.kind) {
     case "reasoning":
-      return <Reasoning text={item.text} streaming={item.streaming} />;
+      return <Reasoning text={item.text} streaming={item.streaming} tokens={item.tokens} />;
     case "text":
       return (
         <div className={`assistant-text ${item.streaming ? "streaming" : ""}`} data-testid="assistant-text">
@@ -104,6 +99,7 @@ export function AssistantBlock({
   subtasks = NO_SUBTASKS,
   memory,
   sources = NO_SOURCES,
+  finished = true,
 }: {
   block: AssistantGroup;
   actions: AssistantActions;
@@ -116,6 +112,8 @@ export function AssistantBlock({
   memory?: string[] | undefined;
   /** Web sources calls reported while the run streamed, by call id. */
   sources?: SourceMap;
+  /** Its run has ended (the usage line shows then). */
+  finished?: boolean;
 }) {
   const { footer, before } = switchers(block, versions);
   const found = useMemo(() => turnSources(block, sources), [block, sources]);
@@ -139,6 +137,7 @@ export function AssistantBlock({
         );
       })}
       <SourceList sources={found} turnKey={block.key} />
+      {finished && hasUsage(block.usage) && <UsageLine usage={block.usage} />}
       {(footer || canRegenerate) && (
         <div className="msg-actions">
           {footer && switcher(footer)}

@@ -12,20 +12,25 @@ import { useToast } from "../components/Toasts";
 import { useFileDrop } from "../hooks/useFileDrop";
 import { lastHumanText, visibleMessages } from "../lib/conversation";
 import { uuid } from "../lib/id";
+import type { ModelChoice } from "../lib/modelChoice";
 import { withAttachments } from "../lib/uploads";
+import { contextUsed } from "../lib/usage";
 import { describeSchedule } from "../lib/schedule";
 import { ScheduleDialog } from "../scheduled/ScheduleDialog";
 import { useAppInfo } from "../state/appInfo";
 import { assistantsStore, rememberAgent } from "../state/assistants";
 import { planModeStore, setPlanMode } from "../state/planMode";
+import { agentChoice, effectiveChoice, modelsStore, rememberChoice } from "../state/modelChoice";
 import { type SessionState, ThreadSession, sessionFor } from "../state/session";
 import { useStore } from "../state/store";
 import { threadsStore, upsertThread } from "../state/threads";
 import { AgentPicker } from "./AgentPicker";
 import { Composer } from "./Composer";
+import { ComposerOptions } from "./ComposerOptions";
 import { MessageList } from "./MessageList";
 import { PlanChecklist } from "./PlanChecklist";
 import { Sidebar } from "./Sidebar";
+import { UsageLimitBanner } from "./UsageLimitBanner";
 import { useSlashCommands } from "./slashCommands";
 import { splitDropped, usePastedImages } from "./usePastedImages";
 import { useAttachments } from "./useAttachments";
@@ -52,6 +57,7 @@ export function ChatPage() {
   const { threads } = useStore(threadsStore);
   const { remembered } = useStore(assistantsStore);
   const planMode = useStore(planModeStore);
+  const modelsState = useStore(modelsStore);
   const thread = threads.find((t) => t.thread_id === threadId);
   const creating = useRef<Promise<string> | null>(null);
   /** A thread this page just created: its draft and attachments carry over. */
@@ -156,9 +162,25 @@ export function ChatPage() {
   const notFound = state.loadError && !messages.length;
   const title = thread ? threadTitle(thread) : threadId ? "Conversation" : "New chat";
   // A conversation's own agent, or the one new conversations use; a pick applies to the next run.
+  // The conversation's model and thinking level (new chats: the one picked last; a
+  // conversation without its own: its agent's model when the agent names one); a pick
+  // applies to the next run here and becomes the one new chats start with.
+  const choice = effectiveChoice(
+    threadId ? (state.modelChoice ?? agentChoice(state.assistantId, modelsState)) : undefined,
+    modelsState,
+  );
+  const pickModel = (c: ModelChoice) => {
+    rememberChoice(c);
+    session?.chooseModel(c);
+  };
+  // An agent with a model of its own brings it along: the picker moves to it (a later pick
+  // of the person's wins, for this run and the next ones).
   const pickAgent = (id: string) => {
     rememberAgent(id);
     session?.chooseAssistant(id);
+    const own = agentChoice(id, modelsState);
+    const next = own && effectiveChoice(own, modelsState);
+    if (next) pickModel(next);
   };
 
   return (
@@ -209,8 +231,11 @@ export function ChatPage() {
             onRetry={() => session?.retry()}
           />
         )}
+        {threadId && state.limit && <UsageLimitBanner limit={state.limit} />}
         {threadId && state.todos.length > 0 && !notFound && (
-          <PlanChecklist key={threadId} todos={state.todos} threadId={threadId} active={state.streaming} />
+          // Its own key: the composer's is the thread id too, and siblings with one key get
+          // duplicated when the elements before them change.
+          <PlanChecklist key={`plan-${threadId}`} todos={state.todos} threadId={threadId} active={state.streaming} />
         )}
         <Composer
           key={draftKey}
@@ -231,6 +256,17 @@ export function ChatPage() {
           planMode={planMode}
           onPlanMode={setPlanMode}
           onSchedule={(t) => setScheduling(t.trim() || lastHumanText(state.conversation)?.trim() || "")}
+          options={
+            choice && (
+              <ComposerOptions
+                models={modelsState.models}
+                choice={choice}
+                onChange={pickModel}
+                contextUsed={(threadId && contextUsed(messages)) || 0}
+                disabled={noModel || !!notFound}
+              />
+            )
+          }
         />
         <ScheduleDialog
           open={scheduling !== null}

@@ -1,6 +1,7 @@
 // The message box: Enter sends, Shift+Enter breaks the line; attach files; Stop while running;
-// `/` opens the menu of skills to activate (arrow keys move, Enter or Tab picks, Escape closes).
-import { useId, useRef, useState } from "react";
+// `/` opens the menu of skills to activate (arrow keys move, Enter or Tab picks, Escape closes);
+// the model and thinking level go in the row under it.
+import { type ReactNode, useId, useRef, useState } from "react";
 import { Icon } from "../components/Icon";
 import { type SlashCommand, matchingCommands } from "./slashCommands";
 import type { Attachment, MarkdownVersion } from "./useAttachments";
@@ -28,6 +29,8 @@ export interface ComposerProps {
   onPlanMode?: (on: boolean) => void;
   /** Opens the schedule dialog with the box's text (the button shows when given). */
   onSchedule?: (text: string) => void;
+  /** A row under the message box: the model, thinking level and context meter. */
+  options?: ReactNode;
 }
 
 export function Composer(props: ComposerProps) {
@@ -224,6 +227,7 @@ export function Composer(props: ComposerProps) {
           </button>
         )}
       </div>
+      {props.options}
     </form>
   );
 }

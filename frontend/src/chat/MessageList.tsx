@@ -51,6 +51,7 @@ export function MessageList({
         subtasks={state.subtasks}
         sources={state.sources}
         memory={memoryOf(state.remembered, b.messageIds)}
+        finished={!(state.streaming && b === last)}
       />
     );
   return (

@@ -29,6 +29,15 @@ describe("streamed chunks", () => {
     expect(streamingIds(c).has("ai-1")).toBe(true);
   });
 
+  it("keeps the usage and cost the last chunk reports", () => {
+    let c = applyMessageEvent(emptyConversation, chunk({ content: "Hi" }));
+    const usage = { input_tokens: 10, output_tokens: 2, total_tokens: 12 };
+    c = applyMessageEvent(c, chunk({ usage_metadata: usage, response_metadata: { finish_reason: "stop", cost_usd: 0.001 } }));
+    const [m] = visibleMessages(c) as AIMessage[];
+    expect(m?.usage_metadata).toEqual(usage);
+    expect(m?.response_metadata).toEqual({ finish_reason: "stop", cost_usd: 0.001 });
+  });
+
   it("assembles tool calls from fragments by index and parses the arguments when complete", () => {
     let c = applyMessageEvent(emptyConversation, chunk({ tool_call_chunks: [{ index: 0, id: "call_0", name: "ls", args: "" }] }));
     c = applyMessageEvent(c, chunk({ tool_call_chunks: [{ index: 0, id: null, name: null, args: '{"path":' }] }));

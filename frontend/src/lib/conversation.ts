@@ -74,6 +74,12 @@ function mergeChunk(prev: AIMessage | undefined, extra: LiveExtra, chunk: AIMess
     tool_calls: calls.filter(Boolean),
   };
   if (reasoning) msg.additional_kwargs = { reasoning_content: reasoning };
+  // The last chunk carries what the call used (tokens, cost, model): the usage line and the
+  // context meter read it before the stored message arrives.
+  const usage = chunk.usage_metadata ?? prev?.usage_metadata;
+  if (usage) msg.usage_metadata = usage;
+  const meta = { ...prev?.response_metadata, ...chunk.response_metadata };
+  if (Object.keys(meta).length > 0) msg.response_metadata = meta;
   return msg;
 }
 

@@ -132,3 +132,27 @@ describe("groupMessages", () => {
     expect(items[1]).toMatchObject({ kind: "tool", call: { name: "grep" } });
   });
 });
+
+describe("usage per reply", () => {
+  it("adds up the usage of a reply's model calls and counts its reasoning tokens", () => {
+    const usage = (input: number, output: number, reasoning = 0) => ({
+      input_tokens: input,
+      output_tokens: output,
+      total_tokens: input + output,
+      ...(reasoning ? { output_token_details: { reasoning } } : {}),
+    });
+    const messages: Message[] = [
+      { type: "human", id: "h", content: "go" },
+      { type: "ai", id: "a1", content: "", additional_kwargs: { reasoning_content: "hmm" }, tool_calls: [{ name: "ls", id: "c", args: {} }], usage_metadata: usage(100, 20, 15), response_metadata: { model_name: "o4", cost_usd: 0.001 } },
+      { type: "tool", id: "t", tool_call_id: "c", name: "ls", content: "x", status: "success" },
+      { type: "ai", id: "a2", content: "done", usage_metadata: usage(150, 10), response_metadata: { model_name: "o4", cost_usd: 0.002 } },
+      { type: "human", id: "h2", content: "again" },
+      { type: "ai", id: "a3", content: "no usage" },
+    ];
+    const [, first, , second] = groupMessages(messages);
+    expect(first?.kind === "assistant" && first.usage).toMatchObject({ calls: 2, input: 250, output: 30, reasoning: 15, models: ["o4"] });
+    expect(first?.kind === "assistant" && first.usage?.cost).toBeCloseTo(0.003);
+    expect(first?.kind === "assistant" && first.items[0]).toMatchObject({ kind: "reasoning", tokens: 15 });
+    expect(second?.kind === "assistant" && second.usage).toBeUndefined();
+  });
+});

@@ -3,6 +3,7 @@
 import type { AIMessage, Message, ToolCall, ToolMessage } from "./messages";
 import { imagesOf, textOf } from "./messages";
 import { splitAttachments } from "./uploads";
+import { type Usage, addUsage, messageUsage } from "./usage";
 
 export interface Clarification {
   question: string;
@@ -12,7 +13,7 @@ export interface Clarification {
 }
 
 export type AssistantItem =
-  | { kind: "reasoning"; key: string; text: string; streaming: boolean }
+  | { kind: "reasoning"; key: string; text: string; streaming: boolean; tokens?: number }
   | { kind: "text"; key: string; text: string; streaming: boolean }
   | { kind: "tool"; key: string; call: ToolCall; result?: ToolMessage; invalid?: string }
   | { kind: "clarification"; key: string; clarification: Clarification; answered: boolean }
@@ -29,6 +30,8 @@ export interface AssistantGroup {
   lastAi?: string;
   /** The key of the item each message shows first (a tool result: its call's item). */
   itemOf: Record<string, string>;
+  /** What its model calls used, summed (none when no message reports usage). */
+  usage?: Usage;
 }
 
 /** The key of a human block is its message's id. */
@@ -136,6 +139,8 @@ export function groupMessages(messages: Message[], streaming: Set<string> = new 
   function addAi(block: AssistantGroup, m: AIMessage) {
     block.messageIds.push(m.id);
     block.lastAi = m.id;
+    const usage = addUsage(block.usage, messageUsage(m));
+    if (usage) block.usage = usage;
     const first = block.items.length;
     addAiItems(block, m);
     const item = block.items[first];
@@ -147,7 +152,8 @@ export function groupMessages(messages: Message[], streaming: Set<string> = new 
     const reasoning = m.additional_kwargs?.reasoning_content;
     if (typeof reasoning === "string" && reasoning) {
       const stillThinking = live && !textOf(m.content) && !(m.tool_calls ?? []).length;
-      block.items.push({ kind: "reasoning", key: `${m.id}-r`, text: reasoning, streaming: stillThinking });
+      const tokens = messageUsage(m)?.reasoning;
+      block.items.push({ kind: "reasoning", key: `${m.id}-r`, text: reasoning, streaming: stillThinking, ...(tokens ? { tokens } : {}) });
     }
     const text = textOf(m.content);
     if (text) block.items.push({ kind: "text", key: `${m.id}-t`, text, streaming: live });

@@ -4,6 +4,7 @@ import { api } from "../api/client";
 import { errorMessage } from "../api/http";
 import type { Health, ModelInfo } from "../api/types";
 import { useResource } from "../lib/useResource";
+import { setModels } from "./modelChoice";
 
 export interface AppInfo {
   loaded: boolean;
@@ -26,6 +27,8 @@ async function loadAppInfo(): Promise<AppInfo> {
   const list = models.status === "fulfilled" ? models.value.models : [];
   const def =
     models.status === "fulfilled" ? (list.find((m) => m.name === models.value.default) ?? list[0]) : undefined;
+  // The composer's picker and the runs' context read them outside React too.
+  setModels(list, def?.name);
   return {
     loaded: true,
     models: list,

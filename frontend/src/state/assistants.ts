@@ -4,7 +4,7 @@
 import { api } from "../api/client";
 import { errorMessage } from "../api/http";
 import type { Assistant } from "../api/types";
-import { sortAgents } from "../lib/agents";
+import { settingsOf, sortAgents } from "../lib/agents";
 import { readSetting, writeSetting } from "../lib/storage";
 import { Store } from "./store";
 
@@ -48,4 +48,11 @@ export function ensureAssistants(): void {
 export function rememberAgent(id: string): void {
   writeSetting(KEY, id);
   assistantsStore.update({ remembered: id });
+}
+
+/** The model an agent is set to use, when it names one (and the agents are loaded). */
+export function agentModel(assistantId: string | null | undefined): string | undefined {
+  if (!assistantId) return undefined;
+  const agent = assistantsStore.get().list?.find((a) => a.assistant_id === assistantId);
+  return agent ? settingsOf(agent).model_name : undefined;
 }

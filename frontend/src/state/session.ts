@@ -21,13 +21,16 @@ import {
 import { type HumanContent, editedContent, humanContent } from "../lib/humanContent";
 import { uuid } from "../lib/id";
 import type { HumanMessage } from "../lib/messages";
+import { type ModelChoice, choiceContext, parseChoice } from "../lib/modelChoice";
 import { NO_RUN_MEMORY, type RunMemory, runStarted, withAnswerMemory } from "../lib/runMemory";
 import { NO_SUBTASKS, type SubtaskMap, type TaskEvent, isTaskEvent, withTaskEvents } from "../lib/subtasks";
 import { NO_PROGRESS, type ToolProgressMap, withProgress, withoutAnswered } from "../lib/toolProgress";
 import type { Todo } from "../lib/todos";
+import { type UsageLimit, usageLimitOf } from "../lib/usageLimit";
 import { NO_SOURCES, type SourceMap, sourcesEventOf, withSources } from "../lib/webSources";
 import type { PastedImage } from "../chat/usePastedImages";
 import { assistantsStore } from "./assistants";
+import { agentChoice, effectiveChoice } from "./modelChoice";
 import { runContext } from "./planMode";
 import { refreshThreads, setGeneratedTitle } from "./threads";
 import { Store } from "./store";
@@ -48,6 +51,8 @@ export interface SessionState {
   stopped: boolean;
   /** The last run failed. */
   error?: string;
+  /** The last run was refused: its user reached a daily usage limit. */
+  limit?: UsageLimit | undefined;
   /** Transient status: retries, loop warnings, reconnection. */
   notice?: string;
   /** What running tool calls last reported (`tool_progress` events), until their results arrive. */
@@ -73,6 +78,9 @@ export interface SessionState {
   /** The agent (assistant id) the next run uses: picked in the Agent menu, else the one the
    * thread's last run used (its metadata). None: the built-in. */
   assistantId?: string;
+  /** The model and thinking level the next run asks for: picked in the composer, else the
+   * thread's last choice (`metadata.model_choice`). None: the one new conversations use. */
+  modelChoice?: ModelChoice | undefined;
 }
 
 const initial: SessionState = {
@@ -116,6 +124,8 @@ export class ThreadSession {
   private viewFresh = false;
   /** An agent was picked here: the thread's metadata no longer says which one runs. */
   private picked = false;
+  /** A model was picked here: the thread's metadata no longer says which one runs. */
+  private pickedModel = false;
 
   constructor(readonly threadId: string) {}
 
@@ -139,6 +149,12 @@ export class ThreadSession {
     this.store.update({ assistantId });
   }
 
+  /** Picks the model and thinking level the next runs ask for. */
+  chooseModel(modelChoice: ModelChoice): void {
+    this.pickedModel = true;
+    this.store.update({ modelChoice });
+  }
+
   /** Reads the thread's state (and which agent it uses), then joins a run that is still going. */
   async load(): Promise<void> {
     this.store.update({ loading: true, loadError: undefined, notFound: false });
@@ -150,6 +166,8 @@ export class ThreadSession {
       ]);
       const assistantId = thread?.metadata["assistant_id"];
       if (typeof assistantId === "string" && assistantId && !this.picked) this.store.update({ assistantId });
+      const modelChoice = parseChoice(thread?.metadata["model_choice"]);
+      if (modelChoice && !this.pickedModel) this.store.update({ modelChoice });
       this.applyState(state.values);
       this.store.update({ loaded: true, loading: false });
     } catch (e) {
@@ -282,8 +300,11 @@ export class ThreadSession {
     const from = checkpoint ?? (older ? view.head : undefined);
     // An agent deleted since is the built-in (the list says so once loaded).
     const assistant = resolveAgent(assistantsStore.get().list, this.store.get().assistantId) ?? ASSISTANT_ID;
-    // Plan mode, when it is on in this browser.
-    const context = runContext();
+    // The model and thinking level (made valid for the configured models; a conversation
+    // without a choice of its own runs its agent's model, when it names one), and plan mode
+    // when it is on in this browser.
+    const choice = effectiveChoice(this.store.get().modelChoice ?? agentChoice(assistant));
+    const context = runContext(choice ? choiceContext(choice) : undefined);
     const abort = this.begin();
     const stream = langgraph().runs.stream(this.threadId, assistant, {
       input,
@@ -364,7 +385,7 @@ export class ThreadSession {
     this.abort?.abort();
     const abort = new AbortController();
     this.abort = abort;
-    this.store.update({ streaming: true, stopping: false, runId: undefined, loaded: true, toolProgress: NO_PROGRESS });
+    this.store.update({ streaming: true, stopping: false, runId: undefined, loaded: true, toolProgress: NO_PROGRESS, limit: undefined });
     return abort;
   }
 
@@ -453,7 +474,9 @@ export class ThreadSession {
         if (part.event === "end") break;
       }
     } catch (e) {
-      if (!abort.signal.aborted) this.store.update({ error: sdkErrorMessage(e) });
+      // A run refused over a daily limit gets its own banner (Retry would be refused too).
+      const limit = usageLimitOf(e);
+      if (!abort.signal.aborted) this.store.update(limit ? { limit } : { error: sdkErrorMessage(e) });
     }
     this.chunks.flush();
     this.tasks.flush();
@@ -477,7 +500,7 @@ export class ThreadSession {
           ...s,
           conversation: keepPartial
             ? conv
-            : { ...conv, live: s.error ? conv.live.filter((l) => l.optimistic) : [] },
+            : { ...conv, live: s.error || s.limit ? conv.live.filter((l) => l.optimistic) : [] },
           artifacts: state.values.artifacts ?? s.artifacts,
           ...shownValues(state.values, s),
           filesVersion: s.filesVersion + 1,

@@ -1,0 +1,41 @@
+// The composer's thinking menu: off/on, or off/low/medium/high for models that take an
+// effort; not shown for models that cannot think.
+import { type ThinkingLevel, levelLabel } from "../lib/modelChoice";
+
+export function ThinkingControl({
+  levels,
+  value,
+  onChange,
+  disabled,
+}: {
+  levels: ThinkingLevel[];
+  value: ThinkingLevel;
+  onChange: (level: ThinkingLevel) => void;
+  disabled?: boolean;
+}) {
+  if (levels.length === 0) return null;
+  const effort = levels.includes("medium");
+  return (
+    <label
+      className="composer-select"
+      title={effort ? "How hard the model thinks before it answers" : "Let the model think before it answers"}
+    >
+      <span className="composer-select-label" aria-hidden="true">
+        Thinking
+      </span>
+      <select
+        aria-label="Thinking"
+        value={value}
+        onChange={(e) => onChange(e.target.value as ThinkingLevel)}
+        disabled={disabled}
+        data-testid="thinking-control"
+      >
+        {levels.map((l) => (
+          <option key={l} value={l}>
+            {levelLabel(l)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
