@@ -57,7 +57,7 @@ def use_token(token):
 class Server:
     """`antler serve` on a free port with its own skills and data dirs."""
 
-    def __init__(self, skills_dir, env=None, cpu=0, data=None):
+    def __init__(self, skills_dir, env=None, cpu=0, data=None, config=None):
         self.own_data = data is None
         self.data = data or tempfile.mkdtemp(prefix="antler-bench-data-")
         full_env = dict(os.environ)
@@ -72,7 +72,8 @@ class Server:
         full_env.update(env or {})
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            pin(cpu) + [str(ANTLER), "serve", "--bind", "127.0.0.1:0"],
+            pin(cpu) + [str(ANTLER), "serve", "--bind", "127.0.0.1:0"]
+            + (["--config", str(config)] if config else []),
             stdout=subprocess.PIPE, env=full_env, text=True)
         line = self.proc.stdout.readline().strip()
         if not line.startswith("listening on "):

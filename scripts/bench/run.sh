@@ -31,3 +31,5 @@ python3 scripts/bench/replicas.py
 python3 scripts/bench/memory.py
 python3 scripts/bench/crons.py
 python3 scripts/bench/store.py
+python3 scripts/bench/prompt_cache.py
+BENCH_PROMPT_CACHE_PROVIDER=anthropic python3 scripts/bench/prompt_cache.py
