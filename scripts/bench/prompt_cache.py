@@ -33,8 +33,19 @@ def call(base, path, body=None, method=None):
     return json.loads(raw) if raw.strip() else None
 
 
+def without_markers(value):
+    """`value` without Anthropic's `cache_control` marks: they say where to cache, they are
+    not part of what is cached (the mark moves to the newest block every call)."""
+    if isinstance(value, dict):
+        return {k: without_markers(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [without_markers(v) for v in value]
+    return value
+
+
 def prompt_text(request):
     """The request as the provider's cache sees it: tools first, then the conversation."""
+    request = without_markers(request)
     tools = json.dumps(request.get("tools", []), sort_keys=True)
     system = json.dumps(request.get("system", ""), sort_keys=True)
     messages = "".join(json.dumps(m, sort_keys=True) for m in request.get("messages", []))
