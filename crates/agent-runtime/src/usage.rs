@@ -1,6 +1,7 @@
 //! What model calls use and cost: one call's tokens priced by its model's `pricing`, and a
-//! run's calls summed per model and UTC day, stored once when the run ends (never a database
-//! write per call).
+//! run's calls summed per model and UTC day, stored after each of the run's own model calls
+//! (one small additive write, off the streaming path) and at its end: a run whose server is
+//! killed keeps what its finished calls used, so a crash cannot reset anyone's daily limit.
 //!
 //! Cost of one call, in US dollars: `(prompt − cached − cache_write) · input + cached ·
 //! cached_input + cache_write · input · 1.25 + completion · output`, over a million. Cache
@@ -75,11 +76,11 @@ pub fn from_metadata(m: &UsageMetadata) -> Usage {
     }
 }
 
-/// A run's own model calls (not its subagents', which are runs of their own), per model
-/// name and the UTC day each call ended.
+/// A run's own model calls not stored yet (not its subagents', which are runs of their own),
+/// per model name and the UTC day each call ended.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct UsageLedger {
-    by: BTreeMap<(String, NaiveDate), UsageCounts>,
+    unsaved: BTreeMap<(String, NaiveDate), UsageCounts>,
 }
 
 impl UsageLedger {
@@ -97,7 +98,7 @@ impl UsageLedger {
             reasoning_tokens: u.reasoning_tokens,
             cost_usd: cost,
         };
-        self.by
+        self.unsaved
             .entry((model.name.clone(), Utc::now().date_naive()))
             .or_default()
             .add(&counts);
@@ -111,14 +112,14 @@ impl UsageLedger {
         }
     }
 
-    /// Whether no call was counted.
+    /// Whether every counted call is stored.
     pub fn is_empty(&self) -> bool {
-        self.by.is_empty()
+        self.unsaved.is_empty()
     }
 
     /// The entries to store for the run `run_id` of `owner` in `thread_id`.
     pub fn entries(&self, owner: &str, run_id: &str, thread_id: &str) -> Vec<UsageEntry> {
-        self.by
+        self.unsaved
             .iter()
             .map(|((model, day), counts)| UsageEntry {
                 owner: owner.to_string(),
@@ -131,10 +132,11 @@ impl UsageLedger {
             .collect()
     }
 
-    /// Stores the run's usage (added to what it stored before), retried a few times: a lost
-    /// write would let a person past their daily limit.
+    /// Stores the calls counted since the last store (added to what the run stored before),
+    /// retried a few times: a lost write would let a person past their daily limit. Calls
+    /// that could not be stored stay for the next try.
     pub async fn store(
-        &self,
+        &mut self,
         store: &antler_store::Store,
         owner: &str,
         run_id: &str,
@@ -146,7 +148,10 @@ impl UsageLedger {
         let entries = self.entries(owner, run_id, thread_id);
         for attempt in 1..=3u64 {
             match store.usage.record(&entries).await {
-                Ok(()) => return,
+                Ok(()) => {
+                    self.unsaved.clear();
+                    return;
+                }
                 Err(e) if attempt == 3 => {
                     tracing::error!(run.id = run_id, error = %e, "the run's model usage could not be saved");
                 }

@@ -82,9 +82,10 @@ pub struct UsageReport {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UsageLimits {
-    /// Prompt plus completion tokens per UTC day.
+    /// Prompt plus completion tokens per UTC day (at most 2^63 − 1, as the database keeps
+    /// it).
     #[serde(default)]
-    #[schema(minimum = 0)]
+    #[schema(minimum = 0, maximum = 9_223_372_036_854_775_807_i64)]
     pub tokens_per_day: Option<u64>,
     /// US dollars per UTC day.
     #[serde(default)]

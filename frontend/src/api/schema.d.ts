@@ -4013,7 +4013,8 @@ export interface components {
             cost_usd_per_day?: number | null;
             /**
              * Format: int64
-             * @description Prompt plus completion tokens per UTC day.
+             * @description Prompt plus completion tokens per UTC day (at most 2^63 − 1, as the database keeps
+             *     it).
              */
             tokens_per_day?: number | null;
         };
@@ -13661,7 +13662,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day included (`YYYY-MM-DD`); default: 29 days before `to`. */
                 from?: string;
-                /** @description Last UTC day included (`YYYY-MM-DD`); default: today. At most 366 days from `from`. */
+                /** @description Last UTC day included (`YYYY-MM-DD`); default: today. Before `from`: an empty report. */
                 to?: string;
                 /**
                  * @description Whose usage: the caller's by default; another user id or `all` (everyone) for
@@ -13740,7 +13741,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A bad day, range (from after to, more than 366 days), user id or grouping */
+            /** @description A bad day, user id or grouping */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -44,6 +44,11 @@ impl AgentRun<'_> {
                 let mut call = state.ledger.add(model.config(), usage.as_ref());
                 call.model_calls = 0;
                 state.usage.add(&call);
+                // Stored at once: a server killed later in the run keeps what was spent.
+                state
+                    .ledger
+                    .store(self.store, self.owner, self.run_id, self.thread_id)
+                    .await;
                 Ok(ai)
             }
             Err(ModelError::Cancelled) => {

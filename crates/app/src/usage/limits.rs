@@ -153,6 +153,15 @@ impl UsageService {
         limits: UsageLimits,
     ) -> Result<UserUsageLimits, UsageError> {
         admin(caller)?;
+        if limits
+            .tokens_per_day
+            .is_some_and(|t| i64::try_from(t).is_err())
+        {
+            return Err(UsageError::Invalid(format!(
+                "tokens_per_day must be at most {} (or null)",
+                i64::MAX
+            )));
+        }
         if let Some(cost) = limits.cost_usd_per_day
             && (!cost.is_finite() || cost < 0.0)
         {

@@ -11,7 +11,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 pub use limits::{LimitKind, LimitReached};
-pub use report::{ALL_USERS, DEFAULT_DAYS, MAX_DAYS, ReportParams};
+pub use report::{ALL_USERS, DEFAULT_DAYS, ReportParams};
 
 /// `usage.*`: the daily limits everyone has unless an admin set their own.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -260,12 +260,27 @@ async fn people_see_their_own_usage_and_admins_everyones_grouped_as_asked() {
     assert_eq!(status, 200, "{old}");
     assert_eq!(old["rows"], json!([]));
     assert_eq!(old["totals"]["model_calls"], 0);
+    // Any range is answered: a long one (counting today's runs) and one that ends before it
+    // starts (nothing).
+    let (status, long) = server.get_json("/api/usage?from=0000-01-01").await;
+    assert_eq!(status, 200, "{long}");
+    assert!(
+        long["totals"]["model_calls"].as_u64().unwrap() > 0,
+        "{long}"
+    );
+    let (status, backwards) = server
+        .get_json("/api/usage?from=2025-03-10&to=2025-03-01")
+        .await;
+    assert_eq!(status, 200, "{backwards}");
+    assert_eq!(backwards["rows"], json!([]));
+    // An empty value is as if it were left out.
+    let (status, own) = server.get_json("/api/usage?user=&group_by=").await;
+    assert_eq!(status, 200, "{own}");
     for bad in [
         "from=2025-13-01",
         "from=2025-1-01",
         "to=yesterday",
-        "from=2025-03-10&to=2025-03-01",
-        "from=2024-01-01&to=2025-03-01",
+        "to=",
         "group_by=thread",
         "group_by=day,",
         "user=nobody",
@@ -381,6 +396,8 @@ async fn a_run_over_the_daily_token_limit_is_refused_until_an_admin_raises_the_l
     for bad in [
         json!({"tokens_per_day": -5}),
         json!({"tokens_per_day": "many"}),
+        // More than the database keeps (it would come back negative).
+        json!({"tokens_per_day": 9_223_372_036_854_775_808_u64}),
         json!({"cost_usd_per_day": -1.0}),
         json!({"daily": 5}),
     ] {
@@ -475,4 +492,52 @@ async fn with_accounts_off_the_cost_limit_applies_to_the_local_user() {
     assert_eq!(status, 200, "{set}");
     let r = start(&server, &plain, "/api/threads/l/runs/wait", "allowed again").await;
     assert_eq!(r.0, 200, "{}", r.1);
+}
+
+#[tokio::test]
+async fn a_server_killed_in_the_middle_of_a_run_keeps_what_its_finished_calls_used() {
+    let script = r#"scenarios:
+  - match: "crash during me"
+    turns:
+      - tool_calls: [{name: ls, arguments: {path: /mnt/user-data}}]
+        usage: {prompt_tokens: 500, completion_tokens: 5}
+      - content: "a slow answer the server never finishes"
+        chunk_size: 1
+        chunk_delay_ms: 5000
+        usage: {prompt_tokens: 900, completion_tokens: 9}
+"#;
+    let model = mock_llm(script).await;
+    let env = Env::new();
+    let models = priced_model(&model);
+    let serve = || {
+        let mut cmd = env.command(&["serve", "--bind", "127.0.0.1:0"]);
+        cmd.env("ANTLER_AUTH_MODE", "none")
+            .env("ANTLER_SKILLS_WATCH", "false")
+            .env("ANTLER_MODELS", &models)
+            .env("ANTLER_AGENT_GENERATE_TITLES", "false");
+        Server::spawn(cmd)
+    };
+    let server = serve();
+    let (status, body) = server
+        .post_json("/api/threads/k/runs", run("crash during me"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    // The second call has started: the first one answered, and its usage was stored then.
+    loop {
+        let requests = crate::common::model_requests(&model).await;
+        if requests.as_array().is_some_and(|r| r.len() >= 2) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    server.crash();
+
+    let server = serve();
+    let (status, report) = server.get_json("/api/usage").await;
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["totals"]["input_tokens"], 500, "{report}");
+    assert_eq!(report["totals"]["output_tokens"], 5, "{report}");
+    // 500 in · $2 + 5 out · $10, per million.
+    assert!(close(&report["totals"]["cost_usd"], 0.00105), "{report}");
+    assert_eq!(report["limit"]["used_tokens_today"], 505, "{report}");
 }

@@ -124,9 +124,9 @@ pub async fn join_thread_stream(
 
 /// `<run_id>:<seq>` of a thread stream's event.
 /// What `Last-Event-ID` of a thread stream looks like (the OpenAPI document says so too):
-/// a run id, hyphenated, and an event number; spaces around it are ignored.
-pub(crate) const EVENT_ID_PATTERN: &str =
-    "^ *[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:[0-9]{1,19} *$";
+/// a run id, hyphenated, and an event number; spaces around it are ignored, and an empty
+/// one is no position at all (as the run stream's).
+pub(crate) const EVENT_ID_PATTERN: &str = "^ *([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:[0-9]{1,19})? *$";
 
 fn parse_last_event_id(v: &str) -> Result<(String, u64), AppError> {
     let parsed = v.trim_matches(' ').rsplit_once(':').and_then(|(run, seq)| {

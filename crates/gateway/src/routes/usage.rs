@@ -28,30 +28,39 @@ impl From<UsageError> for AppError {
     }
 }
 
-/// The query of `GET /api/usage`.
+/// The query of `GET /api/usage`. An empty `user` or `group_by` is as if it were left out,
+/// as in every query of the API; an empty day is not a day.
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub struct UsageQuery {
     /// First UTC day included (`YYYY-MM-DD`); default: 29 days before `to`.
     #[param(format = Date, pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$")]
+    #[serde(default, deserialize_with = "given")]
     from: Option<String>,
-    /// Last UTC day included (`YYYY-MM-DD`); default: today. At most 366 days from `from`.
+    /// Last UTC day included (`YYYY-MM-DD`); default: today. Before `from`: an empty report.
     #[param(format = Date, pattern = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$")]
+    #[serde(default, deserialize_with = "given")]
     to: Option<String>,
     /// Whose usage: the caller's by default; another user id or `all` (everyone) for
     /// admins only.
     #[param(
-        pattern = r"^(all|local|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"
+        pattern = r"^(all|local|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})?$"
     )]
     user: Option<String>,
     /// Group rows by `day`, `model` and/or `user`, comma-separated; default `day,model`.
-    #[param(pattern = r"^(day|model|user)(,(day|model|user))*$")]
+    #[param(pattern = r"^((day|model|user)(,(day|model|user))*)?$")]
     group_by: Option<String>,
 }
 
 /// Refuses a user id that is neither an account's UUID nor `local` (the one user of
 /// `auth.mode: none`).
+/// A parameter's value as given, empty included (the query decoder answers an empty value
+/// as a missing one otherwise).
+fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
+}
+
 fn check_user_id(id: &str, all_allowed: bool) -> Result<(), AppError> {
     let ok = (all_allowed && id == antler_app::usage::ALL_USERS)
         || id == "local"
@@ -79,7 +88,7 @@ fn check_user_id(id: &str, all_allowed: bool) -> Result<(), AppError> {
         (status = 200, description = "The usage, summed per group, and the limits of the person reported on", body = UsageReport),
         (status = 403, description = "A non-admin asked for someone else's usage or everyone's", body = ErrorEnvelope),
         (status = 404, description = "No such user", body = ErrorEnvelope),
-        (status = 422, description = "A bad day, range (from after to, more than 366 days), user id or grouping", body = ErrorEnvelope),
+        (status = 422, description = "A bad day, user id or grouping", body = ErrorEnvelope),
     )
 )]
 pub async fn get_usage(
