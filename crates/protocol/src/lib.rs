@@ -16,6 +16,7 @@ pub mod memory;
 pub mod messages;
 pub mod paths;
 pub mod prompt_text;
+pub mod run_options;
 pub mod runs;
 pub mod secrets;
 pub mod skills;

@@ -182,10 +182,17 @@ impl RunManager {
         }
         if choice.named {
             let name = model.as_ref().map(|m| m.config().name.as_str());
-            store
-                .threads
-                .merge_metadata(owner, thread_id, choice.remember(name))
-                .await?;
+            let patch = choice.remember(name);
+            // The web UI names its choice on every run: written only when it changed, and a
+            // failed write costs the run nothing (its record is stored and queued by now).
+            let known = thread
+                .as_ref()
+                .and_then(|t| t.metadata.get(MODEL_CHOICE_KEY));
+            if known != patch.get(MODEL_CHOICE_KEY)
+                && let Err(error) = store.threads.merge_metadata(owner, thread_id, patch).await
+            {
+                tracing::warn!(%error, thread.id = thread_id, "could not remember the run's model choice");
+            }
         }
         let memory = match &self.deps.memory {
             Some(source) => {
