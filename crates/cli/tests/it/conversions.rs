@@ -265,7 +265,15 @@ async fn office_files_preview_as_pdf() {
     assert_eq!(code, 0, "{out}{err}");
 
     let url = "/api/threads/t/artifacts/mnt/user-data/outputs/plan.docx?preview=pdf";
-    let first = server.get(url).await;
+    // LibreOffice's first start in a fresh container took over the client's usual 30 s on a
+    // loaded 2-core CI machine (15 s when quiet): this request may take longer.
+    let first = server
+        .http
+        .get(server.url(url))
+        .timeout(std::time::Duration::from_secs(180))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(first.status().as_u16(), 200);
     assert_eq!(first.headers()["content-type"], "application/pdf");
     let etag = first.headers()["etag"].to_str().unwrap().to_string();
