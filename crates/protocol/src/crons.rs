@@ -49,6 +49,23 @@ pub struct Cron {
     pub last_run: Option<CronLastRun>,
 }
 
+/// LangGraph's `interrupt_before` / `interrupt_after`: `"*"` (every node), a list of node
+/// names, or `null`. Kept as JSON so a wrong shape gets the service's error naming the field.
+fn interrupt_nodes() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, Type};
+    let one_of = OneOfBuilder::new()
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(["*"])),
+        )
+        .item(ArrayBuilder::new().items(ObjectBuilder::new().schema_type(Type::String)))
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .description(Some("`\"*\"` (every node) or a list of node names."))
+        .build();
+    Schema::OneOf(one_of)
+}
+
 /// The latest run a cron started.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct CronLastRun {
@@ -73,7 +90,7 @@ pub struct CronLastRun {
 })))]
 pub struct CronCreate {
     /// The assistant: `agent` or an assistant's id.
-    #[schema(min_length = 1, example = "agent")]
+    #[schema(min_length = 1, pattern = r"\S", example = "agent")]
     pub assistant_id: String,
     /// Cron expression: `min hour day month weekday`, or 6 fields with leading seconds.
     #[schema(example = "0 9 * * 1-5")]
@@ -118,11 +135,11 @@ pub struct CronCreate {
     pub webhook: Option<String>,
     /// Accepted and kept (the agent has no graph nodes to stop at).
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = interrupt_nodes)]
     pub interrupt_before: Option<Value>,
     /// Accepted and kept.
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = interrupt_nodes)]
     pub interrupt_after: Option<Value>,
     /// Accepted and kept.
     #[serde(default)]
@@ -172,11 +189,11 @@ pub struct CronPatch {
     pub webhook: Option<String>,
     /// Accepted and kept.
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = interrupt_nodes)]
     pub interrupt_before: Option<Value>,
     /// Accepted and kept.
     #[serde(default)]
-    #[schema(value_type = Option<Object>)]
+    #[schema(schema_with = interrupt_nodes)]
     pub interrupt_after: Option<Value>,
     /// `delete` or `keep` (new-thread crons).
     #[serde(default)]

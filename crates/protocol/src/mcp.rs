@@ -72,11 +72,11 @@ pub struct ServerConfig<S = String> {
     #[schema(required)]
     pub sandboxed: bool,
     /// Longest wait for the server to start and answer `initialize`.
-    #[serde(default = "init_timeout_secs")]
+    #[serde(default = "init_timeout_secs", deserialize_with = "crate::de::u64")]
     #[schema(required)]
     pub init_timeout_secs: u64,
     /// Longest wait for one tool call.
-    #[serde(default = "call_timeout_secs")]
+    #[serde(default = "call_timeout_secs", deserialize_with = "crate::de::u64")]
     #[schema(required)]
     pub call_timeout_secs: u64,
     /// Only these of its tools (MCP names); all when empty.

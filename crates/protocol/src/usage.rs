@@ -84,7 +84,7 @@ pub struct UsageReport {
 pub struct UsageLimits {
     /// Prompt plus completion tokens per UTC day (at most 2^63 − 1, as the database keeps
     /// it).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::de::opt_u64")]
     #[schema(minimum = 0, maximum = 9_223_372_036_854_775_807_i64)]
     pub tokens_per_day: Option<u64>,
     /// US dollars per UTC day.

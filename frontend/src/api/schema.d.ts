@@ -2026,10 +2026,10 @@ export interface components {
             end_time?: string | null;
             /** @description The run's input (`{"messages": […]}`). */
             input?: Record<string, unknown> | null;
-            /** @description Accepted and kept. */
-            interrupt_after?: null | "*" | string[];
-            /** @description Accepted and kept (the agent has no graph nodes to stop at). */
-            interrupt_before?: null | "*" | string[];
+            /** @description `"*"` (every node) or a list of node names. */
+            interrupt_after?: (null | "*" | string[]) & ("*" | string[] | null);
+            /** @description `"*"` (every node) or a list of node names. */
+            interrupt_before?: (null | "*" | string[]) & ("*" | string[] | null);
             /** @description The cron's metadata, also given to each run. */
             metadata?: Record<string, unknown> | null;
             multitask_strategy?: null | components["schemas"]["MultitaskStrategy"];
@@ -2074,10 +2074,10 @@ export interface components {
             end_time?: string | null;
             /** @description The run's input. */
             input?: Record<string, unknown> | null;
-            /** @description Accepted and kept. */
-            interrupt_after?: null | "*" | string[];
-            /** @description Accepted and kept. */
-            interrupt_before?: null | "*" | string[];
+            /** @description `"*"` (every node) or a list of node names. */
+            interrupt_after?: (null | "*" | string[]) & ("*" | string[] | null);
+            /** @description `"*"` (every node) or a list of node names. */
+            interrupt_before?: (null | "*" | string[]) & ("*" | string[] | null);
             /** @description New metadata (replaces it). */
             metadata?: Record<string, unknown> | null;
             on_run_completed?: null | components["schemas"]["OnCompletion"];

@@ -333,11 +333,22 @@ async fn a_per_second_cron_runs_on_new_threads_deleted_or_kept_after_the_run() {
             .await;
     }
     // Kept threads hold the run, owned by the cron's owner, with the cron in the metadata.
-    let kept_threads = threads_of(&server, &kept_id).await;
-    let thread = kept_threads[0]["thread_id"].as_str().unwrap();
-    let (_, runs) = server
-        .get_json(&format!("/api/threads/{thread}/runs"))
-        .await;
+    // A tick claimed just before the cron was disabled may still be running: read a thread
+    // whose run has finished.
+    let mut finished = None;
+    wait_for("a kept thread whose run finished", async || {
+        for t in threads_of(&server, &kept_id).await {
+            let id = t["thread_id"].as_str().unwrap_or_default().to_string();
+            let (_, runs) = server.get_json(&format!("/api/threads/{id}/runs")).await;
+            if runs[0]["status"] == "success" {
+                finished = Some((id, runs));
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    let (thread, runs) = finished.unwrap();
     assert_eq!(runs[0]["metadata"]["cron_id"], kept_id.as_str());
     assert!(runs[0]["metadata"]["cron_scheduled_for"].is_string());
     let (_, state) = server
