@@ -1,6 +1,15 @@
 # Antler. `make run` starts the server with embedded defaults; `make test` runs every test.
 .PHONY: run test bench lint fmt snapshots fuzz sandbox-image frontend demo e2e compose-test
 
+# Node and pip trust only the CA lists they ship. Where the machine reaches the package
+# registries through a CA of its own (in the system bundle), they must use the system's too,
+# also from a shell with nothing set (as CI runs `make test`).
+SYSTEM_CA := $(wildcard /etc/ssl/certs/ca-certificates.crt)
+ifneq ($(SYSTEM_CA),)
+export NODE_EXTRA_CA_CERTS ?= $(SYSTEM_CA)
+export PIP_CERT ?= $(SYSTEM_CA)
+endif
+
 # The sandbox images first: the server's default is full (slim when only slim could be built;
 # no sandbox commands without Docker). Both are kept once built.
 run: frontend
