@@ -1,6 +1,8 @@
 import { Navigate, Route, Routes } from "react-router-dom";
 import { ArtifactsPage } from "./artifacts/ArtifactsPage";
 import { ChatPage } from "./chat/ChatPage";
+import { RunDetailPage } from "./console/RunDetailPage";
+import { RunsConsolePage } from "./console/RunsConsolePage";
 import { Shell } from "./components/Shell";
 import { EmptyState } from "./components/States";
 import { ToastProvider } from "./components/Toasts";
@@ -44,6 +46,8 @@ export function App() {
             <Route path="/settings/account" element={<AccountPage />} />
             <Route path="/settings/users" element={<UsersPage />} />
             <Route path="/settings/secrets" element={<SecretsPage />} />
+            <Route path="/admin/runs" element={<RunsConsolePage />} />
+            <Route path="/admin/runs/:runId" element={<RunDetailPage />} />
             <Route path="/setup" element={<Navigate to="/" replace />} />
             <Route path="*" element={<NotFound />} />
           </Route>

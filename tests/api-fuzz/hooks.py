@@ -131,6 +131,12 @@ def finished_run(case):
     case.path_parameters.update(thread_id=RUNS_THREAD, run_id=run)
 
 
+def console_run(case):
+    """A run that exists, for the console, which reads any run by its id alone."""
+    finished_run(case)
+    case.path_parameters.pop("thread_id", None)
+
+
 def delete_run(case):
     run = start_run(RUNS_THREAD, "Hello", "enqueue", wait=True)
     case.path_parameters.update(thread_id=RUNS_THREAD, run_id=run)
@@ -238,6 +244,7 @@ SUBSTITUTIONS = {
     "get_run": (finished_run, 2, True),
     "join_run": (finished_run, 2, True),
     "join_stream": (finished_run, 2, True),
+    "get_console_run": (console_run, 2, True),
     "delete_run": (delete_run, 2, True),
 }
 

@@ -55,6 +55,8 @@ pub struct App {
     pub crons: Arc<crate::crons::CronsService>,
     /// Model usage reports and daily limits.
     pub usage: crate::usage::UsageService,
+    /// The admin runs console.
+    pub console: crate::console::ConsoleService,
     /// LangGraph store items (each person's JSON documents).
     pub items: ItemsService,
     /// Runs the agent's tools: Docker containers per thread, or host directories.
@@ -109,6 +111,7 @@ impl App {
     }
 
     async fn start_with(config: Config, serving: bool) -> anyhow::Result<App> {
+        antler_agent_runtime::telemetry::set_record_content(config.telemetry.record_content);
         std::fs::create_dir_all(&config.data_dir)?;
         std::fs::create_dir_all(config.skills_dir.join("custom"))?;
         std::fs::create_dir_all(config.data_dir.join("tmp"))?;
@@ -362,6 +365,7 @@ impl App {
             )
             .with_usage(usage.clone()),
             usage,
+            console: crate::console::ConsoleService::new(store.clone()),
             mcp,
             memory,
             secrets,

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 mod alloc;
 mod commands;
+mod telemetry;
 
 /// Antler: a skills-driven agent backend.
 #[derive(Debug, Parser)]

@@ -25,7 +25,8 @@ pub const CSRF_COOKIE: &str = "antler_csrf";
 pub const CSRF_HEADER: &str = "x-csrf-token";
 
 /// Paths anyone may call: health, the API's documentation and the sign-in bootstrap.
-/// Everything else under `/api` needs a credential (outside `/api` is the static web UI).
+/// Everything else under `/api`, and `/metrics`, needs a credential (the rest is the static
+/// web UI).
 pub const PUBLIC_PATHS: &[&str] = &[
     "/health",
     "/api/ok",
@@ -41,7 +42,7 @@ pub fn is_public(path: &str) -> bool {
     PUBLIC_PATHS.contains(&path)
         || path == "/api/docs"
         || path.starts_with("/api/docs/")
-        || !(path == "/api" || path.starts_with("/api/"))
+        || !(path == "/api" || path.starts_with("/api/") || path == "/metrics")
 }
 
 /// The resolved caller of a request, in its extensions (an extractor: 401 without one).

@@ -6,6 +6,7 @@ pub mod error;
 pub mod extract;
 pub mod files;
 pub mod limits;
+pub mod metrics;
 pub mod openapi;
 pub mod origin;
 pub mod params;
@@ -13,7 +14,8 @@ pub mod router;
 pub mod routes;
 mod serve;
 pub mod state;
+mod trace_context;
 
-pub use router::{openapi, router};
+pub use router::{metrics_router, openapi, router};
 pub use serve::serve;
 pub use state::{AppState, Identity};

@@ -22,9 +22,9 @@ use antler_app::Config;
 
 use crate::error::{AppError, InternalCause};
 use crate::routes::{
-    artifacts, assistants, auth, crons, health, mcp, memory, models, run_batch, runs, secrets,
-    skill_import, skill_install, skills, state, stateless, store_items, thread_stream, threads,
-    uploads, usage, users,
+    artifacts, assistants, auth, console, crons, health, mcp, memory, models, run_batch, runs,
+    secrets, skill_import, skill_install, skills, state, stateless, store_items, thread_stream,
+    threads, uploads, usage, users,
 };
 use crate::state::AppState;
 
@@ -110,6 +110,8 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(usage::get_usage))
         .routes(routes!(usage::list_limits))
         .routes(routes!(usage::put_limits))
+        .routes(routes!(console::list_console_runs))
+        .routes(routes!(console::get_console_run))
         .routes(routes!(secrets::list_secrets))
         .routes(routes!(secrets::put_secret, secrets::delete_secret))
         .routes(routes!(
@@ -161,6 +163,7 @@ pub fn openapi() -> serde_json::Value {
 
 /// The full application router.
 pub fn router(state: AppState) -> Router {
+    crate::metrics::install();
     let body_limit = state.config.http.max_body_bytes;
     let (api, doc) = api_router(&state.config).split_for_parts();
     let doc = axum::body::Bytes::from(complete(&doc).to_string());
@@ -171,6 +174,7 @@ pub fn router(state: AppState) -> Router {
         "/api/threads/{thread_id}/artifacts/{*path}",
         axum::routing::get(artifacts::get_artifact),
     )
+    .route("/metrics", axum::routing::get(crate::metrics::scrape_admin))
     .route(
         "/api/openapi.json",
         axum::routing::get(move || {
@@ -193,6 +197,7 @@ pub fn router(state: AppState) -> Router {
         crate::auth::authenticate,
     ))
     .layer(middleware::from_fn(log_failures))
+    .layer(middleware::from_fn(crate::trace_context::continue_trace))
     .layer(middleware::from_fn(move |request, next| {
         crate::origin::guard(policy.clone(), request, next)
     }))
@@ -256,4 +261,13 @@ fn panic_response(panic: Box<dyn Any + Send + 'static>) -> Response {
         .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
         .unwrap_or_default();
     AppError::internal(anyhow::anyhow!("handler panicked: {detail}")).into_response()
+}
+
+/// The router of the separate metrics address (`telemetry.metrics.bind`): `/metrics`
+/// without sign-in, nothing else.
+pub fn metrics_router(state: AppState) -> Router {
+    crate::metrics::install();
+    Router::new()
+        .route("/metrics", axum::routing::get(crate::metrics::scrape))
+        .with_state(state)
 }

@@ -71,6 +71,21 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let app = Arc::new(app);
     let router = router(AppState::new(app.clone()));
+    if let Some(bind) = app.config.telemetry.metrics.bind.clone() {
+        let metrics = TcpListener::bind(&bind).await.map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!("cannot listen on {bind} for metrics: {e}"),
+            )
+        })?;
+        tracing::info!(addr = %metrics.local_addr()?, "/metrics served without sign-in");
+        let router = crate::metrics_router(AppState::new(app.clone()));
+        tokio::spawn(async move {
+            if let Err(error) = axum::serve(metrics, router).await {
+                tracing::warn!(%error, "the metrics address stopped");
+            }
+        });
+    }
     let mut h1 = http1::Builder::new();
     h1.max_headers(HYPER_MAX_HEADERS)
         .max_buf_size(HYPER_MAX_HEAD_BYTES);

@@ -5,6 +5,7 @@
 
 pub mod assistants;
 pub mod auth;
+pub mod console;
 pub mod crons;
 pub mod de;
 pub mod egress;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 pub mod accounts;
 pub mod assistants;
 pub mod bus;
+pub mod console;
 pub mod crons;
 pub mod instances;
 pub mod items;
@@ -20,6 +21,7 @@ pub mod runs;
 pub mod secrets;
 pub mod skill_states;
 mod sql;
+pub mod stats;
 pub mod threads;
 pub mod usage;
 
@@ -28,6 +30,7 @@ pub use assistants::{
     AssistantFilter, AssistantOrder, AssistantRecord, AssistantRepo, MAX_VERSIONS, SortKey,
 };
 pub use bus::{Bus, Notice, Topic};
+pub use console::{ConsoleFilter, ConsolePage, ConsoleRecord, ConsoleRepo};
 pub use crons::{CronFilter, CronPlan, CronRecord, CronRepo, CronSort, CronTick, LastRun};
 pub use instances::InstanceRepo;
 pub use items::{ItemQuery, ItemRecord, ItemRepo, NamespaceQuery, NewItem};
@@ -172,6 +175,10 @@ pub struct Store {
     pub crons: Arc<dyn CronRepo>,
     /// Model usage and daily limits.
     pub usage: Arc<dyn UsageRepo>,
+    /// Runs across owners for the admin runs console.
+    pub console: Arc<dyn ConsoleRepo>,
+    /// Queue lengths and pool figures for `/metrics`.
+    pub stats: Arc<dyn stats::StatsRepo>,
 }
 
 impl std::fmt::Debug for Store {

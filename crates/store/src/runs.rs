@@ -55,6 +55,9 @@ pub struct RunUpdate {
     /// New metadata for the run (what it was created with, plus what it added); `None`
     /// keeps what it has.
     pub metadata: Option<Map<String, Value>>,
+    /// Its steps (model calls, tool calls, subagents) for the runs console, given once when
+    /// it ends; `None` keeps what is stored.
+    pub timeline: Option<Vec<antler_protocol::console::RunStep>>,
 }
 
 /// One event of a run's stream.

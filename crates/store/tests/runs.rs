@@ -83,6 +83,7 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
                         cost_usd: 0.25,
                     },
                     metadata: None,
+                    timeline: None,
                 },
             )
             .await
@@ -123,6 +124,7 @@ async fn runs_are_stored_updated_listed_and_interrupted_after_a_restart() {
                 cost_usd: 0.25,
             },
             metadata,
+            timeline: None,
         };
         store
             .runs

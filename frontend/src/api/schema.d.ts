@@ -4,6 +4,40 @@
  */
 
 export interface paths {
+    "/api/admin/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every person's runs, newest first, with what each used and how many match (admins only). */
+        get: operations["list_console_runs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run with its timeline, and its subagents' runs with theirs (admins only). */
+        get: operations["get_console_run"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/assistants": {
         parameters: {
             query?: never;
@@ -1902,6 +1936,68 @@ export interface components {
          *     (`{checkpoint_id, checkpoint_ns}` or a config `{configurable: {checkpoint_id}}`).
          */
         CheckpointSelector: string | Record<string, unknown>;
+        /** @description A run as the console lists it. */
+        ConsoleRun: {
+            /** @description The agent. */
+            assistant_id: string;
+            /** @description RFC 3339 creation time. */
+            created_at: string;
+            /**
+             * Format: int64
+             * @description Creation to end; `null` while it is pending or running.
+             */
+            duration_ms?: number | null;
+            /** @description The error message when it failed. */
+            error?: string | null;
+            /** @description The models it called. */
+            models: string[];
+            /** @description The run that started it, for a subagent's run. */
+            parent_run_id?: string | null;
+            /** @description The run. */
+            run_id: string;
+            /** @description Where it is. */
+            status: components["schemas"]["RunStatus"];
+            stop_reason?: null | components["schemas"]["StopReason"];
+            /** @description Its thread. */
+            thread_id: string;
+            /**
+             * Format: int64
+             * @description Tool calls that failed, over all tools.
+             */
+            tool_errors: number;
+            /** @description The tools it called, most called first. */
+            tools: components["schemas"]["ToolUse"][];
+            /** @description RFC 3339 time of the last change. */
+            updated_at: string;
+            /** @description Tokens, calls and cost (its subagents' included). */
+            usage: components["schemas"]["RunUsage"];
+            /** @description The owner's email when the owner is a registered user. */
+            user_email?: string | null;
+            /** @description Who started it (its owner's user id). */
+            user_id: string;
+        };
+        /** @description `GET /api/admin/runs/{run_id}`: a run and its timeline, its subagents' runs nested. */
+        ConsoleRunDetail: {
+            /** @description The run. */
+            run: components["schemas"]["ConsoleRun"];
+            /** @description Its subagents' runs, each with its own timeline. */
+            subagents: components["schemas"]["ConsoleRunDetail"][];
+            /**
+             * @description Its steps in the order they started (empty for a run from before timelines were
+             *     kept, or one still working).
+             */
+            timeline: components["schemas"]["RunStep"][];
+        };
+        /** @description `GET /api/admin/runs`: a page of runs, newest first. */
+        ConsoleRunList: {
+            /** @description The runs. */
+            runs: components["schemas"]["ConsoleRun"][];
+            /**
+             * Format: int64
+             * @description How many runs match the filters.
+             */
+            total: number;
+        };
         /** @description A document's Markdown version. */
         Conversion: {
             /** @description Why it failed or was skipped. */
@@ -3069,6 +3165,55 @@ export interface components {
          * @enum {string}
          */
         RunStatus: "pending" | "running" | "success" | "error" | "timeout" | "interrupted";
+        /** @description One step of a run's timeline, recorded as it ends. */
+        RunStep: {
+            /** @description Subagents: the child run. */
+            child_run_id?: string | null;
+            /**
+             * Format: int64
+             * @description How long it took.
+             */
+            duration_ms: number;
+            /** @description Why it failed (a tool error as the model saw it, shortened). */
+            error?: string | null;
+            /** @description Model calls: why the model stopped (`stop`, `tool_calls`, `length`, …). */
+            finish_reason?: string | null;
+            /**
+             * Format: int64
+             * @description Model calls: milliseconds until the first streamed token.
+             */
+            first_token_ms?: number | null;
+            /**
+             * Format: int64
+             * @description Model calls: prompt tokens.
+             */
+            input_tokens?: number | null;
+            /** @description What it was. */
+            kind: components["schemas"]["RunStepKind"];
+            /** @description The model's name, the tool's name, or the subagent's type. */
+            name: string;
+            /**
+             * Format: int64
+             * @description Model calls: completion tokens.
+             */
+            output_tokens?: number | null;
+            /** @description RFC 3339 time it started (milliseconds). */
+            started_at: string;
+            /** @description How it ended. */
+            status: components["schemas"]["RunStepStatus"];
+            /** @description Tool calls and subagents: the model's id for the call. */
+            tool_call_id?: string | null;
+        };
+        /**
+         * @description What a step of a run was.
+         * @enum {string}
+         */
+        RunStepKind: "model_call" | "tool_call" | "subagent";
+        /**
+         * @description How a step ended.
+         * @enum {string}
+         */
+        RunStepStatus: "ok" | "error" | "cancelled";
         /**
          * @description Token, call and cost counters of a run: its own model calls (the agent loop, summaries,
          *     the title) and its subagents'.
@@ -3902,6 +4047,21 @@ export interface components {
          * @enum {string}
          */
         ToolStatus: "success" | "error";
+        /** @description How often a run called one tool. */
+        ToolUse: {
+            /**
+             * Format: int64
+             * @description Calls.
+             */
+            calls: number;
+            /**
+             * Format: int64
+             * @description Of those, calls that failed.
+             */
+            errors: number;
+            /** @description The tool. */
+            name: string;
+        };
         /** @description A tool of a server, as the API shows it. */
         ToolView: {
             /** @description What it does. */
@@ -4186,6 +4346,201 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_console_runs: {
+        parameters: {
+            query?: {
+                /** @description Only this person's runs: an account's id, or `local` when accounts are off. */
+                user?: string;
+                /**
+                 * @description Only this agent's runs: an assistant's id (`agent` or `lead_agent` name the built-in
+                 *     one).
+                 */
+                assistant_id?: string;
+                /** @description Only runs in this status. */
+                status?: string;
+                /**
+                 * @description Runs created at or after this time: an RFC 3339 time, or a UTC day (`YYYY-MM-DD`,
+                 *     from its start).
+                 */
+                from?: string;
+                /**
+                 * @description Runs created before this time (an RFC 3339 time, excluded), or up to the end of a UTC
+                 *     day (`YYYY-MM-DD`, included).
+                 */
+                to?: string;
+                /** @description `true`: subagents' runs too; default `false`, the runs people started. */
+                subagents?: string;
+                /** @description Page size, 1 to 200; default 50. */
+                limit?: string;
+                /** @description Runs to skip, 0 to 999999999; default 0. */
+                offset?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs and how many match the filters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleRunList"];
+                };
+            };
+            /** @description Invalid query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A bad filter, limit or offset (the message names it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_console_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run, its steps and its subagents' runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleRunDetail"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid run id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     create_assistant: {
         parameters: {
             query?: never;

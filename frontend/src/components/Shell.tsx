@@ -131,6 +131,11 @@ export function Shell() {
           <NavLink to="/settings/memory" className={({ isActive }) => (isActive ? "active" : "")}>
             Memory
           </NavLink>
+          {(isAdmin || open) && (
+            <NavLink to="/admin/runs" className={({ isActive }) => (isActive ? "active" : "")}>
+              Runs
+            </NavLink>
+          )}
           {isAdmin && !open && (
             <NavLink to="/settings/users" className={({ isActive }) => (isActive ? "active" : "")}>
               Users

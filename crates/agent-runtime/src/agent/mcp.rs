@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
+use tracing::Instrument;
 
 use antler_mcp::{CallResult, Content, McpError, McpHub, OfferedTool, Progress, ToolSearchConfig};
 use antler_protocol::stream::{CustomEvent, StreamEvent};
@@ -238,6 +239,7 @@ impl Tool for McpTool {
             }
         });
         let tool = &self.offered;
+        let span = crate::telemetry::mcp_span(&tool.server, &tool.tool.name);
         let result = self
             .hub
             .call(
@@ -248,7 +250,11 @@ impl Tool for McpTool {
                 ctx.cancel.child_token(),
                 Some(&crate::tools::SandboxLauncher(ctx.sandbox)),
             )
+            .instrument(span.clone())
             .await;
+        if result.is_err() {
+            crate::telemetry::span_failed(&span, "mcp");
+        }
         let origin = json!({"server": tool.server, "tool": tool.tool.name});
         match result {
             Ok(r) => Ok(output(r, origin)),

@@ -6,7 +6,12 @@ use serde_json::{Map, Value, json};
 
 use super::{AgentRun, AgentState};
 use crate::langchain::{ai_message, chunk, final_chunk, new_id};
-use crate::model::{CallOptions, Delta, ModelClient, ModelError, ModelEvent, RetryNotice};
+use crate::model::{
+    CallOptions, Completion, Delta, ModelClient, ModelError, ModelEvent, RetryNotice,
+};
+use crate::telemetry::ModelCallObserver;
+use std::time::Instant;
+use tracing::Instrument;
 
 /// An agent call: the model's own output limit, thinking as the run chose.
 fn call_options(model: &ModelClient) -> CallOptions {
@@ -21,6 +26,8 @@ fn call_options(model: &ModelClient) -> CallOptions {
 struct Partial {
     id: String,
     text: String,
+    /// When its first token arrived.
+    first_token: Option<Instant>,
 }
 
 impl AgentRun<'_> {
@@ -34,11 +41,27 @@ impl AgentRun<'_> {
         state: &mut AgentState,
     ) -> Result<AiMessage, ModelError> {
         let mut partial = Partial::default();
-        match self
-            .stream_model(model, request, tool_defs, state.step, &mut partial)
-            .await
-        {
-            Ok(ai) => {
+        let mut observer = ModelCallObserver::start(model.config(), &request);
+        let span = observer.span().clone();
+        let run_started = state.awaiting_first_token;
+        let result = self
+            .stream_model(
+                model,
+                request,
+                tool_defs,
+                state.step,
+                &mut partial,
+                &mut observer,
+            )
+            .instrument(span)
+            .await;
+        if let (Some(started), Some(first)) = (run_started, partial.first_token) {
+            crate::telemetry::first_token(first.duration_since(started).as_secs_f64());
+            state.awaiting_first_token = None;
+        }
+        match result {
+            Ok((ai, done)) => {
+                state.steps.push(observer.done(&done));
                 // Its call was counted when it started (the call limit); tokens and cost now.
                 let usage = ai.usage_metadata.as_ref().map(crate::usage::from_metadata);
                 let mut call = state.ledger.add(model.config(), usage.as_ref());
@@ -52,10 +75,14 @@ impl AgentRun<'_> {
                 Ok(ai)
             }
             Err(ModelError::Cancelled) => {
+                state.steps.push(observer.failed(&ModelError::Cancelled));
                 self.keep_partial(state, partial).await;
                 Err(ModelError::Cancelled)
             }
-            Err(e) => Err(e),
+            Err(e) => {
+                state.steps.push(observer.failed(&e));
+                Err(e)
+            }
         }
     }
 
@@ -66,7 +93,8 @@ impl AgentRun<'_> {
         tool_defs: Vec<Value>,
         step: u64,
         partial: &mut Partial,
-    ) -> Result<AiMessage, ModelError> {
+        observer: &mut ModelCallObserver,
+    ) -> Result<(AiMessage, Completion), ModelError> {
         let svc = self.services();
         let on_retry = |notice: RetryNotice| {
             for hook in self.hooks() {
@@ -90,6 +118,9 @@ impl AgentRun<'_> {
         while let Some(event) = rx.recv().await {
             match event? {
                 ModelEvent::Delta(delta) => {
+                    if observer.token().is_some() {
+                        partial.first_token = Some(Instant::now());
+                    }
                     if let Delta::Content(text) = &delta {
                         partial.text.push_str(text);
                     }
@@ -105,7 +136,8 @@ impl AgentRun<'_> {
                     let last = final_chunk(&id, &done, model.config());
                     self.log
                         .emit(&StreamEvent::Messages(MessagePart::Chunk(&last), &metadata));
-                    return Ok(ai_message(&done, &id, model.config()));
+                    let ai = ai_message(&done, &id, model.config());
+                    return Ok((ai, done));
                 }
             }
         }

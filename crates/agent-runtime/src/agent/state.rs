@@ -52,4 +52,9 @@ pub struct AgentState {
     pub sources: Vec<antler_protocol::web::WebSource>,
     /// Tokens of each message (by id and length), counted once per run.
     pub token_counts: HashMap<String, usize>,
+    /// Its model calls, tool calls and subagents so far (the runs console's timeline).
+    pub steps: Vec<antler_protocol::console::RunStep>,
+    /// When the run started, until its first token arrives (time to first token); `None`
+    /// for a subagent's run.
+    pub awaiting_first_token: Option<std::time::Instant>,
 }

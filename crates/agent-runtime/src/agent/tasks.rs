@@ -17,6 +17,7 @@ use antler_protocol::stream::{CustomEvent, StreamEvent, StreamMode, TaskEnd};
 use antler_store::{RunRecord, RunUpdate};
 use async_trait::async_trait;
 use serde_json::json;
+use tracing::Instrument;
 
 pub use super::task_pool::{ChildRuns, Tasks};
 use super::task_pool::{Delegate, NOT_FOR_SUBAGENTS, Request, never_started};
@@ -200,8 +201,14 @@ impl AgentRun<'_> {
         })];
         let limit = Duration::from_secs(tasks.cfg.timeout_secs);
         let numbered_before = self.sources.len();
+        let span = crate::telemetry::run_span(
+            &child_id,
+            self.thread_id,
+            &req.kind.name,
+            &self.profile.assistant_id,
+        );
         let outcome = {
-            let run = child.run(&mut state, input);
+            let run = child.run(&mut state, input).instrument(span.clone());
             tokio::pin!(run);
             tokio::select! {
                 outcome = &mut run => Some(outcome),
@@ -238,12 +245,14 @@ impl AgentRun<'_> {
                 Some(format!("the subagent ran past its limit of {s}s")),
             ),
         };
+        crate::telemetry::run_ended(&span, status, error.as_deref());
         let update = RunUpdate {
             status,
             stop_reason: Some(stop_reason),
             error: error.clone(),
             usage,
             metadata: None,
+            timeline: Some(std::mem::take(&mut state.steps)),
         };
         // The subagent's own calls, under its own run id (its parent stores only its own).
         state

@@ -4,12 +4,15 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use antler_protocol::console::RunStep;
 use antler_protocol::messages::{AiMessage, Message, ToolCall};
 use antler_protocol::stream::{MessagePart, Node, StreamEvent};
+use tracing::Instrument;
 
 use super::slash::Activation;
 use super::{AgentRun, AgentState, memory_tools, tasks};
 use crate::langchain::tool_message;
+use crate::telemetry::ToolCallObserver;
 use crate::tools::{
     Effect, MemoryAccess, Phase, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry, cap,
 };
@@ -81,6 +84,23 @@ impl AgentRun<'_> {
         Ok(self.fit(out, &call.id).await)
     }
 
+    /// [`Self::call_tool`] in the call's span, with its step of the run's timeline.
+    async fn observed_call(
+        &self,
+        tools: &ToolRegistry,
+        call: &ToolCall,
+        activation: Option<&Activation>,
+    ) -> (Result<ToolOutput, ToolError>, RunStep) {
+        let observer = ToolCallObserver::start(&call.name, &call.id, &call.args);
+        let span = observer.span().clone();
+        let result = self
+            .call_tool(tools, call, activation)
+            .instrument(span)
+            .await;
+        let step = observer.done(&result, self.cancel.is_cancelled());
+        (result, step)
+    }
+
     /// Runs every call of `ai` and appends the results in call order: calls of tools of the
     /// first [`Phase`] one after another, then the others concurrently. Answers the calls'
     /// effects, or the message of a fatal tool error (every call still has its result in the
@@ -95,20 +115,29 @@ impl AgentRun<'_> {
         let first = |call: &ToolCall| tools.phase(&call.name) == Phase::First;
         let mut done: Vec<Option<Result<ToolOutput, ToolError>>> =
             ai.tool_calls.iter().map(|_| None).collect();
+        let mut steps = Vec::with_capacity(ai.tool_calls.len());
         for (i, call) in ai.tool_calls.iter().enumerate().filter(|(_, c)| first(c)) {
-            done[i] = Some(self.call_tool(tools, call, activation).await);
-        }
-        let rest = futures::future::join_all(
-            ai.tool_calls
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| !first(c))
-                .map(|(i, call)| async move { (i, self.call_tool(tools, call, activation).await) }),
-        )
-        .await;
-        for (i, result) in rest {
+            let (result, step) = self.observed_call(tools, call, activation).await;
             done[i] = Some(result);
+            steps.push(step);
         }
+        let rest =
+            futures::future::join_all(
+                ai.tool_calls
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| !first(c))
+                    .map(|(i, call)| async move {
+                        (i, self.observed_call(tools, call, activation).await)
+                    }),
+            )
+            .await;
+        for (i, (result, step)) in rest {
+            done[i] = Some(result);
+            steps.push(step);
+        }
+        steps.sort_by(|a, b| a.started_at.cmp(&b.started_at));
+        state.steps.extend(steps);
         let mut results: Vec<(String, String, Result<ToolOutput, ToolError>)> = ai
             .tool_calls
             .iter()

@@ -21,6 +21,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use crate::config::{ModelConfig, Provider};
 pub use decode::{AssembledCall, Delta, Turn};
@@ -56,6 +57,21 @@ pub enum ModelError {
     /// The run was cancelled.
     #[error("cancelled")]
     Cancelled,
+}
+
+impl ModelError {
+    /// A short name for the kind of failure (a trace's `error.type`, a metric label).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ModelError::NotConfigured(_) => "not_configured",
+            ModelError::Status { .. } => "http_status",
+            ModelError::Connect(_) => "connect",
+            ModelError::Idle(_) => "idle_timeout",
+            ModelError::Incomplete(_) => "incomplete",
+            ModelError::Decode(_) => "decode",
+            ModelError::Cancelled => "cancelled",
+        }
+    }
 }
 
 /// A retry about to happen (for the `llm_retry` event).
@@ -206,22 +222,33 @@ impl ModelClient {
         max_tokens: Option<u32>,
         cancel: &CancellationToken,
     ) -> Result<Completion, ModelError> {
-        let mut rx = self
-            .stream(
-                messages,
-                Vec::new(),
-                CallOptions::limit(max_tokens),
-                cancel,
-                &|_| {},
-            )
-            .await?;
-        while let Some(event) = rx.recv().await {
-            if let ModelEvent::Done(c) = event? {
-                return Ok(c);
+        let observer = crate::telemetry::ModelCallObserver::start(&self.cfg, &messages);
+        let span = observer.span().clone();
+        let answer = async {
+            let mut rx = self
+                .stream(
+                    messages,
+                    Vec::new(),
+                    CallOptions::limit(max_tokens),
+                    cancel,
+                    &|_| {},
+                )
+                .await?;
+            while let Some(event) = rx.recv().await {
+                if let ModelEvent::Done(c) = event? {
+                    return Ok(c);
+                }
             }
+            Err(ModelError::Incomplete(
+                "the model stream ended without an answer".into(),
+            ))
         }
-        Err(ModelError::Incomplete(
-            "the model stream ended without an answer".into(),
-        ))
+        .instrument(span)
+        .await;
+        match &answer {
+            Ok(c) => drop(observer.done(c)),
+            Err(e) => drop(observer.failed(e)),
+        }
+        answer
     }
 }

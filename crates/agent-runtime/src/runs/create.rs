@@ -21,6 +21,7 @@ use super::manager::{RunManager, lock};
 use crate::langchain::parse_input;
 use crate::model::ModelClient;
 use crate::profile::AgentProfile;
+use tracing::Instrument;
 
 impl RunManager {
     /// Creates a run and starts it (it waits for earlier runs of the thread when enqueued).
@@ -213,6 +214,14 @@ impl RunManager {
         let created_at = record.created_at;
         let plan_mode = self.deps.cfg.plan_mode || asks_plan_mode(&req);
         lock(&self.active).insert(run_id, run.clone());
+        crate::telemetry::run_started();
+        // Inside the request's span (its `traceparent`), when it has one.
+        let span = crate::telemetry::run_span(
+            &run.run_id,
+            thread_id,
+            req.assistant_id.trim(),
+            &profile.assistant_id,
+        );
         let this = self.clone();
         let task_run = run.clone();
         tokio::spawn(async move {
@@ -227,7 +236,9 @@ impl RunManager {
                 created_at,
                 rollback,
             };
-            this.execute(task_run, queue, start, model, writer).await;
+            this.execute(task_run, queue, start, model, writer)
+                .instrument(span)
+                .await;
         });
         Ok((run, record))
     }

@@ -54,7 +54,10 @@ impl RunManager {
         writer: tokio::task::JoinHandle<()>,
     ) {
         let turn = self.wait_turn(&run, &queue, start.created_at).await;
-        let mut state = AgentState::default();
+        let mut state = AgentState {
+            awaiting_first_token: Some(std::time::Instant::now()),
+            ..AgentState::default()
+        };
         // False when the stored history could not be read: nothing may be saved over it.
         let mut history_read = true;
         let rolled_back = match run.cancel.is_cancelled() {
@@ -124,6 +127,7 @@ impl RunManager {
             error: None,
             usage: antler_protocol::runs::RunUsage::default(),
             metadata: None,
+            timeline: None,
         };
         if let Err(e) = self.deps.store.runs.update(&run.run_id, &running).await {
             tracing::warn!(run.id = %run.run_id, error = %e, "run status could not be saved");
@@ -365,7 +369,18 @@ impl RunManager {
             },
             usage: total,
             metadata: self.metadata_with_sources(run, &state.sources).await,
+            timeline: Some(std::mem::take(&mut state.steps)),
         };
+        let seconds = (chrono::Utc::now() - start.created_at)
+            .to_std()
+            .unwrap_or_default()
+            .as_secs_f64();
+        crate::telemetry::run_finished(
+            &tracing::Span::current(),
+            status,
+            update.error.as_deref(),
+            seconds,
+        );
         // Stored whatever the ending: a failed or cancelled run's calls were paid for too.
         state
             .ledger

@@ -66,6 +66,15 @@ impl SkillSource for Catalog {
     }
 }
 
+/// How busy the run manager is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunLoad {
+    /// Runs pending or running here.
+    pub active: usize,
+    /// Of those, runs waiting for an earlier run of their thread.
+    pub waiting: usize,
+}
+
 /// The run manager.
 pub struct RunManager {
     pub(super) deps: RunDeps,
@@ -111,6 +120,17 @@ impl RunManager {
         self.sink
             .get_or_init(|| super::sink::EventSink::start(self.deps.store.runs.clone()))
             .clone()
+    }
+
+    /// Runs of this process: pending or running, and of those, waiting behind an earlier
+    /// run of their thread (for the metrics).
+    pub fn load(&self) -> RunLoad {
+        let active = lock(&self.active).len();
+        let waiting = lock(&self.threads)
+            .values()
+            .map(|q| lock(&q.runs).len().saturating_sub(1))
+            .sum();
+        RunLoad { active, waiting }
     }
 
     /// The dependencies.

@@ -17,5 +17,5 @@ mod stored;
 pub mod stream;
 
 pub use active::{ActiveRun, RunError};
-pub use manager::{RunDeps, RunManager, SkillSource};
+pub use manager::{RunDeps, RunLoad, RunManager, SkillSource};
 pub use recent::RecentSkills;

@@ -1,6 +1,7 @@
 //! `bash`: a command in the sandbox.
 
 use std::time::Duration;
+use tracing::Instrument;
 
 use antler_sandbox::api::ExecRequest;
 use async_trait::async_trait;
@@ -49,12 +50,16 @@ impl TypedTool for Bash {
             cancel: ctx.cancel.clone(),
             env: ctx.secret_env(),
         };
-        let mut out = ctx
-            .sandbox()
-            .await?
+        let sandbox = ctx.sandbox().await?;
+        let span = crate::telemetry::sandbox_span("exec", &ctx.sandbox.thread_id);
+        let mut out = sandbox
             .exec(request)
+            .instrument(span.clone())
             .await
-            .map_err(|e| sandbox_error(&e))?;
+            .map_err(|e| {
+                crate::telemetry::span_failed(&span, "sandbox");
+                sandbox_error(&e)
+            })?;
         if let (Some(secrets), Some(marker)) = (ctx.sandbox.secrets(), CUT.as_ref()) {
             // Where the output's middle was cut, a value the cut went through is masked too.
             out.stdout = secrets.set().redact_cut(&out.stdout, marker);

@@ -2,7 +2,9 @@
 //! run start, the limits, the run's cancellation, and — for the tools that need them — the
 //! run's event log, the person's memory and the run itself (to start subagents).
 
+use futures::TryFutureExt;
 use std::sync::Arc;
+use tracing::Instrument;
 
 use antler_sandbox::SandboxError;
 use antler_sandbox::api::{Sandbox, SandboxProvider};
@@ -21,7 +23,7 @@ use crate::secrets::RunSecrets;
 /// The thread's sandbox, acquired on the first tool call that needs it.
 pub struct SandboxHandle {
     provider: Arc<dyn SandboxProvider>,
-    thread_id: String,
+    pub(crate) thread_id: String,
     owner: Option<String>,
     image: Option<String>,
     network: Option<antler_protocol::egress::AgentNetwork>,
@@ -75,15 +77,21 @@ impl SandboxHandle {
     pub(crate) async fn get(&self) -> Result<&Arc<dyn Sandbox>, SandboxError> {
         self.cell
             .get_or_try_init(|| {
-                self.provider.acquire_for(
-                    &self.thread_id,
-                    antler_sandbox::Acquire {
-                        owner: self.owner.as_deref(),
-                        image: self.image.as_deref(),
-                        network: self.network.as_ref(),
-                        keep: false,
-                    },
-                )
+                // Only the first use of the run acquires (and is traced).
+                let span = crate::telemetry::sandbox_span("acquire", &self.thread_id);
+                let failed = span.clone();
+                self.provider
+                    .acquire_for(
+                        &self.thread_id,
+                        antler_sandbox::Acquire {
+                            owner: self.owner.as_deref(),
+                            image: self.image.as_deref(),
+                            network: self.network.as_ref(),
+                            keep: false,
+                        },
+                    )
+                    .instrument(span)
+                    .inspect_err(move |_| crate::telemetry::span_failed(&failed, "sandbox"))
             })
             .await
     }

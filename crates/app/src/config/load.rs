@@ -237,6 +237,23 @@ impl Config {
             .validate(&self.models)
             .map_err(|(key, message)| ConfigError::new(key, message))?;
         tracing_filter_check(&self.log.level).map_err(|m| ConfigError::new("log.level", m))?;
+        let telemetry = &self.telemetry;
+        if let Some(endpoint) = &telemetry.otlp.endpoint
+            && !url::Url::parse(endpoint).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
+        {
+            return Err(ConfigError::new(
+                "telemetry.otlp.endpoint",
+                "must be an http:// or https:// URL such as http://localhost:4318",
+            ));
+        }
+        if let Some(bind) = &telemetry.metrics.bind
+            && bind.parse::<std::net::SocketAddr>().is_err()
+        {
+            return Err(ConfigError::new(
+                "telemetry.metrics.bind",
+                "must be an address and port such as 127.0.0.1:9464",
+            ));
+        }
         Ok(())
     }
 

@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
+use tracing::Instrument;
 
 use antler_agent_runtime::model::ModelClient;
 use antler_protocol::messages::Message;
@@ -92,7 +93,8 @@ impl Extractor {
         // The claim is renewed while the model reads, so no other replica takes it over; one
         // that did (this replica stalled) is left to finish.
         let every = Duration::from_millis((self.cfg.claim_timeout_secs * 1000 / 3).max(200));
-        let learning = self.learn(&item);
+        let span = antler_agent_runtime::telemetry::memory_span(&item.owner, &item.thread_id);
+        let learning = self.learn(&item).instrument(span.clone());
         tokio::pin!(learning);
         let result = loop {
             tokio::select! {
@@ -109,6 +111,9 @@ impl Extractor {
                 }
             }
         };
+        if result.is_err() {
+            antler_agent_runtime::telemetry::span_failed(&span, "memory");
+        }
         let stored = match &result {
             // Finished with what was learned, in the same transaction.
             Ok(Read::Applied) => return,

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use antler_app::Config;
 use antler_app::config::LogFormat;
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 pub(crate) mod migrate;
 pub(crate) mod sandbox;
@@ -36,6 +37,51 @@ pub(crate) fn set_verbose(verbose: bool) {
 /// Logs go to stderr so stdout stays machine-readable. A server logs at `log.level`; a
 /// one-shot command only warns unless `-v` asks for more (its stderr is the command's own).
 pub(crate) fn init_logging(config: &Config, one_shot: bool) {
+    let _ = subscriber(config, one_shot, None).try_init();
+}
+
+/// [`init_logging`] for the server, plus its traces when `telemetry.otlp` (or the
+/// `OTEL_EXPORTER_OTLP_*` variables) name a collector. Call it inside the server's runtime;
+/// keep the answer until the server has stopped (dropping it flushes the traces).
+pub(crate) fn init_server_logging(config: &Config) -> Option<crate::telemetry::Traces> {
+    use tracing_subscriber::Layer as _;
+    match crate::telemetry::layer(&config.telemetry) {
+        Ok(Some((layer, traces))) => {
+            let only_runs = tracing_subscriber::filter::Targets::new()
+                .with_target(
+                    antler_agent_runtime::telemetry::TARGET,
+                    tracing::Level::INFO,
+                )
+                .with_target("antler::http", tracing::Level::INFO);
+            let otel: BoxedLayer = Box::new(layer.with_filter(only_runs));
+            let _ = subscriber(config, false, Some(otel)).try_init();
+            tracing::info!("traces are exported over OTLP/HTTP");
+            Some(traces)
+        }
+        Ok(None) => {
+            init_logging(config, false);
+            None
+        }
+        Err(e) => {
+            init_logging(config, false);
+            tracing::warn!(error = %e, "traces could not be set up; the server runs without them");
+            None
+        }
+    }
+}
+
+type BoxedLayer = Box<dyn tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync>;
+
+/// The log output (without the spans of traces, which would prefix every line), plus
+/// `extra`.
+fn subscriber(
+    config: &Config,
+    one_shot: bool,
+    extra: Option<BoxedLayer>,
+) -> impl tracing::Subscriber + Send + Sync + 'static {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::filter::FilterExt as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
     let configured = if one_shot && !VERBOSE.load(std::sync::atomic::Ordering::Relaxed) {
         "warn"
     } else {
@@ -49,13 +95,21 @@ pub(crate) fn init_logging(config: &Config, one_shot: bool) {
     };
     let filter = tracing_subscriber::EnvFilter::try_new(&level)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(|| RedactedStderr(Vec::new()));
-    let _ = match config.log.format {
-        LogFormat::Json => builder.json().try_init(),
-        LogFormat::Text => builder.try_init(),
+    let not_traces = tracing_subscriber::filter::filter_fn(|meta| {
+        !meta.is_span()
+            || !matches!(
+                meta.target(),
+                antler_agent_runtime::telemetry::TARGET | "antler::http"
+            )
+    });
+    let fmt = tracing_subscriber::fmt::layer().with_writer(|| RedactedStderr(Vec::new()));
+    let fmt: BoxedLayer = match config.log.format {
+        LogFormat::Json => Box::new(fmt.json().with_filter(filter.and(not_traces))),
+        LogFormat::Text => Box::new(fmt.with_filter(filter.and(not_traces))),
     };
+    let mut layers = vec![fmt];
+    layers.extend(extra);
+    tracing_subscriber::registry().with(layers)
 }
 
 /// One log event's bytes, written to stderr when the event is complete with every secret

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use antler_app::App;
 
-use super::{EXIT_CONFIG, fail, init_logging, load_config, runtime};
+use super::{EXIT_CONFIG, fail, init_server_logging, load_config, runtime};
 
 pub(crate) fn run(config: Option<PathBuf>, bind: Option<String>) -> ExitCode {
     let mut config = match load_config(config.as_deref()) {
@@ -20,12 +20,19 @@ pub(crate) fn run(config: Option<PathBuf>, bind: Option<String>) -> ExitCode {
             return ExitCode::from(EXIT_CONFIG);
         }
     }
-    init_logging(&config, false);
     let rt = match runtime() {
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    match rt.block_on(serve(config)) {
+    // Inside the runtime: traces are sent from it. Kept until the server stopped, then
+    // flushed.
+    let traces = {
+        let _inside = rt.enter();
+        init_server_logging(&config)
+    };
+    let served = rt.block_on(serve(config));
+    drop(traces);
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail("server failed", &e),
     }

@@ -34,9 +34,14 @@ pub(super) fn add_links(paths: &mut Map<String, Value>) {
             "create_run",
             takes_run
                 .iter()
-                .map(|id| {
-                    let ids = json!({"thread_id": "$response.body#/thread_id",
-                                     "run_id": "$response.body#/run_id"});
+                .map(|(id, in_thread)| {
+                    // The console reads a run by its id alone.
+                    let ids = if *in_thread {
+                        json!({"thread_id": "$response.body#/thread_id",
+                               "run_id": "$response.body#/run_id"})
+                    } else {
+                        json!({"run_id": "$response.body#/run_id"})
+                    };
                     link(id, ids, None)
                 })
                 .collect(),
@@ -96,8 +101,8 @@ pub(super) fn add_links(paths: &mut Map<String, Value>) {
 }
 
 /// The operations that take a thread id (but do not create a run in it: `create_run` is
-/// linked on its own) and those that take a run id.
-fn id_takers(paths: &Map<String, Value>) -> (Vec<String>, Vec<String>) {
+/// linked on its own) and those that take a run id (with whether they take its thread's).
+fn id_takers(paths: &Map<String, Value>) -> (Vec<String>, Vec<(String, bool)>) {
     let mut takes_thread = Vec::new();
     let mut takes_run = Vec::new();
     for (path, item) in paths {
@@ -106,7 +111,7 @@ fn id_takers(paths: &Map<String, Value>) -> (Vec<String>, Vec<String>) {
                 continue;
             };
             if path.contains("{run_id}") {
-                takes_run.push(id.to_string());
+                takes_run.push((id.to_string(), path.contains("{thread_id}")));
             } else if path.contains("{thread_id}") && !(method == "post" && path.ends_with("/runs"))
             {
                 takes_thread.push(id.to_string());

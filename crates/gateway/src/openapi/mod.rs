@@ -35,6 +35,7 @@ mod run_request;
         (name = "store", description = "LangGraph's long-term store: the caller's JSON documents under namespaces, searchable (LangGraph Agent Server compatible)"),
         (name = "mcp", description = "Model Context Protocol servers whose tools the agent may call"),
         (name = "usage", description = "What model calls used and cost per day, model and person, and daily limits"),
+        (name = "admin", description = "The runs console (admins only): every person's runs with what they used, and each run's timeline of model calls, tool calls and subagents"),
         (name = "secrets", description = "Named secrets admins give to skills and agents (values never shown)"),
         (name = "crons", description = "Runs started on a schedule (LangGraph Agent Server compatible); a cron that was due while every server was down runs once when one is back, then follows its schedule from then"),
         (name = "runs", description = "Agent runs (LangGraph Agent Server compatible) and thread state"),

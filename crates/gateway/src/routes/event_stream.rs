@@ -55,6 +55,7 @@ struct EventBody {
     heartbeat: Pin<Box<Sleep>>,
     interval: Duration,
     guard: DisconnectGuard,
+    _active: crate::metrics::ActiveStream,
 }
 
 impl hyper::body::Body for EventBody {
@@ -99,6 +100,7 @@ pub(crate) fn sse(
         heartbeat: Box::pin(tokio::time::sleep(interval)),
         interval,
         guard,
+        _active: crate::metrics::ActiveStream::new(),
     };
     let mut response = Response::new(Body::new(body));
     let headers = response.headers_mut();

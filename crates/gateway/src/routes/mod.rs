@@ -3,6 +3,7 @@
 pub mod artifacts;
 pub mod assistants;
 pub mod auth;
+pub mod console;
 pub mod crons;
 mod event_stream;
 pub mod health;

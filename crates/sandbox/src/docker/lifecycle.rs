@@ -85,6 +85,7 @@ impl Inner {
         image: Option<&str>,
         network: &Network,
     ) -> Result<String, SandboxError> {
+        let _creating = Creating::new();
         let personal_dir = personal.map(PersonalMount::dir);
         let net = match (network.rules.mode(), &network.endpoint) {
             (NetworkMode::Allowlist, Some(endpoint)) => Net::Proxied(endpoint.dir()),
@@ -284,4 +285,20 @@ pub(super) async fn reaper(inner: Arc<Inner>) {
 pub(super) struct Network {
     pub(super) rules: Rules,
     pub(super) endpoint: Option<Arc<Endpoint>>,
+}
+
+/// Counts a container being created in `antler_sandboxes_creating` while it lives.
+struct Creating;
+
+impl Creating {
+    fn new() -> Self {
+        metrics::gauge!("antler_sandboxes_creating").increment(1.0);
+        Creating
+    }
+}
+
+impl Drop for Creating {
+    fn drop(&mut self) {
+        metrics::gauge!("antler_sandboxes_creating").decrement(1.0);
+    }
 }

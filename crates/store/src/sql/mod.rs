@@ -10,6 +10,7 @@ mod accounts;
 mod assistant_search;
 mod assistants;
 mod blobs;
+mod console;
 mod cron_rows;
 mod crons;
 mod instances;
@@ -22,6 +23,7 @@ mod secrets;
 mod skill_states;
 mod sqlite;
 mod state;
+mod stats;
 mod thread_copy;
 mod threads;
 mod usage;
@@ -198,6 +200,8 @@ impl Db {
             crons: Arc::new(crons::SqlCrons(self.clone())),
             items: Arc::new(items::SqlItems(self.clone())),
             usage: Arc::new(usage::SqlUsage(self.clone())),
+            console: Arc::new(console::SqlConsole(self.clone())),
+            stats: Arc::new(stats::SqlStats(self.clone())),
             instances: Arc::new(instances::SqlInstances(self)),
             bus,
         })

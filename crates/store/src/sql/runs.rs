@@ -151,12 +151,20 @@ impl RunRepo for SqlRuns {
     }
 
     async fn update(&self, run_id: &str, u: &RunUpdate) -> Result<(), StoreError> {
+        // JSON text in both engines (the console reads it whole, never inside it).
+        let timeline = u
+            .timeline
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(|e| StoreError::Unstorable(format!("a run's timeline: {e}")))?;
         on!(&self.0, p => {
             sqlx::query(
                 "UPDATE runs SET status = $1, stop_reason = $2, error = $3, input_tokens = $4, \
                  output_tokens = $5, model_calls = $6, updated_at = $7, \
                  metadata = COALESCE($9, metadata), cached_input_tokens = $10, \
-                 reasoning_tokens = $11, cost_usd = $12 WHERE run_id = $8",
+                 reasoning_tokens = $11, cost_usd = $12, timeline = COALESCE($13, timeline) \
+                 WHERE run_id = $8",
             )
             .bind(Wire(u.status))
             .bind(u.stop_reason.map(Wire))
@@ -170,6 +178,7 @@ impl RunRepo for SqlRuns {
             .bind(stored(u.usage.cached_input_tokens))
             .bind(stored(u.usage.reasoning_tokens))
             .bind(u.usage.cost_usd)
+            .bind(&timeline)
             .execute(p)
             .await?;
         });

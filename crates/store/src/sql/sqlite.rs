@@ -28,6 +28,11 @@ impl SqliteDb {
         &self.write
     }
 
+    /// The pool that reads.
+    pub(crate) fn reader(&self) -> &SqlitePool {
+        &self.read
+    }
+
     fn pool_for(&self, sql: &str) -> &SqlitePool {
         if is_read(sql) {
             &self.read

@@ -1,0 +1,92 @@
+// The console's table of runs: one row per run with when, who, which agent, how it ended, how
+// long it took, what it used (models, tokens, cost, tools) and its error; a row opens the run.
+import type { MouseEvent } from "react";
+import { Link, useLocation, useNavigate } from "react-router-dom";
+import { formatDate, formatRelative } from "../lib/format";
+import { costLabel, durationLabel, statusClass, tokensLabel, truncate, userLabel } from "./runView";
+import { ToolChips } from "./ToolChips";
+import type { ConsoleRun } from "./types";
+
+/** Where a run's detail is. */
+export const runPath = (runId: string) => `/admin/runs/${encodeURIComponent(runId)}`;
+
+/** Where the detail's "All runs" link goes back to: the list with its filters. */
+export interface BackState {
+  search: string;
+}
+
+interface Props {
+  runs: ConsoleRun[];
+  /** An agent's name, when known. */
+  agentName?: (assistantId: string) => string | undefined;
+}
+
+function RunRow({ run, agentName, back }: { run: ConsoleRun; agentName?: Props["agentName"]; back: BackState }) {
+  const navigate = useNavigate();
+  const open = (e: MouseEvent) => {
+    // The time cell's link navigates by itself; a selection of text is not a click.
+    if ((e.target as HTMLElement).closest("a") || window.getSelection()?.toString()) return;
+    navigate(runPath(run.run_id), { state: back });
+  };
+  const agent = agentName?.(run.assistant_id);
+  return (
+    <tr className="console-row" data-testid="run-row" data-run-id={run.run_id} onClick={open}>
+      <td>
+        <Link to={runPath(run.run_id)} state={back} title={formatDate(run.created_at)}>
+          {formatRelative(run.created_at)}
+        </Link>
+      </td>
+      <td className="console-user" title={run.user_id}>
+        {userLabel(run)}
+      </td>
+      <td title={run.assistant_id}>{agent ?? truncate(run.assistant_id, 14)}</td>
+      <td>
+        <span className={statusClass(run.status)} data-testid="run-status">
+          {run.status}
+        </span>
+      </td>
+      <td className="num">{durationLabel(run)}</td>
+      <td className="console-models">{run.models.length ? run.models.join(", ") : "—"}</td>
+      <td className="num" title={`${run.usage.input_tokens} in, ${run.usage.output_tokens} out`}>
+        {tokensLabel(run)}
+      </td>
+      <td className="num">{costLabel(run)}</td>
+      <td>
+        <ToolChips tools={run.tools} />
+      </td>
+      <td className="console-error" title={run.error ?? undefined} data-testid="run-error">
+        {run.error ? truncate(run.error) : ""}
+      </td>
+    </tr>
+  );
+}
+
+export function RunTable({ runs, agentName }: Props) {
+  const { search } = useLocation();
+  const back: BackState = { search };
+  return (
+    <div className="console-table-wrap">
+      <table className="console-table" aria-label="Runs">
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">User</th>
+            <th scope="col">Agent</th>
+            <th scope="col">Status</th>
+            <th scope="col">Duration</th>
+            <th scope="col">Models</th>
+            <th scope="col">Tokens</th>
+            <th scope="col">Cost</th>
+            <th scope="col">Tools</th>
+            <th scope="col">Error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => (
+            <RunRow key={run.run_id} run={run} agentName={agentName} back={back} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
