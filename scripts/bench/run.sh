@@ -26,6 +26,7 @@ python3 scripts/bench/egress.py
 python3 scripts/bench/web.py
 python3 scripts/bench/runs.py
 python3 scripts/bench/throughput.py
+python3 scripts/bench/telemetry.py
 python3 scripts/bench/joins.py
 python3 scripts/bench/replicas.py
 python3 scripts/bench/memory.py
