@@ -1,9 +1,8 @@
 // Typed calls to the Antler API through openapi-fetch: every path, parameter, body and
 // response type comes from the generated OpenAPI `paths`, so a server change shows up as a
 // type error here. Failures become an `ApiError` carrying the server's error envelope.
-import createClient from "openapi-fetch";
-import { ApiError, apiErrorOf, request } from "./http";
-import type { paths } from "./schema";
+import { request } from "./http";
+import { call, client } from "./typed";
 import type {
   ArchivePreview,
   AssistantCreate,
@@ -27,34 +26,8 @@ import type {
   UserPatch,
 } from "./types";
 
-const client = createClient<paths>({
-  // A `Request` needs an absolute URL outside a page (unit tests); in the browser, the page's origin.
-  baseUrl: globalThis.location?.origin ?? "http://localhost",
-  // Looked up on each call, so the `fetch` in force then is used (tests replace it).
-  fetch: (request: Request) => globalThis.fetch(request),
-});
-
 /** Multipart bodies go as they are (the browser sets the boundary). */
 const asForm = { bodySerializer: (body: unknown) => body as FormData };
-
-interface Result<T> {
-  data?: T;
-  error?: unknown;
-  response: Response;
-}
-
-/** The data of a successful call; an `ApiError` (the envelope, or the status) otherwise. */
-async function call<T>(pending: Promise<Result<T>>): Promise<T> {
-  let result: Result<T>;
-  try {
-    result = await pending;
-  } catch (e) {
-    if (e instanceof DOMException && e.name === "AbortError") throw e;
-    throw new ApiError(0, "network_error", "Cannot reach the server. Check that it is running.");
-  }
-  if (!result.response.ok) throw apiErrorOf(result.response, result.error);
-  return result.data as T;
-}
 
 function form(files: Record<string, File | File[] | string>): FormData {
   const body = new FormData();

@@ -1,9 +1,8 @@
 // Scheduled runs (the LangGraph crons API plus Antler's `GET /api/runs/crons/{id}` and
 // "run now") through openapi-fetch: paths, bodies and answers come from the generated OpenAPI
 // types. Failures become an `ApiError` carrying the server's error envelope.
-import createClient from "openapi-fetch";
-import { ApiError, apiErrorOf } from "./http";
-import type { components, paths } from "./schema";
+import type { components } from "./schema";
+import { call, client } from "./typed";
 
 type Schemas = components["schemas"];
 
@@ -17,32 +16,6 @@ export type CronCreate = Schemas["CronCreate"];
 export type CronPatch = Schemas["CronPatch"];
 /** What searching sends (the caller's schedules only). */
 export type CronSearch = Schemas["CronSearch"];
-
-const client = createClient<paths>({
-  // A `Request` needs an absolute URL outside a page (unit tests); in the browser, the page's origin.
-  baseUrl: globalThis.location?.origin ?? "http://localhost",
-  // Looked up on each call, so the `fetch` in force then is used (tests replace it).
-  fetch: (request: Request) => globalThis.fetch(request),
-});
-
-interface Result<T> {
-  data?: T;
-  error?: unknown;
-  response: Response;
-}
-
-/** The data of a successful call; an `ApiError` (the envelope, or the status) otherwise. */
-async function call<T>(pending: Promise<Result<T>>): Promise<T> {
-  let result: Result<T>;
-  try {
-    result = await pending;
-  } catch (e) {
-    if (e instanceof DOMException && e.name === "AbortError") throw e;
-    throw new ApiError(0, "network_error", "Cannot reach the server. Check that it is running.");
-  }
-  if (!result.response.ok) throw apiErrorOf(result.response, result.error);
-  return result.data as T;
-}
 
 const byId = (id: string) => ({ params: { path: { cron_id: id } } });
 

@@ -154,12 +154,7 @@ impl ModelCallObserver {
 
     fn step(self, status: RunStepStatus, error: Option<&str>) -> RunStep {
         let elapsed = self.started.elapsed();
-        let outcome = match status {
-            RunStepStatus::Ok => "ok",
-            RunStepStatus::Error => "error",
-            RunStepStatus::Cancelled => "cancelled",
-        };
-        metrics::counter!("antler_model_calls_total", "model" => self.model.clone(), "status" => outcome)
+        metrics::counter!("antler_model_calls_total", "model" => self.model.clone(), "status" => status.as_str())
             .increment(1);
         metrics::histogram!("antler_model_call_duration_seconds", "model" => self.model.clone())
             .record(elapsed.as_secs_f64());
@@ -266,12 +261,7 @@ impl ToolCallObserver {
         if let Some(child) = &child_run_id {
             self.span.record("antler.child_run.id", child.as_str());
         }
-        let outcome = match status {
-            RunStepStatus::Ok => "ok",
-            RunStepStatus::Error => "error",
-            RunStepStatus::Cancelled => "cancelled",
-        };
-        metrics::counter!("antler_tool_calls_total", "tool" => self.name.clone(), "status" => outcome)
+        metrics::counter!("antler_tool_calls_total", "tool" => self.name.clone(), "status" => status.as_str())
             .increment(1);
         metrics::histogram!("antler_tool_call_duration_seconds", "tool" => self.name.clone())
             .record(elapsed.as_secs_f64());
