@@ -11,7 +11,6 @@ use crate::model::{
 };
 use crate::telemetry::ModelCallObserver;
 use std::time::Instant;
-use tracing::Instrument;
 
 /// An agent call: the model's own output limit, thinking as the run chose.
 fn call_options(model: &ModelClient) -> CallOptions {
@@ -41,8 +40,10 @@ impl AgentRun<'_> {
         state: &mut AgentState,
     ) -> Result<AiMessage, ModelError> {
         let mut partial = Partial::default();
+        // The span is the run's child from its creation; the call does not run inside it
+        // (nothing nests under a model call, and entering it on each streamed chunk would
+        // cost every chunk).
         let mut observer = ModelCallObserver::start(model.config(), &request);
-        let span = observer.span().clone();
         let run_started = state.awaiting_first_token;
         let result = self
             .stream_model(
@@ -53,7 +54,6 @@ impl AgentRun<'_> {
                 &mut partial,
                 &mut observer,
             )
-            .instrument(span)
             .await;
         if let (Some(started), Some(first)) = (run_started, partial.first_token) {
             crate::telemetry::first_token(first.duration_since(started).as_secs_f64());

@@ -21,7 +21,6 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
 
 use crate::config::{ModelConfig, Provider};
 pub use decode::{AssembledCall, Delta, Turn};
@@ -222,8 +221,8 @@ impl ModelClient {
         max_tokens: Option<u32>,
         cancel: &CancellationToken,
     ) -> Result<Completion, ModelError> {
+        // The span is the caller's child from its creation (nothing nests under it).
         let observer = crate::telemetry::ModelCallObserver::start(&self.cfg, &messages);
-        let span = observer.span().clone();
         let answer = async {
             let mut rx = self
                 .stream(
@@ -243,7 +242,6 @@ impl ModelClient {
                 "the model stream ended without an answer".into(),
             ))
         }
-        .instrument(span)
         .await;
         match &answer {
             Ok(c) => drop(observer.done(c)),

@@ -88,11 +88,6 @@ impl ModelCallObserver {
         }
     }
 
-    /// The call's span, for the future that makes it.
-    pub fn span(&self) -> &Span {
-        &self.span
-    }
-
     /// Notes a streamed token; answers the time since the call started the first time.
     pub fn token(&mut self) -> Option<Duration> {
         if self.first_token.is_some() {
