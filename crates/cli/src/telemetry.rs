@@ -92,6 +92,9 @@ where
     let tracer = provider.tracer("antler");
     let layer = tracing_opentelemetry::layer()
         .with_tracer(tracer)
+        // Nothing else here reads OpenTelemetry's context: activating it on every poll of a
+        // run (each streamed chunk) would cost every chunk for nothing; busy/idle timings too.
+        .with_context_activation(false)
         .with_tracked_inactivity(false)
         .with_threads(false)
         .with_location(false);
