@@ -28,6 +28,7 @@ use antler_protocol::threads::ThreadStatus;
 use antler_skills::Snapshot;
 use antler_store::Store;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use crate::checkpoints::{Checkpointing, Source, node_writes};
 use crate::config::AgentConfig;
@@ -101,6 +102,8 @@ pub struct AgentRun<'a> {
     pub web: Option<&'a std::sync::Arc<crate::tools::web::Web>>,
     /// The web pages the run (with its subagents) searched up and read.
     pub sources: &'a std::sync::Arc<crate::tools::web::RunSources>,
+    /// The run's span: its model and tool calls' spans are made inside it.
+    pub span: &'a tracing::Span,
 }
 
 /// How a run ended.
@@ -280,7 +283,10 @@ impl AgentRun<'_> {
         let svc = self.services();
         if outcome.status == RunStatus::Success {
             for hook in self.hooks() {
-                hook.after_run(state, &svc).await;
+                // Inside the run's span: a hook's model call (the title) is the run's.
+                hook.after_run(state, &svc)
+                    .instrument(self.span.clone())
+                    .await;
             }
         } else {
             for hook in self.hooks() {
@@ -354,7 +360,9 @@ impl AgentRun<'_> {
             for hook in self.hooks() {
                 hook.before_model(state, &svc);
             }
-            self.summarize_if_needed(state, &system).await;
+            self.summarize_if_needed(state, &system)
+                .instrument(self.span.clone())
+                .await;
             state.step += 1;
             state.usage.model_calls += 1;
             let request = to_openai(

@@ -43,7 +43,9 @@ impl AgentRun<'_> {
         // The span is the run's child from its creation; the call does not run inside it
         // (nothing nests under a model call, and entering it on each streamed chunk would
         // cost every chunk).
-        let mut observer = ModelCallObserver::start(model.config(), &request);
+        let mut observer = self
+            .span
+            .in_scope(|| ModelCallObserver::start(model.config(), &request));
         let run_started = state.awaiting_first_token;
         let result = self
             .stream_model(

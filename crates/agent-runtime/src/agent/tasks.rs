@@ -17,7 +17,6 @@ use antler_protocol::stream::{CustomEvent, StreamEvent, StreamMode, TaskEnd};
 use antler_store::{RunRecord, RunUpdate};
 use async_trait::async_trait;
 use serde_json::json;
-use tracing::Instrument;
 
 pub use super::task_pool::{ChildRuns, Tasks};
 use super::task_pool::{Delegate, NOT_FOR_SUBAGENTS, Request, never_started};
@@ -46,6 +45,7 @@ struct ChildParts<'c> {
     profile: &'c AgentProfile,
     kind: &'c crate::config::SubagentType,
     mcp_tools: &'c Arc<McpTools>,
+    span: &'c tracing::Span,
 }
 
 impl<'a> AgentRun<'a> {
@@ -83,6 +83,7 @@ impl<'a> AgentRun<'a> {
             // cite what its subagents read.
             web: self.web,
             sources: self.sources,
+            span: parts.span,
             // Its history is its own, it keeps no plan, does not manage memory and cannot
             // delegate further.
             persist: false,
@@ -184,6 +185,13 @@ impl AgentRun<'_> {
             ..self.cfg.clone()
         };
         let mcp_tools = Arc::new(self.mcp_tools.subset(|name| profile.allows_tool(name)));
+        // Inside the `task` call's span (its future runs in it).
+        let span = crate::telemetry::run_span(
+            &child_id,
+            self.thread_id,
+            &req.kind.name,
+            &self.profile.assistant_id,
+        );
         let child = self.child(ChildParts {
             run_id: &child_id,
             log: &log,
@@ -192,6 +200,7 @@ impl AgentRun<'_> {
             profile: &profile,
             kind: &req.kind,
             mcp_tools: &mcp_tools,
+            span: &span,
         });
         let mut state = AgentState::default();
         let input = vec![Message::Human(HumanMessage {
@@ -201,14 +210,8 @@ impl AgentRun<'_> {
         })];
         let limit = Duration::from_secs(tasks.cfg.timeout_secs);
         let numbered_before = self.sources.len();
-        let span = crate::telemetry::run_span(
-            &child_id,
-            self.thread_id,
-            &req.kind.name,
-            &self.profile.assistant_id,
-        );
         let outcome = {
-            let run = child.run(&mut state, input).instrument(span.clone());
+            let run = child.run(&mut state, input);
             tokio::pin!(run);
             tokio::select! {
                 outcome = &mut run => Some(outcome),

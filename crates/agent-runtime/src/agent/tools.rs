@@ -91,7 +91,9 @@ impl AgentRun<'_> {
         call: &ToolCall,
         activation: Option<&Activation>,
     ) -> (Result<ToolOutput, ToolError>, RunStep) {
-        let observer = ToolCallObserver::start(&call.name, &call.id, &call.args);
+        let observer = self
+            .span
+            .in_scope(|| ToolCallObserver::start(&call.name, &call.id, &call.args));
         let span = observer.span().clone();
         let result = self
             .call_tool(tools, call, activation)

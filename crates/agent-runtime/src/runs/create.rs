@@ -21,7 +21,6 @@ use super::manager::{RunManager, lock};
 use crate::langchain::parse_input;
 use crate::model::ModelClient;
 use crate::profile::AgentProfile;
-use tracing::Instrument;
 
 impl RunManager {
     /// Creates a run and starts it (it waits for earlier runs of the thread when enqueued).
@@ -235,10 +234,9 @@ impl RunManager {
                 memory,
                 created_at,
                 rollback,
+                span,
             };
-            this.execute(task_run, queue, start, model, writer)
-                .instrument(span)
-                .await;
+            this.execute(task_run, queue, start, model, writer).await;
         });
         Ok((run, record))
     }

@@ -42,6 +42,9 @@ pub(super) struct Start {
     /// Runs it cancelled with `multitask_strategy: rollback`: deleted with everything they
     /// wrote once they have stopped, before it starts.
     pub rollback: Vec<String>,
+    /// Its span: the parent of its model and tool calls' spans, given explicitly (the run's
+    /// task is not polled inside it, which would cost every streamed chunk).
+    pub span: tracing::Span,
 }
 
 impl RunManager {
@@ -218,6 +221,7 @@ impl RunManager {
         });
         let sources = Arc::new(crate::tools::web::RunSources::default());
         let agent = AgentRun {
+            span: &start.span,
             run_id: &run.run_id,
             thread_id: &run.thread_id,
             store: &self.deps.store,
@@ -375,12 +379,7 @@ impl RunManager {
             .to_std()
             .unwrap_or_default()
             .as_secs_f64();
-        crate::telemetry::run_finished(
-            &tracing::Span::current(),
-            status,
-            update.error.as_deref(),
-            seconds,
-        );
+        crate::telemetry::run_finished(&start.span, status, update.error.as_deref(), seconds);
         // Stored whatever the ending: a failed or cancelled run's calls were paid for too.
         state
             .ledger
