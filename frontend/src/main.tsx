@@ -3,6 +3,8 @@ import { createRoot } from "react-dom/client";
 import { BrowserRouter } from "react-router-dom";
 import { App } from "./App";
 import { installFetchHooks } from "./api/csrf";
+// First: the language is chosen before anything renders.
+import "./i18n";
 import "./styles/base.css";
 import "./styles/layout.css";
 import "./styles/components.css";
