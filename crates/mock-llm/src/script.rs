@@ -41,14 +41,47 @@ impl Default for Options {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
-    /// Substring of the last user message; empty matches everything.
+    /// Substring of the last user message (or a list of them, any of which matches, e.g.
+    /// the same prompt in two languages); empty matches everything.
     #[serde(default, rename = "match")]
-    pub matches: String,
+    pub matches: Matches,
     /// When set, the scenario only applies to requests whose system message contains it.
     #[serde(default)]
     pub system: Option<String>,
     /// The assistant's responses, one per model call after the user message.
     pub turns: Vec<Turn>,
+}
+
+/// A scenario's `match`: one substring, or a list of alternatives.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Matches {
+    /// One substring.
+    One(String),
+    /// Any of these substrings.
+    Any(Vec<String>),
+}
+
+impl Default for Matches {
+    fn default() -> Self {
+        Self::One(String::new())
+    }
+}
+
+impl From<&str> for Matches {
+    fn from(one: &str) -> Self {
+        Self::One(one.to_string())
+    }
+}
+
+impl Matches {
+    /// Whether `text` contains the substring (or one of them).
+    pub fn hit(&self, text: &str) -> bool {
+        match self {
+            Self::One(one) => text.contains(one.as_str()),
+            Self::Any(any) => any.iter().any(|m| text.contains(m.as_str())),
+        }
+    }
 }
 
 /// One assistant response.
@@ -158,12 +191,29 @@ impl Script {
             .find(|s| {
                 s.system
                     .as_deref()
-                    .is_some_and(|sys| system.contains(sys) && last_user.contains(&s.matches))
+                    .is_some_and(|sys| system.contains(sys) && s.matches.hit(last_user))
             })
             .or_else(|| {
                 self.scenarios
                     .iter()
-                    .find(|s| s.system.is_none() && last_user.contains(&s.matches))
+                    .find(|s| s.system.is_none() && s.matches.hit(last_user))
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Script;
+
+    #[test]
+    fn a_match_list_takes_any_of_its_substrings() {
+        let script = Script::parse(
+            "scenarios:\n  - match: [\"meeting notes\", \"会议纪要\"]\n    turns: [{content: a}]\n  - match: \"\"\n    turns: [{content: b}]\n",
+        )
+        .unwrap();
+        let first = |text: &str| script.scenario("", text).unwrap().turns[0].content.clone();
+        assert_eq!(first("turn meeting notes into tasks").as_deref(), Some("a"));
+        assert_eq!(first("把会议纪要整理成待办").as_deref(), Some("a"));
+        assert_eq!(first("something else").as_deref(), Some("b"));
     }
 }
