@@ -139,6 +139,8 @@ export async function startStack() {
     // Host directories: the test needs no Docker (ls and read_file work without host bash).
     ANTLER_SANDBOX_PROVIDER: "local",
     ANTLER_SKILLS_WATCH: "false",
+    // Follow-up suggestions would add a model call the script does not expect.
+    ANTLER_AGENT_SUGGESTIONS_ENABLED: "false",
     // Direct mode: the UI's pages call the API from another origin.
     ANTLER_HTTP_CORS_ALLOWED_ORIGINS: stack.uiUrl,
     ANTLER_LOG_LEVEL: VERBOSE ? "info" : "warn",

@@ -137,6 +137,12 @@ def console_run(case):
     case.path_parameters.pop("thread_id", None)
 
 
+def runs_thread(case):
+    """The finished run's thread (its runs may be rated), for what reads a thread's feedback."""
+    finished_run(case)
+    case.path_parameters.pop("run_id", None)
+
+
 def delete_run(case):
     run = start_run(RUNS_THREAD, "Hello", "enqueue", wait=True)
     case.path_parameters.update(thread_id=RUNS_THREAD, run_id=run)
@@ -250,6 +256,9 @@ SUBSTITUTIONS = {
     "join_run": (finished_run, 2, True),
     "join_stream": (finished_run, 2, True),
     "get_console_run": (console_run, 2, True),
+    "put_feedback": (finished_run, 2, True),
+    "delete_feedback": (finished_run, 2, True),
+    "list_thread_feedback": (runs_thread, 2, True),
     "delete_run": (delete_run, 2, True),
 }
 
@@ -269,6 +278,16 @@ def substitute(case):
     except requests.RequestException as error:
         # The case goes as generated; a seeding that keeps failing shows as a warning.
         print(f"hooks.py: {operation}: {error}", file=sys.stderr)
+
+
+@schemathesis.deserializer("application/x-ndjson")
+def json_lines(ctx, response):
+    """JSON Lines answers (the feedback export) as the list of their objects, so they are
+    checked against the document (an array of its items). Lines end at "\n" only: a string
+    may hold U+2028 and the other breaks `splitlines` knows."""
+    import json
+
+    return [json.loads(line) for line in response.content.decode("utf-8").split("\n") if line.strip()]
 
 
 @schemathesis.hook

@@ -77,6 +77,7 @@ def main():
             "ANTLER_MODEL_BASE_URL": f"{mock_url}/v1",
             "ANTLER_MODEL": "mock",
             "ANTLER_AGENT_GENERATE_TITLES": "false",
+            "ANTLER_AGENT_SUGGESTIONS_ENABLED": "false",
             "ANTLER_LOG_LEVEL": "error",
             "ANTLER_ADMIN_EMAIL": "fuzz-admin@antler.test",
             "ANTLER_ADMIN_PASSWORD": "fuzz-password-1",

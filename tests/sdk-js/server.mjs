@@ -52,6 +52,8 @@ export async function startServer(script) {
     ANTLER_SKILLS_DIR: join(root, "skills"),
     ANTLER_SKILLS_WATCH: "false",
     ANTLER_SANDBOX_PROVIDER: "local",
+    // Follow-up suggestions would add a model call the scripts do not expect.
+    ANTLER_AGENT_SUGGESTIONS_ENABLED: "false",
     ANTLER_MODELS: `- {name: mock, base_url: "${mockUrl}/v1", model: mock}\n`,
     ANTLER_LOG_LEVEL: "warn",
     ANTLER_ADMIN_EMAIL: "sdk-admin@antler.test",

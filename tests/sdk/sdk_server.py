@@ -34,6 +34,8 @@ class SdkServer:
             "ANTLER_SKILLS_DIR": str(root / "skills"),
             "ANTLER_SKILLS_WATCH": "false",
             "ANTLER_SANDBOX_PROVIDER": "local",
+            # Follow-up suggestions would add a model call the scripts do not expect.
+            "ANTLER_AGENT_SUGGESTIONS_ENABLED": "false",
             "ANTLER_LOG_LEVEL": "warn",
             "ANTLER_ADMIN_EMAIL": admin,
             "ANTLER_ADMIN_PASSWORD": "sdk-password-1",

@@ -152,6 +152,8 @@ pub struct AgentConfig {
     pub subagents: SubagentConfig,
     /// Long conversations summarized for the model.
     pub summarization: SummarizationConfig,
+    /// Follow-up suggestions after an answer.
+    pub suggestions: crate::suggestions::SuggestionsConfig,
 }
 
 /// `agent.summarization.*`.
@@ -236,6 +238,7 @@ impl Default for AgentConfig {
             plan_mode: false,
             subagents: SubagentConfig::default(),
             summarization: SummarizationConfig::default(),
+            suggestions: crate::suggestions::SuggestionsConfig::default(),
         }
     }
 }
@@ -299,6 +302,17 @@ impl AgentConfig {
                 "agent.summarization.model",
                 &format!("no model named '{name}' in models"),
             );
+        }
+        if let Some(name) = self.suggestions.model.as_deref().filter(|n| !n.is_empty())
+            && !models.iter().any(|m| m.name == name)
+        {
+            return bad(
+                "agent.suggestions.model",
+                &format!("no model named '{name}' in models"),
+            );
+        }
+        if self.suggestions.timeout_secs == 0 {
+            return bad("agent.suggestions.timeout_secs", "must be at least 1");
         }
         for (i, t) in sub.types.iter().enumerate() {
             if t.name.trim().is_empty() || t.name.len() > 64 || t.description.trim().is_empty() {

@@ -15,6 +15,7 @@ pub mod profile;
 pub mod prompt;
 pub mod runs;
 pub mod secrets;
+pub mod suggestions;
 pub mod telemetry;
 pub mod tokens;
 pub mod tools;

@@ -57,6 +57,8 @@ pub struct App {
     pub usage: crate::usage::UsageService,
     /// The admin runs console.
     pub console: crate::console::ConsoleService,
+    /// Feedback on answers (thumbs up or down) and its export.
+    pub feedback: crate::feedback::FeedbackService,
     /// LangGraph store items (each person's JSON documents).
     pub items: ItemsService,
     /// Runs the agent's tools: Docker containers per thread, or host directories.
@@ -366,6 +368,7 @@ impl App {
             .with_usage(usage.clone()),
             usage,
             console: crate::console::ConsoleService::new(store.clone()),
+            feedback: crate::feedback::FeedbackService::new(store.clone()),
             mcp,
             memory,
             secrets,

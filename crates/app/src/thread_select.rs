@@ -33,10 +33,15 @@ impl ThreadsService {
             .map(|thread| {
                 let whole = serde_json::to_value(thread).unwrap_or(Value::Null);
                 let extracted = (!extract.is_empty()).then(|| extract.read(&whole));
+                // A `query` search's hit stays whatever fields are selected.
+                let hit = whole.get("search").cloned();
                 let mut out = match &select {
                     Some(select) => select.apply(whole),
                     None => whole,
                 };
+                if let (Some(hit), Value::Object(map)) = (hit, &mut out) {
+                    map.insert("search".into(), hit);
+                }
                 if let (Some(extracted), Value::Object(map)) = (extracted, &mut out) {
                     map.insert("extracted".into(), extracted);
                 }

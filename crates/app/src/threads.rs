@@ -223,6 +223,10 @@ impl ThreadsService {
             sort: req.sort_by.unwrap_or_default(),
             ascending: req.sort_order == Some(SortOrder::Asc),
         };
+        let terms = crate::thread_search::terms(req.query.as_deref())?;
+        if !terms.is_empty() {
+            return self.search_text(caller, &terms, &query).await;
+        }
         let threads = self.store.threads.search(caller.owner(), &query).await?;
         let mut out = Vec::with_capacity(threads.len());
         for thread in threads {
@@ -292,5 +296,6 @@ fn wire(t: ThreadRecord) -> Result<Thread, ThreadError> {
         metadata: t.metadata,
         status: t.status,
         interrupts: Map::new(),
+        search: None,
     })
 }

@@ -102,6 +102,10 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
             memory::get_memory_settings,
             memory::put_memory_settings
         ))
+        .routes(routes!(
+            crate::routes::preferences::get_preferences,
+            crate::routes::preferences::patch_preferences
+        ))
         .routes(routes!(memory::export_memory))
         .routes(routes!(memory::import_memory))
         .routes(routes!(mcp::list_servers))
@@ -112,6 +116,12 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(usage::put_limits))
         .routes(routes!(console::list_console_runs))
         .routes(routes!(console::get_console_run))
+        .routes(routes!(
+            crate::routes::feedback::put_feedback,
+            crate::routes::feedback::delete_feedback
+        ))
+        .routes(routes!(crate::routes::feedback::list_thread_feedback))
+        .routes(routes!(crate::routes::feedback::export_feedback))
         .routes(routes!(secrets::list_secrets))
         .routes(routes!(secrets::put_secret, secrets::delete_secret))
         .routes(routes!(
@@ -144,6 +154,7 @@ fn api_router(config: &Config) -> OpenApiRouter<AppState> {
         .routes(routes!(threads::count_threads))
         .routes(routes!(threads::prune_threads))
         .routes(routes!(threads::copy_thread))
+        .routes(routes!(crate::routes::thread_export::export_thread))
         .routes(routes!(
             threads::get_thread,
             threads::patch_thread,

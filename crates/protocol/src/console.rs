@@ -113,6 +113,9 @@ pub struct ConsoleRun {
     pub tool_errors: u64,
     /// The run that started it, for a subagent's run.
     pub parent_run_id: Option<String>,
+    /// What people thought of its answer (thumbs up or down), oldest first.
+    #[serde(default)]
+    pub feedback: Vec<crate::feedback::RunFeedback>,
 }
 
 /// `GET /api/admin/runs`: a page of runs, newest first.

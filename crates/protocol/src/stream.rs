@@ -297,6 +297,16 @@ pub enum CustomEvent {
         /// The sources, numbered for the whole run.
         sources: Vec<crate::web::WebSource>,
     },
+    /// Follow-up messages the person might send next, after the answer `message_id` of run
+    /// `run_id` (on the run's stream when ready before its end, else on the thread's stream).
+    Suggestions {
+        /// The run that answered.
+        run_id: String,
+        /// The answer they follow (`messages[].id`).
+        message_id: String,
+        /// At most three short messages.
+        suggestions: Vec<String>,
+    },
     /// A running tool call (an MCP tool's) reported progress.
     ToolProgress {
         /// The call (`tool_calls[].id`).

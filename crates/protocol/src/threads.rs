@@ -161,6 +161,10 @@ pub struct Thread {
     #[serde(default)]
     #[schema(value_type = Object)]
     pub interrupts: Map<String, Value>,
+    /// Only in answers to a search with a `query`: the title and an extract of the
+    /// conversation with the matches marked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<crate::thread_search::ThreadSearchHit>,
 }
 
 /// `POST /api/threads` body. Unknown fields sent by LangGraph SDKs are accepted and ignored.
@@ -226,6 +230,14 @@ pub struct SearchThreads {
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub extract: Option<Map<String, Value>>,
+    /// Full-text search (an Antler extension): only threads whose title or message text
+    /// holds every word (split at spaces; each found anywhere, in any case, Chinese
+    /// included; at most 16 words are used), best match first, then the most recently
+    /// updated (`sort_by` is then ignored). Each thread answers `search` with the matches
+    /// marked. Empty or blank means no text filter. At most 200 characters.
+    #[serde(default)]
+    #[schema(max_length = 200)]
+    pub query: Option<String>,
 }
 
 impl Default for SearchThreads {
@@ -241,6 +253,7 @@ impl Default for SearchThreads {
             ids: None,
             select: None,
             extract: None,
+            query: None,
         }
     }
 }

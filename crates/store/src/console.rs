@@ -26,6 +26,8 @@ pub struct ConsoleFilter {
     /// Subagents' runs too (`metadata.parent_run_id` set); `false` keeps the runs people
     /// started.
     pub subagents: bool,
+    /// Runs with feedback (of one rating).
+    pub feedback: Option<crate::feedback::RatedFilter>,
 }
 
 /// A run as the console reads it.
@@ -40,6 +42,8 @@ pub struct ConsoleRecord {
     pub models: Vec<String>,
     /// Its owner's email when the owner is an account.
     pub owner_email: Option<String>,
+    /// What people thought of its answer, oldest first.
+    pub feedback: Vec<crate::feedback::FeedbackRecord>,
 }
 
 /// A page of runs and how many match in all.

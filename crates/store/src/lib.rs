@@ -12,16 +12,19 @@ pub mod assistants;
 pub mod bus;
 pub mod console;
 pub mod crons;
+pub mod feedback;
 pub mod instances;
 pub mod items;
 pub mod mcp_config;
 pub mod memory;
 mod pg_bus;
+pub mod preferences;
 pub mod runs;
 pub mod secrets;
 pub mod skill_states;
 mod sql;
 pub mod stats;
+pub mod thread_search;
 pub mod threads;
 pub mod usage;
 
@@ -32,6 +35,10 @@ pub use assistants::{
 pub use bus::{Bus, Notice, Topic};
 pub use console::{ConsoleFilter, ConsolePage, ConsoleRecord, ConsoleRepo};
 pub use crons::{CronFilter, CronPlan, CronRecord, CronRepo, CronSort, CronTick, LastRun};
+pub use feedback::{
+    ExportCursor, ExportRange, ExportedFeedback, FeedbackRecord, FeedbackRepo, NewFeedback,
+    RatedFilter,
+};
 pub use instances::InstanceRepo;
 pub use items::{ItemQuery, ItemRecord, ItemRepo, NamespaceQuery, NewItem};
 pub use mcp_config::McpConfigRepo;
@@ -44,6 +51,7 @@ pub use runs::{
 };
 pub use secrets::{SecretRecord, SecretRepo};
 pub use skill_states::{SkillState, SkillStateRepo};
+pub use thread_search::{TextHit, ThreadSearchRepo};
 pub use threads::{ThreadQuery, ThreadRecord, ThreadRepo};
 pub use usage::{
     UsageCounts, UsageEntry, UsageGrouping, UsageLimitRecord, UsageQuery, UsageRepo, UsageRow,
@@ -153,6 +161,8 @@ pub struct Store {
     pub skill_states: Arc<dyn SkillStateRepo>,
     /// Conversation threads.
     pub threads: Arc<dyn ThreadRepo>,
+    /// Full-text search over the threads' titles and messages.
+    pub thread_search: Arc<dyn ThreadSearchRepo>,
     /// Runs and their event logs.
     pub runs: Arc<dyn RunRepo>,
     /// Thread state and checkpoints.
@@ -169,6 +179,8 @@ pub struct Store {
     pub secrets: Arc<dyn SecretRepo>,
     /// LangGraph store items (each person's JSON documents).
     pub items: Arc<dyn ItemRepo>,
+    /// Each person's preferences (follow-up suggestions).
+    pub preferences: Arc<dyn preferences::PreferenceRepo>,
     /// Notices between processes.
     pub bus: Arc<dyn Bus>,
     /// Crons (scheduled runs) and their ticks.
@@ -177,6 +189,8 @@ pub struct Store {
     pub usage: Arc<dyn UsageRepo>,
     /// Runs across owners for the admin runs console.
     pub console: Arc<dyn ConsoleRepo>,
+    /// Feedback on answers (thumbs up or down).
+    pub feedback: Arc<dyn FeedbackRepo>,
     /// Queue lengths and pool figures for `/metrics`.
     pub stats: Arc<dyn stats::StatsRepo>,
 }

@@ -92,12 +92,17 @@ impl RunManager {
                 }
             }
         };
+        let suggesting = self.start_suggestions(&run, &state, &outcome, model.as_ref());
         self.finish(&run, &mut state, &start, outcome, history_read)
             .await;
         // The thread is free before `end` goes out: a client that saw `end` may start the
         // next run at once without meeting a conflict.
         drop(turn);
         lock(&queue.runs).retain(|r| r.run_id != run.run_id);
+        // Never waited for: sent here only when already written (else the thread's stream).
+        if let Some(event) = suggesting.as_ref().and_then(crate::suggestions::Job::ready) {
+            run.log.emit(&StreamEvent::Custom(&event));
+        }
         run.log.emit(&StreamEvent::End);
         let _ = writer.await;
         lock(&self.active).remove(&run.run_id);

@@ -88,6 +88,8 @@ pub struct RunManager {
     pub(super) children: Arc<crate::agent::ChildRuns>,
     /// The writer of every run's events, started with the first run (on its runtime).
     pub(super) sink: std::sync::OnceLock<super::sink::EventSink>,
+    /// Follow-up suggestions being written, by thread.
+    pub(super) suggestions: crate::suggestions::Pending,
 }
 
 /// A poisoned lock only means another thread panicked mid-update; the maps stay usable.
@@ -112,6 +114,7 @@ impl RunManager {
             threads: Mutex::new(HashMap::new()),
             children: Arc::default(),
             sink: std::sync::OnceLock::new(),
+            suggestions: crate::suggestions::Pending::default(),
         })
     }
 
@@ -136,6 +139,11 @@ impl RunManager {
     /// The dependencies.
     pub fn deps(&self) -> &RunDeps {
         &self.deps
+    }
+
+    /// Follow-up suggestions being written here (a thread's stream waits for its thread's).
+    pub fn suggestions(&self) -> &crate::suggestions::Pending {
+        &self.suggestions
     }
 
     /// The names of the tools runs may call.

@@ -15,6 +15,7 @@ mod replicas;
 mod sink;
 mod stored;
 pub mod stream;
+mod suggest;
 
 pub use active::{ActiveRun, RunError};
 pub use manager::{RunDeps, RunLoad, RunManager, SkillSource};

@@ -4,7 +4,7 @@
 //! turns stored runs into what the console shows (tool counts from the timeline, duration,
 //! models).
 
-mod params;
+pub(crate) mod params;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -17,8 +17,8 @@ use antler_store::threads::timestamp;
 use antler_store::{ConsoleRecord, Store, StoreError};
 
 pub use params::{
-    BOOL_PATTERN, ConsoleParams, DEFAULT_LIMIT, LIMIT_PATTERN, MAX_LIMIT, MAX_OFFSET,
-    OFFSET_PATTERN, STATUS_PATTERN, TIME_PATTERN, USER_PATTERN,
+    BOOL_PATTERN, ConsoleParams, DEFAULT_LIMIT, FEEDBACK_PATTERN, LIMIT_PATTERN, MAX_LIMIT,
+    MAX_OFFSET, OFFSET_PATTERN, STATUS_PATTERN, TIME_PATTERN, USER_PATTERN,
 };
 
 use crate::Caller;
@@ -164,8 +164,21 @@ fn console_run(r: ConsoleRecord) -> (ConsoleRun, Vec<RunStep>) {
         tools,
         tool_errors,
         parent_run_id,
+        feedback: r.feedback.into_iter().map(run_feedback).collect(),
     };
     (shown, timeline)
+}
+
+/// Feedback on a run as the console shows it.
+fn run_feedback(f: antler_store::FeedbackRecord) -> antler_protocol::feedback::RunFeedback {
+    antler_protocol::feedback::RunFeedback {
+        user_id: f.owner,
+        user_email: f.owner_email,
+        rating: f.rating,
+        comment: f.comment,
+        created_at: timestamp(f.created_at),
+        updated_at: timestamp(f.updated_at),
+    }
 }
 
 /// The tools a timeline called, most called first (then by name), and its failed calls. A

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use antler_protocol::assistants::GRAPH_ID;
 use antler_protocol::runs::RunStatus;
 use antler_sandbox::paths::LOCAL_OWNER;
-use antler_store::ConsoleFilter;
+use antler_store::{ConsoleFilter, RatedFilter};
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use regex::Regex;
 
@@ -34,6 +34,8 @@ pub const TIME_PATTERN: &str = concat!(
     "(T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?",
     "(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9]))?)?$"
 );
+/// `feedback`: runs rated `up`, `down`, or either (`any`); empty is no filter.
+pub const FEEDBACK_PATTERN: &str = "^(up|down|any)?$";
 /// `subagents`: `true` or `false`; empty is the default (`false`).
 pub const BOOL_PATTERN: &str = "^(true|false)?$";
 /// `limit`: 1 to [`MAX_LIMIT`], no leading zero; empty is [`DEFAULT_LIMIT`].
@@ -57,6 +59,8 @@ pub struct ConsoleParams {
     pub to: Option<String>,
     /// `true`: subagents' runs too.
     pub subagents: Option<String>,
+    /// Only runs rated this way ([`FEEDBACK_PATTERN`]).
+    pub feedback: Option<String>,
     /// Page size.
     pub limit: Option<String>,
     /// Runs to skip.
@@ -135,6 +139,14 @@ pub(super) fn parse(p: &ConsoleParams) -> Result<(ConsoleFilter, u32, u32), Cons
             )
         })?,
     };
+    let feedback = match given(&p.feedback) {
+        None => None,
+        Some("any") => Some(RatedFilter::Any),
+        Some(f) => Some(RatedFilter::Only(
+            f.parse()
+                .map_err(|_| invalid("feedback", "up, down or any", f))?,
+        )),
+    };
     let filter = ConsoleFilter {
         owner,
         assistant_id: given(&p.assistant_id).map(assistant_id),
@@ -142,6 +154,7 @@ pub(super) fn parse(p: &ConsoleParams) -> Result<(ConsoleFilter, u32, u32), Cons
         from,
         to,
         subagents,
+        feedback,
     };
     Ok((filter, limit, offset))
 }
@@ -161,8 +174,9 @@ fn number(text: &str, pattern: &Compiled) -> Option<u32> {
 }
 
 /// A time bound: an RFC 3339 time as it is, a day (`YYYY-MM-DD`, UTC) as its start, or for
-/// `end` the next day's start (so `to=2025-03-01` includes all of that day).
-fn time(name: &str, text: &str, end: bool) -> Result<DateTime<Utc>, ConsoleError> {
+/// `end` the next day's start (so `to=2025-03-01` includes all of that day). The feedback
+/// export takes its bounds the same way.
+pub(crate) fn time(name: &str, text: &str, end: bool) -> Result<DateTime<Utc>, ConsoleError> {
     let bad = || {
         invalid(
             name,
@@ -221,6 +235,7 @@ mod tests {
                 "from" => p.from = v,
                 "to" => p.to = v,
                 "subagents" => p.subagents = v,
+                "feedback" => p.feedback = v,
                 "limit" => p.limit = v,
                 "offset" => p.offset = v,
                 _ => p.assistant_id = v,
@@ -264,6 +279,13 @@ mod tests {
         assert_eq!(f.to.unwrap().to_rfc3339(), "2025-03-02T00:00:00+00:00");
         assert!(f.subagents);
         assert_eq!((limit, offset), (200, MAX_OFFSET));
+        let (f, _, _) = parse(&params(&[("feedback", "any")])).unwrap();
+        assert_eq!(f.feedback, Some(RatedFilter::Any));
+        let (f, _, _) = parse(&params(&[("feedback", "down")])).unwrap();
+        assert_eq!(
+            f.feedback,
+            Some(RatedFilter::Only(antler_protocol::feedback::Rating::Down))
+        );
         let (f, _, _) = parse(&params(&[("assistant_id", "lead_agent")])).unwrap();
         assert_eq!(f.assistant_id, Some(crate::assistants::built_in_id()));
         let (f, _, _) = parse(&params(&[("to", "2025-03-01T10:30:00.5+02:00")])).unwrap();
@@ -305,6 +327,8 @@ mod tests {
             ("to", "2025-03-01t10:00:00z"),
             ("to", "2025-03-01T10:00:00"),
             ("subagents", "yes"),
+            ("feedback", "UP"),
+            ("feedback", "sideways"),
             ("limit", "0"),
             ("limit", "201"),
             ("limit", "07"),

@@ -67,7 +67,10 @@ impl Env {
             .env("ANTLER_SANDBOX_IMAGE", sandbox_image())
             // Learning from conversations would add model requests to every test's script;
             // the memory tests turn it on.
-            .env("ANTLER_MEMORY_EXTRACTION", "false");
+            .env("ANTLER_MEMORY_EXTRACTION", "false")
+            // Likewise follow-up suggestions (one more call after each answer); the
+            // suggestions tests turn them on.
+            .env("ANTLER_AGENT_SUGGESTIONS_ENABLED", "false");
         cmd
     }
 

@@ -65,6 +65,9 @@ pub struct ConsoleQuery {
     /// `true`: subagents' runs too; default `false`, the runs people started.
     #[param(pattern = "^(true|false)?$")]
     subagents: Option<String>,
+    /// Only runs with feedback: rated `up`, `down`, or either (`any`).
+    #[param(pattern = "^(up|down|any)?$")]
+    feedback: Option<String>,
     /// Page size, 1 to 200; default 50.
     #[param(pattern = "^([1-9]|[1-9][0-9]|1[0-9][0-9]|200)?$")]
     limit: Option<String>,
@@ -97,6 +100,7 @@ pub async fn list_console_runs(
         from: q.from,
         to: q.to,
         subagents: q.subagents,
+        feedback: q.feedback,
         limit: q.limit,
         offset: q.offset,
     };
@@ -133,7 +137,8 @@ pub async fn get_console_run(
 #[cfg(test)]
 mod tests {
     use antler_app::console::{
-        BOOL_PATTERN, LIMIT_PATTERN, OFFSET_PATTERN, STATUS_PATTERN, TIME_PATTERN, USER_PATTERN,
+        BOOL_PATTERN, FEEDBACK_PATTERN, LIMIT_PATTERN, OFFSET_PATTERN, STATUS_PATTERN,
+        TIME_PATTERN, USER_PATTERN,
     };
 
     #[test]
@@ -156,6 +161,7 @@ mod tests {
             ("from", TIME_PATTERN),
             ("to", TIME_PATTERN),
             ("subagents", BOOL_PATTERN),
+            ("feedback", FEEDBACK_PATTERN),
             ("limit", LIMIT_PATTERN),
             ("offset", OFFSET_PATTERN),
         ] {

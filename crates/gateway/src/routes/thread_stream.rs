@@ -5,7 +5,9 @@
 //! one `end` when the thread has no active run left. A thread with no active run answers
 //! just `end`, at once: the stream follows runs, it does not wait for the next one (call it
 //! again after starting one). Event ids are `<run_id>:<seq>`, so `Last-Event-ID` resumes
-//! after an event of any run it followed.
+//! after an event of any run it followed. Before its `end` it waits for the follow-up
+//! suggestions still being written for the thread's last answer, and sends them as a
+//! `custom` event without an id (see `antler_agent_runtime::suggestions`).
 
 use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
@@ -13,7 +15,7 @@ use std::time::Duration;
 use antler_app::Caller;
 use antler_app::runs::Events;
 use antler_protocol::error::ErrorEnvelope;
-use antler_protocol::stream::StreamMode;
+use antler_protocol::stream::{CustomEvent, StreamEvent, StreamMode};
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -94,6 +96,8 @@ pub async fn join_thread_stream(
         pending,
         current: None,
         done: false,
+        suggestions: None,
+        suggested: false,
         heartbeat: Duration::from_secs(app.config.agent.heartbeat_secs),
     };
     let follower = active.into_iter().fold(follower, |mut f, id| {
@@ -148,6 +152,9 @@ fn parse_last_event_id(v: &str) -> Result<(String, u64), AppError> {
     })
 }
 
+/// The wait for a thread's pending follow-up suggestions.
+type SuggestionsWait = futures::future::BoxFuture<'static, Option<CustomEvent>>;
+
 /// The state of one thread stream.
 struct Follower {
     app: AppState,
@@ -160,6 +167,10 @@ struct Follower {
     pending: VecDeque<(String, u64)>,
     current: Option<(String, Events)>,
     done: bool,
+    /// The wait for the thread's pending follow-up suggestions.
+    suggestions: Option<SuggestionsWait>,
+    /// Whether that wait was looked for already.
+    suggested: bool,
     heartbeat: Duration,
 }
 
@@ -183,7 +194,40 @@ impl Follower {
                             self.modes.clone(),
                         );
                         self.current = Some((run_id, events));
+                        // Its answer may bring suggestions of its own.
+                        self.suggested = false;
                         continue;
+                    }
+                    None if !self.suggested => {
+                        self.suggested = true;
+                        let wanted =
+                            self.modes.is_empty() || self.modes.contains(&StreamMode::Custom);
+                        let pending = self
+                            .app
+                            .runs
+                            .manager()
+                            .suggestions()
+                            .of_thread(&self.thread_id);
+                        self.suggestions = pending
+                            .filter(|_| wanted)
+                            .map(|job| Box::pin(job.wait()) as SuggestionsWait);
+                        continue;
+                    }
+                    None if self.suggestions.is_some() => {
+                        let Some(wait) = &mut self.suggestions else {
+                            continue;
+                        };
+                        match tokio::time::timeout(self.heartbeat, wait).await {
+                            Err(_) => return Some(Bytes::from_static(HEARTBEAT)),
+                            Ok(found) => {
+                                self.suggestions = None;
+                                if let Some(event) = found {
+                                    let event = StreamEvent::Custom(&event);
+                                    return Some(frame_without_id(event.name(), &event.data()));
+                                }
+                                continue;
+                            }
+                        }
                     }
                     None => {
                         self.done = true;
@@ -223,6 +267,11 @@ impl Follower {
             }
         }
     }
+}
+
+/// An SSE message that is no run's event (follow-up suggestions).
+fn frame_without_id(event: &str, data: &str) -> Bytes {
+    Bytes::from(format!("event: {event}\ndata: {data}\n\n"))
 }
 
 /// An SSE message with the thread stream's id (`<run_id>:<seq>`).

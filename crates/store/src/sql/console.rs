@@ -13,6 +13,7 @@ use super::rows::{RUN_COLUMNS, RunRow, count};
 use super::{Db, Engine, on};
 use crate::StoreError;
 use crate::console::{ConsoleFilter, ConsolePage, ConsoleRecord, ConsoleRepo};
+use crate::feedback::RatedFilter;
 use crate::runs::RunRecord;
 
 pub(crate) struct SqlConsole(pub(crate) Db);
@@ -91,6 +92,16 @@ impl SqlConsole {
         if !f.subagents {
             clauses.push(format!("{} IS NULL", self.parent()));
         }
+        // Feedback of the run (the primary key of `run_feedback` starts with `run_id`).
+        let rated = "SELECT 1 FROM run_feedback f WHERE f.run_id = runs.run_id";
+        match f.feedback {
+            None => {}
+            Some(RatedFilter::Any) => clauses.push(format!("EXISTS ({rated})")),
+            Some(RatedFilter::Only(rating)) => {
+                args.push(Arg::Text(rating.as_str().to_string()));
+                clauses.push(format!("EXISTS ({rated} AND f.rating = ${})", args.len()));
+            }
+        }
         let sql = if clauses.is_empty() {
             String::new()
         } else {
@@ -118,13 +129,16 @@ impl SqlConsole {
                     timeline,
                     models: Vec::new(),
                     owner_email: row.owner_email,
+                    feedback: Vec::new(),
                 })
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
         let ids: Vec<&str> = records.iter().map(|r| r.run.run_id.as_str()).collect();
         let mut models = self.models(&ids).await?;
+        let mut feedback = super::feedback::of_runs(&self.0, &ids).await?;
         for record in &mut records {
             record.models = models.remove(&record.run.run_id).unwrap_or_default();
+            record.feedback = feedback.remove(&record.run.run_id).unwrap_or_default();
         }
         Ok(records)
     }

@@ -13,10 +13,12 @@ mod blobs;
 mod console;
 mod cron_rows;
 mod crons;
+mod feedback;
 mod instances;
 mod items;
 mod mcp_config;
 mod memory;
+mod preferences;
 mod rows;
 mod runs;
 mod secrets;
@@ -25,6 +27,7 @@ mod sqlite;
 mod state;
 mod stats;
 mod thread_copy;
+mod thread_search;
 mod threads;
 mod usage;
 mod wire;
@@ -191,6 +194,7 @@ impl Db {
             assistants: Arc::new(assistants::SqlAssistants(self.clone())),
             skill_states: Arc::new(skill_states::SqlSkillStates(self.clone())),
             threads: Arc::new(threads::SqlThreads(self.clone())),
+            thread_search: Arc::new(thread_search::SqlThreadSearch(self.clone())),
             runs: Arc::new(runs::SqlRuns(self.clone())),
             state: Arc::new(state::SqlState(self.clone())),
             mcp: Arc::new(mcp_config::SqlMcpConfig(self.clone())),
@@ -199,8 +203,10 @@ impl Db {
             secrets: Arc::new(secrets::SqlSecrets(self.clone())),
             crons: Arc::new(crons::SqlCrons(self.clone())),
             items: Arc::new(items::SqlItems(self.clone())),
+            preferences: Arc::new(preferences::SqlPreferences(self.clone())),
             usage: Arc::new(usage::SqlUsage(self.clone())),
             console: Arc::new(console::SqlConsole(self.clone())),
+            feedback: Arc::new(feedback::SqlFeedback(self.clone())),
             stats: Arc::new(stats::SqlStats(self.clone())),
             instances: Arc::new(instances::SqlInstances(self)),
             bus,

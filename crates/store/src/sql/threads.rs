@@ -261,20 +261,20 @@ impl ThreadRepo for SqlThreads {
 
 /// PostgreSQL's filters of a thread query: metadata ($2) and values ($3) containment, the
 /// status ($4).
-const PG_FILTERS: &str = " AND metadata @> $2 AND state @> $3 \
+pub(crate) const PG_FILTERS: &str = " AND metadata @> $2 AND state @> $3 \
     AND (CAST($4 AS TEXT) IS NULL OR status = $4) \
     AND (CAST($5 AS TEXT) IS NULL OR thread_id IN (SELECT jsonb_array_elements_text(CAST($5 AS JSONB))))";
 
 /// The query's `ids` as a JSON array text, `None` for no filter (one parameter, however
 /// many ids: the engines read it with `json_each` / `jsonb_array_elements_text`).
-fn ids_param(query: &ThreadQuery) -> Option<String> {
+pub(crate) fn ids_param(query: &ThreadQuery) -> Option<String> {
     (!query.ids.is_empty()).then(|| Value::from(query.ids.clone()).to_string())
 }
 
 /// SQLite's filters of a thread query after the owner (`$1`): a key and a value parameter
 /// for each metadata pair, then each values pair, then the status, then the ids; answers
 /// the SQL and the last parameter number used.
-fn sqlite_filters(query: &ThreadQuery) -> (String, usize) {
+pub(crate) fn sqlite_filters(query: &ThreadQuery) -> (String, usize) {
     // Keys are compared as values, never spliced into a JSON path (a path cannot hold every
     // key: quotes, NUL). json_each and json_extract both yield SQL scalars for scalars and
     // JSON text for objects and arrays, so `IS` is value equality.
