@@ -46,8 +46,11 @@ export ANTLER_REQUIRE_MCP=1
 # research.test.mjs (web sources and citations) to its research/ folder, those of
 # scheduled.test.mjs (the schedule dialog, the Scheduled page) to its scheduled/ folder, those of
 # models.test.mjs (the model picker, reasoning, usage, the daily-limit banner) to its models/ folder,
-# those of console.test.mjs (the admin runs console: list, run timeline) to its console/ folder.
+# those of console.test.mjs (the admin runs console: list, run timeline) to its console/ folder,
+# and those of the conversation features (suggestions, feedback, search and export, diagrams and
+# math, the Chinese UI) to their own folders.
 # One file at a time: each starts its own server and model.
 export CHROMIUM="$chromium"
 cd tests/e2e
-node --test --test-concurrency=1 --test-reporter=spec suite.test.mjs versions.test.mjs tools.test.mjs memory.test.mjs deeper.test.mjs documents.test.mjs egress.test.mjs research.test.mjs scheduled.test.mjs models.test.mjs console.test.mjs
+node --test --test-concurrency=1 --test-reporter=spec suite.test.mjs versions.test.mjs tools.test.mjs memory.test.mjs deeper.test.mjs documents.test.mjs egress.test.mjs research.test.mjs scheduled.test.mjs models.test.mjs console.test.mjs \
+  suggestions.test.mjs feedback.test.mjs search.test.mjs rendering.test.mjs i18n.test.mjs

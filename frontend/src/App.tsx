@@ -7,6 +7,7 @@ import { Shell } from "./components/Shell";
 import { EmptyState } from "./components/States";
 import { ToastProvider } from "./components/Toasts";
 import { AuthGate } from "./auth/auth";
+import { useT } from "./i18n";
 import { ScheduledPage } from "./scheduled/ScheduledPage";
 import { AccountPage } from "./settings/AccountPage";
 import { AgentsPage } from "./settings/AgentsPage";
@@ -18,10 +19,11 @@ import { UsersPage } from "./settings/UsersPage";
 import { AppInfoProvider } from "./state/appInfo";
 
 function NotFound() {
+  const t = useT();
   return (
     <main className="page" id="main">
-      <EmptyState icon="alert" title="Page not found">
-        <a href="/">Back to the chat</a>
+      <EmptyState icon="alert" title={t("shell.notFound")}>
+        <a href="/">{t("common.backToChat")}</a>
       </EmptyState>
     </main>
   );

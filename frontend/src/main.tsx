@@ -9,6 +9,7 @@ import "./styles/base.css";
 import "./styles/layout.css";
 import "./styles/components.css";
 import "./styles/markdown.css";
+import "./styles/rendering.css";
 import "./styles/chat.css";
 import "./styles/versions.css";
 import "./styles/artifacts.css";
@@ -20,6 +21,9 @@ import "./styles/memory.css";
 import "./styles/subtasks.css";
 import "./styles/summary.css";
 import "./styles/sources.css";
+import "./styles/suggestions.css";
+import "./styles/feedback.css";
+import "./styles/search.css";
 import "./styles/scheduled.css";
 import "./styles/models.css";
 

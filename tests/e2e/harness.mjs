@@ -112,6 +112,9 @@ export class Stack {
       ANTLER_SKILLS_IMPORT_ALLOWED_FILE_ROOTS: tmpdir(),
       // Learning from conversations would add model requests the scenarios do not expect.
       ANTLER_MEMORY_EXTRACTION: "false",
+      // Likewise follow-up suggestions (one more call after each answer); suggestions.test.mjs
+      // turns them on.
+      ANTLER_AGENT_SUGGESTIONS_ENABLED: "false",
       ANTLER_LOG_LEVEL: process.env.E2E_VERBOSE ? "info" : "warn",
       ANTLER_ADMIN_EMAIL: ADMIN.email,
       ANTLER_ADMIN_PASSWORD: ADMIN.password,
@@ -212,8 +215,14 @@ export class Stack {
 
   /** A fresh browser page that records console errors and uncaught exceptions, signed in as
    * `account` (the admin by default; `null`: signed out). */
-  async page({ width = 1280, height = 860, colorScheme = "light", account = ADMIN } = {}) {
-    const context = await this.browser.newContext({ viewport: { width, height }, colorScheme, baseURL: this.baseUrl });
+  async page({ width = 1280, height = 860, colorScheme = "light", account = ADMIN, locale } = {}) {
+    // `locale` (e.g. "zh-CN"): the browser's language (navigator.languages, Accept-Language).
+    const context = await this.browser.newContext({
+      viewport: { width, height },
+      colorScheme,
+      baseURL: this.baseUrl,
+      ...(locale ? { locale } : {}),
+    });
     if (account) {
       // The context's request API shares its cookie jar: the page starts signed in.
       const r = await context.request.post("/api/auth/login", { data: account });

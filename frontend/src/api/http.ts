@@ -1,18 +1,25 @@
 // A small fetch wrapper: JSON in and out, and every failure as an `ApiError` carrying the
-// server's error envelope (`{"error": {"code", "message", "details"?}}`).
+// server's error envelope (`{"error": {"code", "message", "details"?}}`), its message in the
+// UI's language (`errorText`).
+import { t } from "../i18n";
+import { errorText } from "./errorText";
 import type { ErrorEnvelope, InstallFinding } from "./types";
 
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly details: unknown;
+  /** The message as the server (or this client) said it, in English. */
+  readonly serverMessage: string;
 
+  /** `message` is the server's (English); the error's own `message` is it for people. */
   constructor(status: number, code: string, message: string, details?: unknown) {
-    super(message);
+    super(errorText(code, message));
     this.name = "ApiError";
     this.status = status;
     this.code = code;
     this.details = details;
+    this.serverMessage = message;
   }
 
   /** Validation findings of a refused archive (`error.details.findings`). */
@@ -70,6 +77,9 @@ export function apiErrorOf(response: Response, body: unknown): ApiError {
   return new ApiError(response.status, "http_error", `${reason}${snippet}`);
 }
 
+/** What a request that reached no server says (in English; `errors.network_error` translates it). */
+export const NETWORK_ERROR = "Cannot reach the server. Check that it is running.";
+
 export interface RequestOptions {
   method?: string;
   json?: unknown;
@@ -96,7 +106,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     });
   } catch (e) {
     if (e instanceof DOMException && e.name === "AbortError") throw e;
-    throw new ApiError(0, "network_error", "Cannot reach the server. Check that it is running.");
+    throw new ApiError(0, "network_error", NETWORK_ERROR);
   }
   if (!response.ok) throw await errorFrom(response);
   if (response.status === 204) return undefined as T;
@@ -113,5 +123,5 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
 export function errorMessage(e: unknown): string {
   if (e instanceof Error) return e.message;
   if (typeof e === "string") return e;
-  return "Something went wrong.";
+  return t("errors.unknown");
 }

@@ -1,5 +1,7 @@
 // The official LangGraph JS SDK client, pointed at this server's API.
 import { Client } from "@langchain/langgraph-sdk";
+import { t } from "../i18n";
+import { errorText } from "./errorText";
 
 let client: Client | undefined;
 
@@ -20,8 +22,8 @@ export function sdkErrorMessage(e: unknown): string {
     const { status, text } = e as { status: number; text: unknown };
     if (typeof text === "string") {
       try {
-        const body = JSON.parse(text) as { error?: { message?: string } };
-        if (body.error?.message) return body.error.message;
+        const body = JSON.parse(text) as { error?: { code?: unknown; message?: string } };
+        if (body.error?.message) return errorText(typeof body.error.code === "string" ? body.error.code : "", body.error.message);
       } catch {
         // not JSON
       }
@@ -29,7 +31,7 @@ export function sdkErrorMessage(e: unknown): string {
     }
     return `HTTP ${status}`;
   }
-  if (e instanceof TypeError) return "Lost the connection to the server.";
+  if (e instanceof TypeError) return t("errors.connection_lost");
   if (e instanceof Error) return e.message;
-  return "Something went wrong.";
+  return t("errors.unknown");
 }

@@ -4,6 +4,27 @@
  */
 
 export interface paths {
+    "/api/admin/feedback/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everyone's feedback as JSON Lines (one `FeedbackExportLine` per line, oldest change
+         *     first), a download; read from the database a page at a time while it is sent (admins
+         *     only).
+         */
+        get: operations["export_feedback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/runs": {
         parameters: {
             query?: never;
@@ -575,6 +596,24 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's preferences. */
+        get: operations["get_preferences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Changes the caller's preferences (absent fields stay as they are). */
+        patch: operations["patch_preferences"];
         trace?: never;
     };
     "/api/runs": {
@@ -1179,6 +1218,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/threads/{thread_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Downloads a conversation. `markdown`: the title and dates, each message with its role,
+         *     reasoning and tool calls folded in `<details>` (arguments, and results cut at 2,000
+         *     characters), artifacts as links to their downloads. `json`: `{thread, state, history}`
+         *     as `GET /api/threads/{id}`, `…/state` and `…/history` answer them.
+         */
+        get: operations["export_thread"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/{thread_id}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's ratings of the thread's runs, oldest run first. */
+        get: operations["list_thread_feedback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/threads/{thread_id}/history": {
         parameters: {
             query?: never;
@@ -1304,6 +1382,27 @@ export interface paths {
         /** Cancels a run: its model stream and running command stop at once. */
         post: operations["cancel_run"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/threads/{thread_id}/runs/{run_id}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Rates a run's answer: thumbs up or down with an optional comment, replacing the caller's
+         *     earlier rating of it.
+         */
+        put: operations["put_feedback"];
+        post?: never;
+        /** Takes back the caller's rating of a run's answer (answered alike when there was none). */
+        delete: operations["delete_feedback"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1949,6 +2048,8 @@ export interface components {
             duration_ms?: number | null;
             /** @description The error message when it failed. */
             error?: string | null;
+            /** @description What people thought of its answer (thumbs up or down), oldest first. */
+            feedback?: components["schemas"]["RunFeedback"][];
             /** @description The models it called. */
             models: string[];
             /** @description The run that started it, for a subagent's run. */
@@ -2317,6 +2418,15 @@ export interface components {
             /** @enum {string} */
             type: "sources";
         } | {
+            /** @description The answer they follow (`messages[].id`). */
+            message_id: string;
+            /** @description The run that answered. */
+            run_id: string;
+            /** @description At most three short messages. */
+            suggestions: string[];
+            /** @enum {string} */
+            type: "suggestions";
+        } | {
             /** @description What it is doing. */
             message?: string | null;
             /**
@@ -2431,6 +2541,59 @@ export interface components {
             confidence?: number | null;
             /** @description New content. */
             content?: string | null;
+        };
+        /** @description The caller's feedback on one run. */
+        Feedback: {
+            /** @description The comment, when one was given. */
+            comment?: string | null;
+            /** @description RFC 3339 time it was first given. */
+            created_at: string;
+            /** @description Thumbs up or down. */
+            rating: components["schemas"]["Rating"];
+            /** @description The run whose answer it rates. */
+            run_id: string;
+            /** @description The run's thread. */
+            thread_id: string;
+            /** @description RFC 3339 time it last changed. */
+            updated_at: string;
+        };
+        /** @description One line of `GET /api/admin/feedback/export` (JSON Lines, oldest change first). */
+        FeedbackExportLine: {
+            /** @description The agent that answered. */
+            assistant_id: string;
+            /** @description The comment, when one was given. */
+            comment?: string | null;
+            /** @description RFC 3339 time it was first given. */
+            created_at: string;
+            /** @description The model that made most of the run's calls (`null` when none was recorded). */
+            model?: string | null;
+            /** @description Thumbs up or down. */
+            rating: components["schemas"]["Rating"];
+            /** @description The rated run. */
+            run_id: string;
+            /** @description Its thread. */
+            thread_id: string;
+            /** @description RFC 3339 time it last changed. */
+            updated_at: string;
+            /** @description Their email, when they are a registered user. */
+            user_email?: string | null;
+            /** @description Who gave the feedback (their user id). */
+            user_id: string;
+        };
+        /** @description `GET /api/threads/{thread_id}/feedback`: the caller's feedback on the thread's runs. */
+        FeedbackList: {
+            /** @description One per rated run, oldest run first. */
+            feedback: components["schemas"]["Feedback"][];
+        };
+        /**
+         * @description `PUT /api/threads/{thread_id}/runs/{run_id}/feedback`: the caller's rating of a run's
+         *     answer (replacing the one they gave before).
+         */
+        FeedbackRequest: {
+            /** @description Why, in a few words (trimmed; blank or absent is no comment). */
+            comment?: string | null;
+            /** @description Thumbs up or down. */
+            rating: components["schemas"]["Rating"];
         };
         /** @description Liveness answer. */
         Health: {
@@ -2959,6 +3122,21 @@ export interface components {
             /** @description Keys to set; a `null` value removes the key. */
             metadata: Record<string, unknown>;
         };
+        /** @description The caller's preferences. */
+        Preferences: {
+            /** @description Follow-up suggestions after an answer (on unless turned off). */
+            suggestions: boolean;
+            /**
+             * @description Whether the server suggests follow-ups at all (`agent.suggestions.enabled`); when
+             *     false, `suggestions` has no effect.
+             */
+            suggestions_available: boolean;
+        };
+        /** @description A change to the caller's preferences; absent fields stay as they are. */
+        PreferencesPatch: {
+            /** @description Follow-up suggestions after an answer. */
+            suggestions?: boolean | null;
+        };
         /**
          * @description What a file is previewed as (`?preview=` of an artifact).
          * @enum {string}
@@ -3002,6 +3180,11 @@ export interface components {
             /** @description The document: a JSON object of at most 1 MiB. */
             value: Record<string, unknown>;
         };
+        /**
+         * @description What a person thought of an answer.
+         * @enum {string}
+         */
+        Rating: "up" | "down";
         /**
          * @description What an account may do.
          * @enum {string}
@@ -3115,6 +3298,21 @@ export interface components {
             message: string;
             /** @description The kind again. */
             name: components["schemas"]["RunErrorKind"];
+        };
+        /** @description Feedback on a run as the admin runs console shows it: who gave it too. */
+        RunFeedback: {
+            /** @description The comment, when one was given. */
+            comment?: string | null;
+            /** @description RFC 3339 time it was first given. */
+            created_at: string;
+            /** @description Thumbs up or down. */
+            rating: components["schemas"]["Rating"];
+            /** @description RFC 3339 time it last changed. */
+            updated_at: string;
+            /** @description Their email, when they are a registered user. */
+            user_email?: string | null;
+            /** @description Who gave it (their user id). */
+            user_id: string;
         };
         /**
          * @description A message of a run's input: the person's (`human` or `user`, with content that is not blank), the AI's (`ai` or `assistant`, with its `tool_calls`) or a tool's result (`tool`, with the `tool_call_id` of a call in the conversation). The kind is `type`, or `role` without `type`; LangChain and OpenAI shapes both work.
@@ -3352,6 +3550,14 @@ export interface components {
              */
             offset?: number;
             /**
+             * @description Full-text search (an Antler extension): only threads whose title or message text
+             *     holds every word (split at spaces; each found anywhere, in any case, Chinese
+             *     included; at most 16 words are used), best match first, then the most recently
+             *     updated (`sort_by` is then ignored). Each thread answers `search` with the matches
+             *     marked. Empty or blank means no text filter. At most 200 characters.
+             */
+            query?: string | null;
+            /**
              * @description Answer only these fields of each thread: `thread_id`, `created_at`, `updated_at`,
              *     `metadata`, `status`, `values`, `interrupts` (another name is a 422).
              */
@@ -3453,6 +3659,7 @@ export interface components {
             interrupts?: Record<string, unknown>;
             /** @description Free-form metadata (the UI keeps `title` here). */
             metadata?: Record<string, unknown>;
+            search?: null | components["schemas"]["ThreadSearchHit"];
             /** @description What the thread is doing. */
             status?: components["schemas"]["ThreadStatus"];
             /**
@@ -3879,6 +4086,16 @@ export interface components {
          * @enum {string}
          */
         TaskStatus: "queued" | "running" | "completed" | "failed" | "cancelled" | "timed_out";
+        /**
+         * @description A piece of text; `match` pieces are what the search query found (the UI marks them).
+         *     Plain text, never markup.
+         */
+        TextPart: {
+            /** @description Whether the query matched this piece. */
+            match: boolean;
+            /** @description The text. */
+            text: string;
+        };
         /** @description A conversation thread. */
         Thread: {
             /** @description RFC 3339 creation time. */
@@ -3890,6 +4107,7 @@ export interface components {
             interrupts?: Record<string, unknown>;
             /** @description Free-form metadata (the UI keeps `title` here). */
             metadata: Record<string, unknown>;
+            search?: null | components["schemas"]["ThreadSearchHit"];
             /** @description What the thread is doing. */
             status: components["schemas"]["ThreadStatus"];
             /**
@@ -3901,6 +4119,19 @@ export interface components {
             updated_at: string;
             /** @description The thread's current state values. */
             values: components["schemas"]["ThreadValues"];
+        };
+        /**
+         * @description Why a thread matched a `query` search: its title and an extract of its messages, split
+         *     into pieces with the matches marked.
+         */
+        ThreadSearchHit: {
+            /**
+             * @description A short extract of the conversation around the first match (its start when only the
+             *     title matched); `…` shows where the text was cut.
+             */
+            snippet: components["schemas"]["TextPart"][];
+            /** @description The title (empty when the thread has none yet). */
+            title: components["schemas"]["TextPart"][];
         };
         /**
          * @description Which field orders a thread search.
@@ -4346,6 +4577,100 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    export_feedback: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Feedback changed at or after this time: an RFC 3339 time, or a UTC day (`YYYY-MM-DD`,
+                 *     from its start).
+                 */
+                since?: string;
+                /**
+                 * @description Feedback changed before this time (an RFC 3339 time, excluded), or up to the end of a
+                 *     UTC day (`YYYY-MM-DD`, included).
+                 */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON Lines: the items, one JSON object per line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["FeedbackExportLine"][];
+                };
+            };
+            /** @description Invalid query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A bad since or until (the message names it) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     list_console_runs: {
         parameters: {
             query?: {
@@ -4370,6 +4695,8 @@ export interface operations {
                 to?: string;
                 /** @description `true`: subagents' runs too; default `false`, the runs people started. */
                 subagents?: string;
+                /** @description Only runs with feedback: rated `up`, `down`, or either (`any`). */
+                feedback?: string;
                 /** @description Page size, 1 to 200; default 50. */
                 limit?: string;
                 /** @description Runs to skip, 0 to 999999999; default 0. */
@@ -7644,6 +7971,167 @@ export interface operations {
             };
             /** @description The Host is not one this server answers for (http.allowed_hosts) */
             421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    get_preferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preferences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Preferences"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patch_preferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreferencesPatch"];
+            };
+        };
+        responses: {
+            /** @description The preferences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Preferences"];
+                };
+            };
+            /** @description Malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown field or a value of the wrong type */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11700,6 +12188,176 @@ export interface operations {
             };
         };
     };
+    export_thread: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `markdown` (the default) or `json`. Read as text so that an empty value is refused
+                 *     like any other unknown one.
+                 */
+                format?: "markdown" | "json";
+            };
+            header?: never;
+            path: {
+                /** @description Thread id */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, as an attachment named after the title */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, unknown>;
+                    "text/markdown": string;
+                };
+            };
+            /** @description Invalid query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid thread id, or a format other than markdown or json */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    list_thread_feedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's feedback on the thread's runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackList"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such thread of the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid thread id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     get_history_query: {
         parameters: {
             query?: {
@@ -12791,6 +13449,211 @@ export interface operations {
                 };
             };
             /** @description Invalid id or action */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    put_feedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                thread_id: string;
+                /** @description Run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeedbackRequest"];
+            };
+        };
+        responses: {
+            /** @description The feedback as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Feedback"];
+                };
+            };
+            /** @description The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such thread of the caller's, or no such run in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid id, rating or comment */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many or too large headers */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    delete_feedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                thread_id: string;
+                /** @description Run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller has no feedback on the run now */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No credential, or one that is unknown, expired or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Sent by another site's page (Origin or Referer not allowed), or with a session cookie but without its X-CSRF-Token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such thread of the caller's, or no such run in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The request URI is too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host is not one this server answers for (http.allowed_hosts) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Invalid thread or run id */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -1,7 +1,7 @@
 // The one typed client of the Antler API (openapi-fetch over the generated OpenAPI `paths`)
 // and how its answers become data or an `ApiError`, shared by every module that calls it.
 import createClient from "openapi-fetch";
-import { ApiError, apiErrorOf } from "./http";
+import { ApiError, NETWORK_ERROR, apiErrorOf } from "./http";
 import type { paths } from "./schema";
 
 /** The typed client: every path, parameter, body and answer from the OpenAPI document. */
@@ -25,7 +25,7 @@ export async function call<T>(pending: Promise<Result<T>>): Promise<T> {
     result = await pending;
   } catch (e) {
     if (e instanceof DOMException && e.name === "AbortError") throw e;
-    throw new ApiError(0, "network_error", "Cannot reach the server. Check that it is running.");
+    throw new ApiError(0, "network_error", NETWORK_ERROR);
   }
   if (!result.response.ok) throw apiErrorOf(result.response, result.error);
   return result.data as T;

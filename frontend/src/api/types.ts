@@ -1,4 +1,5 @@
 // Named aliases of the generated OpenAPI types (`npm run gen:api` regenerates schema.d.ts).
+import { t } from "../i18n";
 import type { components } from "./schema";
 
 type Schemas = components["schemas"];
@@ -81,7 +82,7 @@ export function threadTitle(thread: Pick<Thread, "metadata" | "values">): string
   if (typeof fromMeta === "string" && fromMeta.trim()) return fromMeta.trim();
   const fromValues = thread.values.title;
   if (typeof fromValues === "string" && fromValues.trim()) return fromValues.trim();
-  return "New chat";
+  return t("lib.newChat");
 }
 
 export type AuthStatus = Schemas["AuthStatus"];

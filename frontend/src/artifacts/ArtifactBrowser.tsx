@@ -1,5 +1,6 @@
 // The list of a thread's files and the selected file's preview (panel or full page).
 import { EmptyState, ErrorState, Spinner } from "../components/States";
+import { useT } from "../i18n";
 import { ArtifactList } from "./ArtifactList";
 import { ArtifactView } from "./ArtifactView";
 import { useArtifacts } from "./useArtifacts";
@@ -18,17 +19,18 @@ export function ArtifactBrowser({
   layout: "panel" | "page";
 }) {
   const { artifacts, error, loading, reload } = useArtifacts(threadId, version);
+  const t = useT();
   if (!artifacts) {
     if (error) return <ErrorState message={error} onRetry={reload} />;
-    return <Spinner label="Loading files…" />;
+    return <Spinner label={t("artifacts.loadingFiles")} />;
   }
   const current = selected ? artifacts.find((a) => a.virtual_path === selected) : undefined;
   // A refresh that failed keeps the last list on screen, and says so.
   const stale = error ? (
     <div className="banner banner-warn" role="alert">
-      Could not refresh the files ({error}).{" "}
+      {t("artifacts.refreshFailed", { error })}{" "}
       <button type="button" className="btn btn-ghost btn-sm" onClick={reload}>
-        Retry
+        {t("common.retry")}
       </button>
     </div>
   ) : null;
@@ -36,8 +38,8 @@ export function ArtifactBrowser({
     <>
       {stale}
       {artifacts.length === 0 ? (
-        <EmptyState icon="folder" title="No files yet">
-          Files the agent writes and files you upload appear here.
+        <EmptyState icon="folder" title={t("artifacts.noFiles")}>
+          {t("artifacts.noFilesBody")}
         </EmptyState>
       ) : (
         <ArtifactList artifacts={artifacts} selected={selected} onSelect={onSelect} />
@@ -47,10 +49,10 @@ export function ArtifactBrowser({
   const missing =
     selected && !current ? (
       loading ? (
-        <Spinner label="Loading files…" />
+        <Spinner label={t("artifacts.loadingFiles")} />
       ) : (
-        <EmptyState icon="alert" title="File not found">
-          <code>{selected}</code> is not among this conversation’s files.
+        <EmptyState icon="alert" title={t("artifacts.notFound")}>
+          <code>{selected}</code> {t("artifacts.notAmongFiles")}
         </EmptyState>
       )
     ) : null;
@@ -66,16 +68,16 @@ export function ArtifactBrowser({
   }
   return (
     <div className="artifact-page-grid">
-      <nav className="artifact-page-list" aria-label="Files">
+      <nav className="artifact-page-list" aria-label={t("artifacts.files")}>
         {list}
       </nav>
-      <section className="artifact-page-preview" aria-label="Preview">
+      <section className="artifact-page-preview" aria-label={t("artifacts.preview")}>
         {current ? (
           <ArtifactView artifact={current} threadId={threadId} />
         ) : (
           missing ?? (
-            <EmptyState icon="file" title="Select a file">
-              Choose a file on the left to preview it.
+            <EmptyState icon="file" title={t("artifacts.selectFile")}>
+              {t("artifacts.selectFileBody")}
             </EmptyState>
           )
         )}

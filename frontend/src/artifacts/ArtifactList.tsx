@@ -1,6 +1,7 @@
 // Files grouped by folder (outputs first), with size and date.
 import type { Artifact } from "../api/types";
 import { Icon } from "../components/Icon";
+import { useT } from "../i18n";
 import { basename } from "../lib/fileKind";
 import { formatBytes, formatDate } from "../lib/format";
 
@@ -35,12 +36,15 @@ export function ArtifactList({
   selected: string | null;
   onSelect: (path: string) => void;
 }) {
+  const t = useT();
+  // The folders' names as people read them (their paths stay as they are).
+  const folderName = (folder: string) => t(`artifacts.folders.${folder}`, { defaultValue: folder });
   return (
     <div className="artifact-list" data-testid="artifact-list">
       {groupByFolder(artifacts).map(([folder, items]) => (
-        <section key={folder} aria-label={folder}>
+        <section key={folder} aria-label={folderName(folder)}>
           <h3 className="folder-title">
-            <Icon name="folder" size={14} /> {folder}
+            <Icon name="folder" size={14} /> {folderName(folder)}
           </h3>
           <ul>
             {items.map((a) => (

@@ -2,6 +2,7 @@
 import { type CSSProperties, useEffect, useState } from "react";
 import { Link } from "react-router-dom";
 import { Icon } from "../components/Icon";
+import { useT } from "../i18n";
 import { readSetting, writeSetting } from "../lib/storage";
 import { ArtifactBrowser } from "./ArtifactBrowser";
 import { ResizeHandle } from "./ResizeHandle";
@@ -32,6 +33,7 @@ export function ArtifactPanel({
   onClose: () => void;
 }) {
   const [width, setWidth] = useState(savedWidth);
+  const t = useT();
   // Saved once the resizing pauses, not on every pointer move.
   useEffect(() => {
     const save = setTimeout(() => writeSetting(KEY, String(width)), 300);
@@ -41,21 +43,21 @@ export function ArtifactPanel({
     <aside
       className="artifact-panel"
       style={{ "--panel-width": `${width}px` } as CSSProperties}
-      aria-label="Files"
+      aria-label={t("artifacts.files")}
       data-testid="artifact-panel"
       onKeyDown={(e) => {
         // Escape inside the panel closes it (not while a dialog is open).
         if (e.key === "Escape" && !document.querySelector("dialog[open]")) onClose();
       }}
     >
-      <ResizeHandle width={width} min={MIN} max={maxWidth()} onResize={setWidth} label="Resize the files panel" />
+      <ResizeHandle width={width} min={MIN} max={maxWidth()} onResize={setWidth} label={t("artifacts.resizePanel")} />
       <div className="panel-inner">
         <div className="panel-head">
-          <h2>Files</h2>
+          <h2>{t("artifacts.files")}</h2>
           <Link className="btn btn-ghost btn-sm" to={`/threads/${threadId}/artifacts${selected ? `?file=${encodeURIComponent(selected)}` : ""}`}>
-            <Icon name="external" size={14} /> Open page
+            <Icon name="external" size={14} /> {t("artifacts.openPage")}
           </Link>
-          <button type="button" className="btn btn-ghost btn-icon" aria-label="Close the files panel" onClick={onClose}>
+          <button type="button" className="btn btn-ghost btn-icon" aria-label={t("artifacts.closePanel")} onClick={onClose}>
             <Icon name="x" />
           </button>
         </div>

@@ -3,6 +3,7 @@ import { downloadUrl } from "../api/client";
 import type { Artifact } from "../api/types";
 import { Icon } from "../components/Icon";
 import { EmptyState } from "../components/States";
+import { useT } from "../i18n";
 import { basename, previewKind } from "../lib/fileKind";
 import { formatBytes, formatDate } from "../lib/format";
 import { ImagePreview, OfficePreview, PdfPreview } from "./previews/MediaPreviews";
@@ -12,13 +13,14 @@ import { CodePreview, CsvPreview, HtmlPreview, JsonPreview, MarkdownPreview, Pla
 const MAX_TEXT_PREVIEW = 2 * 1024 * 1024;
 
 function Preview({ artifact, threadId }: { artifact: Artifact; threadId: string }) {
+  const t = useT();
   const kind = previewKind(artifact.virtual_path, artifact.content_type);
   const props = { url: artifact.artifact_url, path: artifact.virtual_path };
   const textual = ["markdown", "code", "text", "json", "csv", "html"].includes(kind);
   if (textual && artifact.size > MAX_TEXT_PREVIEW) {
     return (
-      <EmptyState icon="file" title="Too large to preview">
-        {formatBytes(artifact.size)}: download it instead.
+      <EmptyState icon="file" title={t("artifacts.tooLarge")}>
+        {t("artifacts.tooLargeBody", { size: formatBytes(artifact.size) })}
       </EmptyState>
     );
   }
@@ -45,23 +47,24 @@ function Preview({ artifact, threadId }: { artifact: Artifact; threadId: string 
       return <PlainTextPreview {...props} />;
     case "binary":
       return (
-        <EmptyState icon="file" title="No preview for this file type">
-          Download it to open it.
+        <EmptyState icon="file" title={t("artifacts.noPreview")}>
+          {t("artifacts.downloadToOpen")}
         </EmptyState>
       );
   }
 }
 
 export function ArtifactView({ artifact, threadId, onBack }: { artifact: Artifact; threadId: string; onBack?: () => void }) {
+  const t = useT();
   return (
     <div className="artifact-view" data-testid="artifact-view">
       <div className="artifact-view-head">
         {onBack && (
-          <button type="button" className="btn btn-ghost btn-sm" onClick={onBack} aria-label="Back to all files">
+          <button type="button" className="btn btn-ghost btn-sm" onClick={onBack} aria-label={t("artifacts.backToFiles")}>
             <span className="flip" aria-hidden="true">
               <Icon name="chevron" size={14} />
             </span>
-            Files
+            {t("artifacts.files")}
           </button>
         )}
         <div className="artifact-title">
@@ -71,7 +74,7 @@ export function ArtifactView({ artifact, threadId, onBack }: { artifact: Artifac
           </p>
         </div>
         <a className="btn btn-sm" href={downloadUrl(artifact.artifact_url)} download={basename(artifact.virtual_path)}>
-          <Icon name="download" size={14} /> Download
+          <Icon name="download" size={14} /> {t("artifacts.download")}
         </a>
       </div>
       <div className="artifact-preview">

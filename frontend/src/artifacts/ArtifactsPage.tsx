@@ -3,6 +3,7 @@ import { useEffect } from "react";
 import { Link, useParams, useSearchParams } from "react-router-dom";
 import { threadTitle } from "../api/types";
 import { Icon } from "../components/Icon";
+import { useT } from "../i18n";
 import { useStore } from "../state/store";
 import { refreshThreads, threadsStore } from "../state/threads";
 import { ArtifactBrowser } from "./ArtifactBrowser";
@@ -13,6 +14,7 @@ export function ArtifactsPage() {
   const { threads } = useStore(threadsStore);
   const thread = threads.find((t) => t.thread_id === threadId);
   const selected = params.get("file");
+  const t = useT();
   useEffect(() => {
     if (!threadsStore.get().loaded) void refreshThreads();
   }, []);
@@ -23,9 +25,12 @@ export function ArtifactsPage() {
           <span className="flip" aria-hidden="true">
             <Icon name="chevron" size={14} />
           </span>
-          Back to the chat
+          {t("common.backToChat")}
         </Link>
-        <h1>Files{thread ? ` · ${threadTitle(thread)}` : ""}</h1>
+        <h1>
+          {t("artifacts.files")}
+          {thread ? ` · ${threadTitle(thread)}` : ""}
+        </h1>
       </div>
       <ArtifactBrowser
         threadId={threadId}

@@ -2,15 +2,17 @@
 import { useState } from "react";
 import { api } from "../api/client";
 import { Field, FormError, PasswordField, useFormAction } from "../components/Form";
+import { useT } from "../i18n";
 
 export function SetupPage({ token, onDone }: { token: string; onDone: () => void }) {
+  const t = useT();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [confirm, setConfirm] = useState("");
   const { busy, error, setError, submit } = useFormAction();
   const create = submit(async () => {
     if (password !== confirm) {
-      setError("The passwords do not match.");
+      setError(t("auth.setup.mismatch"));
       return;
     }
     await api.setup(token, email, password);
@@ -21,14 +23,14 @@ export function SetupPage({ token, onDone }: { token: string; onDone: () => void
   return (
     <main className="auth-page" id="main">
       <form className="auth-card" onSubmit={create} aria-labelledby="setup-title">
-        <h1 id="setup-title">Create the admin account</h1>
-        <p className="muted">This account manages skills and other accounts. You can add people later in Settings.</p>
-        <Field label="Email" type="email" autoComplete="username" required value={email} onValue={setEmail} />
-        <PasswordField label="Password (at least 8 characters)" value={password} onValue={setPassword} fresh />
-        <PasswordField label="Repeat the password" value={confirm} onValue={setConfirm} fresh />
+        <h1 id="setup-title">{t("auth.setup.title")}</h1>
+        <p className="muted">{t("auth.setup.intro")}</p>
+        <Field label={t("auth.email")} type="email" autoComplete="username" required value={email} onValue={setEmail} />
+        <PasswordField label={t("auth.setup.newPassword")} value={password} onValue={setPassword} fresh />
+        <PasswordField label={t("auth.setup.repeatPassword")} value={confirm} onValue={setConfirm} fresh />
         <FormError error={error} />
         <button type="submit" className="btn btn-primary" disabled={busy}>
-          {busy ? "Creating…" : "Create and sign in"}
+          {busy ? t("auth.setup.creating") : t("auth.setup.submit")}
         </button>
       </form>
     </main>

@@ -3,8 +3,10 @@ import { useState } from "react";
 import { api } from "../api/client";
 import { Field, FormError, PasswordField, useFormAction } from "../components/Form";
 import { Icon } from "../components/Icon";
+import { useT } from "../i18n";
 
 export function SignInPage({ setupRequired, onDone }: { setupRequired: boolean; onDone: () => void }) {
+  const t = useT();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const { busy, error, submit } = useFormAction();
@@ -15,17 +17,17 @@ export function SignInPage({ setupRequired, onDone }: { setupRequired: boolean; 
   return (
     <main className="auth-page" id="main">
       <form className="auth-card" onSubmit={signIn} aria-labelledby="sign-in-title">
-        <h1 id="sign-in-title">Sign in to Antler</h1>
+        <h1 id="sign-in-title">{t("auth.signIn.title")}</h1>
         {setupRequired && (
           <p className="banner banner-info" role="status">
-            <Icon name="info" /> No admin exists yet. Open the setup link the server printed when it started.
+            <Icon name="info" /> {t("auth.signIn.noAdmin")}
           </p>
         )}
-        <Field label="Email" type="email" autoComplete="username" required value={email} onValue={setEmail} />
-        <PasswordField label="Password" value={password} onValue={setPassword} />
+        <Field label={t("auth.email")} type="email" autoComplete="username" required value={email} onValue={setEmail} />
+        <PasswordField label={t("auth.password")} value={password} onValue={setPassword} />
         <FormError error={error} testId="sign-in-error" />
         <button type="submit" className="btn btn-primary" disabled={busy}>
-          {busy ? "Signing in…" : "Sign in"}
+          {busy ? t("auth.signIn.busy") : t("auth.signIn.submit")}
         </button>
       </form>
     </main>

@@ -6,6 +6,7 @@ import { SIGNED_OUT_EVENT } from "../api/csrf";
 import { ApiError, errorMessage } from "../api/http";
 import type { AuthStatus, Me } from "../api/types";
 import { ErrorState, Spinner } from "../components/States";
+import { useT } from "../i18n";
 import { SetupPage } from "./SetupPage";
 import { SignInPage } from "./SignInPage";
 
@@ -38,6 +39,7 @@ type State =
 
 export function AuthGate({ children }: { children: ReactNode }) {
   const [state, setState] = useState<State>({ kind: "loading" });
+  const t = useT();
   const load = useCallback(async () => {
     try {
       const status = await api.authStatus();
@@ -73,7 +75,7 @@ export function AuthGate({ children }: { children: ReactNode }) {
 
   switch (state.kind) {
     case "loading":
-      return <Spinner label="Connecting…" />;
+      return <Spinner label={t("auth.connecting")} />;
     case "error":
       return <ErrorState message={state.message} onRetry={() => void load()} />;
     case "signed-out": {

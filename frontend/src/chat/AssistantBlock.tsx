@@ -5,6 +5,7 @@
 import { Fragment, useMemo } from "react";
 import { Icon } from "../components/Icon";
 import { Markdown } from "../components/Markdown";
+import { useT } from "../i18n";
 import type { BranchOptions } from "../lib/branches";
 import type { AssistantGroup, AssistantItem } from "../lib/grouping";
 import { NO_SUBTASKS, type SubtaskMap } from "../lib/subtasks";
@@ -14,6 +15,7 @@ import { hasUsage } from "../lib/usage";
 import { type CitationTarget, NO_SOURCES, type SourceMap, citationTargets, turnSources } from "../lib/webSources";
 import { BranchSwitcher } from "./BranchSwitcher";
 import { ClarificationCard } from "./ClarificationCard";
+import { FeedbackButtons } from "./FeedbackButtons";
 import { FileChips } from "./FileChips";
 import { Reasoning } from "./Reasoning";
 import { RememberedChip } from "./RememberedChip";
@@ -38,6 +40,7 @@ interface Live {
 }
 
 function Item({ item, actions, live }: { item: AssistantItem; actions: AssistantActions; live: Live }) {
+  const t = useT();
   switch (item.kind) {
     case "reasoning":
       return <Reasoning text={item.text} streaming={item.streaming} tokens={item.tokens} />;
@@ -69,7 +72,7 @@ function Item({ item, actions, live }: { item: AssistantItem; actions: Assistant
         />
       );
     case "files":
-      return <FileChips paths={item.paths} onOpen={actions.onOpenFile} label="Presented files" />;
+      return <FileChips paths={item.paths} onOpen={actions.onOpenFile} label={t("chat.assistant.presentedFiles")} />;
   }
 }
 
@@ -115,6 +118,7 @@ export function AssistantBlock({
   /** Its run has ended (the usage line shows then). */
   finished?: boolean;
 }) {
+  const t = useT();
   const { footer, before } = switchers(block, versions);
   const found = useMemo(() => turnSources(block, sources), [block, sources]);
   // The same targets while the sources stay the same, so streaming text alone re-renders.
@@ -122,10 +126,12 @@ export function AssistantBlock({
   const citations = useMemo(() => citationTargets(block.key, found), [block.key, citedKey]);
   const last = block.lastAi;
   const canRegenerate = !!last && canRun(versions, versions?.byMessage.get(last));
+  // The run that wrote the reply's last message is the one rated.
+  const ratedRun = finished && last ? versions?.byMessage.get(last)?.runId : undefined;
   const switcher = (options: BranchOptions) =>
     versions && <BranchSwitcher options={options} onSelect={versions.onBranch} disabled={versions.streaming} />;
   return (
-    <article className="msg msg-assistant" aria-label="Assistant">
+    <article className="msg msg-assistant" aria-label={t("chat.assistant.label")}>
       {memory && memory.length > 0 && <RememberedChip factIds={memory} />}
       {block.items.map((item) => {
         const options = before.get(item.key);
@@ -138,20 +144,21 @@ export function AssistantBlock({
       })}
       <SourceList sources={found} turnKey={block.key} />
       {finished && hasUsage(block.usage) && <UsageLine usage={block.usage} />}
-      {(footer || canRegenerate) && (
+      {(footer || canRegenerate || ratedRun) && (
         <div className="msg-actions">
           {footer && switcher(footer)}
           {canRegenerate && last && (
             <button
               type="button"
               className="btn btn-ghost btn-icon btn-xs msg-action"
-              aria-label="Regenerate"
-              title="Regenerate"
+              aria-label={t("chat.assistant.regenerate")}
+              title={t("chat.assistant.regenerate")}
               onClick={() => versions?.onRegenerate(last)}
             >
               <Icon name="refresh" size={14} />
             </button>
           )}
+          {ratedRun && <FeedbackButtons runId={ratedRun} />}
         </div>
       )}
     </article>

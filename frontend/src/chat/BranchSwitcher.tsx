@@ -1,6 +1,7 @@
 // ‹ i / n ›: moves between the versions of the conversation from one message on (made by
 // Edit and Regenerate); switching shows another branch of the history, nothing runs.
 import { Icon } from "../components/Icon";
+import { useT } from "../i18n";
 import type { Branch, BranchOptions } from "../lib/branches";
 
 export function BranchSwitcher({
@@ -14,13 +15,14 @@ export function BranchSwitcher({
   disabled: boolean;
 }) {
   const { previous, next } = options;
+  const t = useT();
   return (
-    <div className="branch-switcher" role="group" aria-label="Versions" data-testid="branch-switcher">
+    <div className="branch-switcher" role="group" aria-label={t("chat.branch.label")} data-testid="branch-switcher">
       <button
         type="button"
         className="btn btn-ghost btn-icon btn-xs"
-        aria-label="Previous version"
-        title="Previous version"
+        aria-label={t("chat.branch.previous")}
+        title={t("chat.branch.previous")}
         disabled={disabled || !previous}
         onClick={() => previous && onSelect(previous)}
       >
@@ -32,8 +34,8 @@ export function BranchSwitcher({
       <button
         type="button"
         className="btn btn-ghost btn-icon btn-xs"
-        aria-label="Next version"
-        title="Next version"
+        aria-label={t("chat.branch.next")}
+        title={t("chat.branch.next")}
         disabled={disabled || !next}
         onClick={() => next && onSelect(next)}
       >

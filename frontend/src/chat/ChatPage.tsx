@@ -10,6 +10,7 @@ import { useShell } from "../components/Shell";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
 import { useFileDrop } from "../hooks/useFileDrop";
+import { useT } from "../i18n";
 import { lastHumanText, visibleMessages } from "../lib/conversation";
 import { uuid } from "../lib/id";
 import type { ModelChoice } from "../lib/modelChoice";
@@ -35,6 +36,7 @@ import { useSlashCommands } from "./slashCommands";
 import { splitDropped, usePastedImages } from "./usePastedImages";
 import { useAttachments } from "./useAttachments";
 import { versionActions } from "./versions";
+import { ExportMenu } from "./ExportMenu";
 import { Welcome } from "./Welcome";
 
 const idle = new ThreadSession("");
@@ -53,12 +55,13 @@ export function ChatPage() {
   const { sidebarOpen, setSidebarOpen } = useShell();
   const info = useAppInfo();
   const toast = useToast();
+  const t = useT();
   const [session, state] = useSession(threadId);
   const { threads } = useStore(threadsStore);
   const { remembered } = useStore(assistantsStore);
   const planMode = useStore(planModeStore);
   const modelsState = useStore(modelsStore);
-  const thread = threads.find((t) => t.thread_id === threadId);
+  const thread = threads.find((th) => th.thread_id === threadId);
   const creating = useRef<Promise<string> | null>(null);
   /** A thread this page just created: its draft and attachments carry over. */
   const justCreated = useRef<string | null>(null);
@@ -131,10 +134,10 @@ export function ChatPage() {
         attachments.clear();
         images.clear();
       } catch (e) {
-        toast({ kind: "error", message: `Could not start the chat: ${errorMessage(e)}` });
+        toast({ kind: "error", message: t("chat.page.startFailed", { error: errorMessage(e) }) });
       }
     },
-    [ensureThread, attachments, images, toast],
+    [ensureThread, attachments, images, toast, t],
   );
 
   const file = params.get("file");
@@ -160,7 +163,7 @@ export function ChatPage() {
   const noModel = info.loaded && info.models.length === 0;
   const messages = visibleMessages(state.conversation);
   const notFound = state.loadError && !messages.length;
-  const title = thread ? threadTitle(thread) : threadId ? "Conversation" : "New chat";
+  const title = thread ? threadTitle(thread) : threadId ? t("chat.page.conversation") : t("chat.page.newChat");
   // A conversation's own agent, or the one new conversations use; a pick applies to the next run.
   // The conversation's model and thinking level (new chats: the one picked last; a
   // conversation without its own: its agent's model when the agent names one); a pick
@@ -199,21 +202,25 @@ export function ChatPage() {
                 onClick={() => setPanel(!panelOpen)}
                 data-testid="files-toggle"
               >
-                <Icon name="panel" size={14} /> Files{state.artifacts.length ? ` (${state.artifacts.length})` : ""}
+                <Icon name="panel" size={14} />{" "}
+                {state.artifacts.length
+                  ? t("chat.page.filesWithCount", { n: state.artifacts.length })
+                  : t("chat.page.files")}
               </button>
               <Link className="btn btn-sm btn-ghost hide-narrow" to={`/threads/${threadId}/artifacts`}>
-                <Icon name="external" size={14} /> Files page
+                <Icon name="external" size={14} /> {t("chat.page.filesPage")}
               </Link>
+              <ExportMenu threadId={threadId} />
             </div>
           )}
         </div>
         {state.loading && !messages.length ? (
-          <Spinner label="Loading the conversation…" />
+          <Spinner label={t("chat.page.loading")} />
         ) : notFound ? (
           <div className="messages">
             {state.notFound ? (
-              <EmptyState icon="alert" title="Conversation not found">
-                <Link to="/">Start a new chat</Link>
+              <EmptyState icon="alert" title={t("chat.page.notFound")}>
+                <Link to="/">{t("chat.page.startNew")}</Link>
               </EmptyState>
             ) : (
               <ErrorState message={state.loadError ?? ""} onRetry={() => void session?.load()} />
@@ -226,7 +233,7 @@ export function ChatPage() {
         ) : (
           <MessageList
             state={state}
-            actions={{ onOpenFile: openFile, onAnswer: (t) => void send(t), busy: state.streaming || noModel }}
+            actions={{ onOpenFile: openFile, onAnswer: (answer) => void send(answer), busy: state.streaming || noModel }}
             versions={session ? versionActions(session, state, noModel) : undefined}
             onRetry={() => session?.retry()}
           />
@@ -242,10 +249,10 @@ export function ChatPage() {
           streaming={state.streaming}
           stopping={state.stopping}
           disabled={noModel || !!notFound}
-          disabledReason={noModel ? "No model is configured" : "Conversation not found"}
+          disabledReason={noModel ? t("chat.page.noModel") : t("chat.page.notFound")}
           attachments={attachments.items}
           uploading={attachments.uploading}
-          onSend={(t) => void send(t)}
+          onSend={(text) => void send(text)}
           onStop={() => void session?.stop()}
           onFiles={(f) => void attachments.add(f)}
           onRemoveAttachment={attachments.remove}
@@ -255,7 +262,7 @@ export function ChatPage() {
           onRemoveImage={images.remove}
           planMode={planMode}
           onPlanMode={setPlanMode}
-          onSchedule={(t) => setScheduling(t.trim() || lastHumanText(state.conversation)?.trim() || "")}
+          onSchedule={(text) => setScheduling(text.trim() || lastHumanText(state.conversation)?.trim() || "")}
           options={
             choice && (
               <ComposerOptions
@@ -278,14 +285,14 @@ export function ChatPage() {
             setScheduling(null);
             toast({
               kind: "success",
-              message: `Scheduled: ${describeSchedule(cron.schedule, cron.timezone)}.`,
-              link: { to: "/scheduled", label: "Open Scheduled" },
+              message: t("chat.page.scheduled", { schedule: describeSchedule(cron.schedule, cron.timezone) }),
+              link: { to: "/scheduled", label: t("chat.page.openScheduled") },
             });
           }}
         />
         {drop.dragging && (
           <div className="drop-overlay" aria-hidden="true">
-            <Icon name="upload" size={28} /> Drop files to upload them to this chat
+            <Icon name="upload" size={28} /> {t("chat.page.dropFiles")}
           </div>
         )}
       </main>

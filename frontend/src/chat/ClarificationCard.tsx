@@ -1,4 +1,5 @@
 // The agent's question: option buttons send the chosen option as the next message.
+import { useT } from "../i18n";
 import type { Clarification } from "../lib/grouping";
 
 export function ClarificationCard({
@@ -12,8 +13,9 @@ export function ClarificationCard({
   disabled: boolean;
   onAnswer: (answer: string) => void;
 }) {
+  const t = useT();
   return (
-    <div className="clarification" role="group" aria-label="Question from the agent" data-testid="clarification">
+    <div className="clarification" role="group" aria-label={t("chat.clarification.label")} data-testid="clarification">
       {clarification.context && <p className="clar-context">{clarification.context}</p>}
       <p className="clar-question">{clarification.question}</p>
       {clarification.options.length > 0 ? (
@@ -31,7 +33,7 @@ export function ClarificationCard({
           ))}
         </div>
       ) : (
-        !answered && <p className="muted">Answer in the message box below.</p>
+        !answered && <p className="muted">{t("chat.clarification.answerBelow")}</p>
       )}
     </div>
   );

@@ -3,6 +3,7 @@
 // the model and thinking level go in the row under it.
 import { type ReactNode, useId, useRef, useState } from "react";
 import { Icon } from "../components/Icon";
+import { useT } from "../i18n";
 import { type SlashCommand, matchingCommands } from "./slashCommands";
 import type { Attachment, MarkdownVersion } from "./useAttachments";
 import { type PastedImage, imageUrl } from "./usePastedImages";
@@ -34,6 +35,7 @@ export interface ComposerProps {
 }
 
 export function Composer(props: ComposerProps) {
+  const t = useT();
   const [text, setText] = useState("");
   const [active, setActive] = useState(0);
   const [dismissed, setDismissed] = useState<string | null>(null);
@@ -63,15 +65,15 @@ export function Composer(props: ComposerProps) {
       }}
     >
       {props.attachments.length > 0 && (
-        <ul className="attachments" aria-label="Attachments">
+        <ul className="attachments" aria-label={t("chat.composer.attachments")}>
           {props.attachments.map((a) => (
             <li key={a.key} className={`attachment attachment-${a.status}`} title={a.error ?? a.virtualPath ?? a.name}>
               <Icon name="file" size={14} />
               <span className="attachment-name">{a.name}</span>
-              {a.status === "uploading" && <span className="spinner spinner-xs" aria-label="uploading" />}
-              {a.status === "error" && <span className="attachment-error">failed</span>}
+              {a.status === "uploading" && <span className="spinner spinner-xs" aria-label={t("chat.composer.uploading")} />}
+              {a.status === "error" && <span className="attachment-error">{t("chat.composer.failed")}</span>}
               {a.markdown && <MarkdownState version={a.markdown} />}
-              <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={`Remove ${a.name}`} onClick={() => props.onRemoveAttachment(a.key)}>
+              <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={t("chat.composer.remove", { name: a.name })} onClick={() => props.onRemoveAttachment(a.key)}>
                 <Icon name="x" size={12} />
               </button>
             </li>
@@ -79,11 +81,11 @@ export function Composer(props: ComposerProps) {
         </ul>
       )}
       {images.length > 0 && (
-        <ul className="composer-images" aria-label="Images">
+        <ul className="composer-images" aria-label={t("chat.composer.images")}>
           {images.map((i) => (
             <li key={i.key} data-testid="composer-image">
               <img src={imageUrl(i)} alt={i.name} />
-              <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={`Remove ${i.name}`} onClick={() => props.onRemoveImage?.(i.key)}>
+              <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={t("chat.composer.remove", { name: i.name })} onClick={() => props.onRemoveImage?.(i.key)}>
                 <Icon name="x" size={12} />
               </button>
             </li>
@@ -91,7 +93,7 @@ export function Composer(props: ComposerProps) {
         </ul>
       )}
       {menuOpen && (
-        <ul className="slash-menu" role="listbox" id={menuId} aria-label="Skills">
+        <ul className="slash-menu" role="listbox" id={menuId} aria-label={t("chat.composer.skills")}>
           {matches.map((c, i) => (
             <li
               key={c.name}
@@ -128,8 +130,8 @@ export function Composer(props: ComposerProps) {
         <button
           type="button"
           className="btn btn-ghost btn-icon"
-          aria-label="Attach files"
-          title="Attach files (or drop them on the chat)"
+          aria-label={t("chat.composer.attach")}
+          title={t("chat.composer.attachTitle")}
           onClick={() => fileInput.current?.click()}
           disabled={props.disabled}
         >
@@ -140,39 +142,39 @@ export function Composer(props: ComposerProps) {
             type="button"
             className={`btn btn-ghost plan-mode-toggle ${props.planMode ? "on" : ""}`}
             aria-pressed={!!props.planMode}
-            aria-label="Plan mode"
+            aria-label={t("chat.composer.planMode")}
             title={
               props.planMode
-                ? "Plan mode is on: the agent writes a checklist of its steps and ticks them off"
-                : "Plan mode: ask the agent to write a checklist of its steps and tick them off"
+                ? t("chat.composer.planModeOnTitle")
+                : t("chat.composer.planModeOffTitle")
             }
             onClick={() => props.onPlanMode?.(!props.planMode)}
             disabled={props.disabled}
             data-testid="plan-mode-toggle"
           >
             <Icon name="checklist" />
-            <span className="hide-narrow">Plan mode</span>
+            <span className="hide-narrow">{t("chat.composer.planMode")}</span>
           </button>
         )}
         {props.onSchedule && (
           <button
             type="button"
             className="btn btn-ghost"
-            aria-label="Schedule…"
-            title="Run this message on a schedule, such as every weekday at 9:00"
+            aria-label={t("chat.composer.schedule")}
+            title={t("chat.composer.scheduleTitle")}
             onClick={() => props.onSchedule?.(text)}
             disabled={props.disabled}
             data-testid="schedule-button"
           >
             <Icon name="clock" />
-            <span className="hide-narrow">Schedule…</span>
+            <span className="hide-narrow">{t("chat.composer.schedule")}</span>
           </button>
         )}
         <textarea
           className="composer-input"
-          aria-label="Message"
-          placeholder={props.disabled ? (props.disabledReason ?? "Chat is unavailable") : "Message Antler…"}
-          title="Enter sends, Shift+Enter starts a new line"
+          aria-label={t("chat.composer.message")}
+          placeholder={props.disabled ? (props.disabledReason ?? t("chat.composer.unavailable")) : t("chat.composer.placeholder")}
+          title={t("chat.composer.inputTitle")}
           value={text}
           rows={Math.min(8, Math.max(1, text.split("\n").length))}
           onChange={(e) => {
@@ -219,11 +221,11 @@ export function Composer(props: ComposerProps) {
         />
         {props.streaming ? (
           <button type="button" className="btn btn-danger" onClick={props.onStop} disabled={props.stopping} data-testid="stop-button">
-            <Icon name="stop" /> {props.stopping ? "Stopping…" : "Stop"}
+            <Icon name="stop" /> {props.stopping ? t("chat.composer.stopping") : t("chat.composer.stop")}
           </button>
         ) : (
-          <button type="submit" className="btn btn-primary" disabled={!canSend} aria-label="Send" data-testid="send-button">
-            <Icon name="send" /> <span className="hide-narrow">Send</span>
+          <button type="submit" className="btn btn-primary" disabled={!canSend} aria-label={t("chat.composer.send")} data-testid="send-button">
+            <Icon name="send" /> <span className="hide-narrow">{t("chat.composer.send")}</span>
           </button>
         )}
       </div>
@@ -234,23 +236,24 @@ export function Composer(props: ComposerProps) {
 
 /** Where a document's conversion to Markdown stands, on its chip. */
 function MarkdownState({ version }: { version: MarkdownVersion }) {
+  const t = useT();
   switch (version.status) {
     case "pending":
       return (
-        <span className="attachment-markdown" data-testid="markdown-state" data-state="pending" title="Making a Markdown version the agent can read">
-          <span className="spinner spinner-xs" aria-hidden="true" /> converting
+        <span className="attachment-markdown" data-testid="markdown-state" data-state="pending" title={t("chat.composer.convertingTitle")}>
+          <span className="spinner spinner-xs" aria-hidden="true" /> {t("chat.composer.converting")}
         </span>
       );
     case "done":
       return (
-        <span className="attachment-markdown" data-testid="markdown-state" data-state="done" title="The agent reads its Markdown version">
-          readable
+        <span className="attachment-markdown" data-testid="markdown-state" data-state="done" title={t("chat.composer.readableTitle")}>
+          {t("chat.composer.readable")}
         </span>
       );
     default:
       return (
         <span className="attachment-markdown attachment-error" data-testid="markdown-state" data-state={version.status} title={version.error ?? undefined}>
-          not converted
+          {t("chat.composer.notConverted")}
         </span>
       );
   }

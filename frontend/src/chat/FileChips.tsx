@@ -1,9 +1,11 @@
 import { Icon } from "../components/Icon";
+import { useT } from "../i18n";
 import { basename } from "../lib/fileKind";
 
-export function FileChips({ paths, onOpen, label = "Files" }: { paths: string[]; onOpen?: (path: string) => void; label?: string }) {
+export function FileChips({ paths, onOpen, label }: { paths: string[]; onOpen?: (path: string) => void; label?: string }) {
+  const t = useT();
   return (
-    <ul className="file-chips" aria-label={label}>
+    <ul className="file-chips" aria-label={label ?? t("chat.files.label")}>
       {paths.map((p) => (
         <li key={p}>
           {onOpen ? (

@@ -3,6 +3,7 @@
 // cancels) and runs again from before the message on a new branch.
 import { useEffect, useRef, useState } from "react";
 import { Icon } from "../components/Icon";
+import { useT } from "../i18n";
 import type { Block } from "../lib/grouping";
 import { BranchSwitcher } from "./BranchSwitcher";
 import { FileChips } from "./FileChips";
@@ -17,6 +18,7 @@ export function HumanMessage({
   onOpenFile: (path: string) => void;
   versions?: VersionActions | undefined;
 }) {
+  const t = useT();
   /** The text being edited; null while not editing. */
   const [draft, setDraft] = useState<string | null>(null);
   const editing = draft !== null;
@@ -45,11 +47,11 @@ export function HumanMessage({
     setDraft(null);
   };
   return (
-    <article className={`msg msg-human${editing ? " editing" : ""}`} aria-label="You" data-testid="human-message">
+    <article className={`msg msg-human${editing ? " editing" : ""}`} aria-label={t("chat.human.label")} data-testid="human-message">
       {block.images.length > 0 && (
         <div className="human-images">
           {block.images.map((src, i) => (
-            <img key={i} src={src} alt={`Image ${i + 1} sent with this message`} data-testid="human-image" />
+            <img key={i} src={src} alt={t("chat.human.imageAlt", { n: i + 1 })} data-testid="human-image" />
           ))}
         </div>
       )}
@@ -57,8 +59,8 @@ export function HumanMessage({
         <div className="edit-box">
           <textarea
             className="edit-input"
-            aria-label="Edited message"
-            title="Enter saves, Shift+Enter starts a new line, Escape cancels"
+            aria-label={t("chat.human.editedMessage")}
+            title={t("chat.human.editTitle")}
             ref={box}
             value={draft}
             rows={Math.min(12, Math.max(2, draft.split("\n").length))}
@@ -75,17 +77,17 @@ export function HumanMessage({
           />
           <div className="edit-actions">
             <button type="button" className="btn btn-sm" onClick={() => setDraft(null)}>
-              Cancel
+              {t("chat.human.cancel")}
             </button>
             <button type="button" className="btn btn-sm btn-primary" disabled={!canSave} onClick={save}>
-              Save
+              {t("chat.human.save")}
             </button>
           </div>
         </div>
       ) : (
         block.text && <div className="bubble">{block.text}</div>
       )}
-      {block.files.length > 0 && <FileChips paths={block.files} onOpen={onOpenFile} label="Attached files" />}
+      {block.files.length > 0 && <FileChips paths={block.files} onOpen={onOpenFile} label={t("chat.human.attachedFiles")} />}
       {!editing && (meta?.options || canEdit) && (
         <div className="msg-actions">
           {meta?.options && versions && (
@@ -96,8 +98,8 @@ export function HumanMessage({
               ref={editButton}
               type="button"
               className="btn btn-ghost btn-icon btn-xs msg-action"
-              aria-label="Edit message"
-              title="Edit message"
+              aria-label={t("chat.human.edit")}
+              title={t("chat.human.edit")}
               onClick={() => setDraft(block.text)}
             >
               <Icon name="edit" size={14} />

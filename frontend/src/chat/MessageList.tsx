@@ -2,6 +2,7 @@
 // messages summarized for the agent fold behind a marker.
 import { useLayoutEffect, useMemo, useRef } from "react";
 import { Icon } from "../components/Icon";
+import { useT } from "../i18n";
 import { streamingIds, visibleMessages } from "../lib/conversation";
 import { type Block, groupMessages } from "../lib/grouping";
 import { memoryOf } from "../lib/runMemory";
@@ -9,6 +10,8 @@ import { splitSummarized } from "../lib/summarized";
 import type { SessionState } from "../state/session";
 import { AssistantBlock, type AssistantActions } from "./AssistantBlock";
 import { HumanMessage } from "./HumanMessage";
+import { SuggestionChips } from "./SuggestionChips";
+import { shownSuggestions } from "./suggestions";
 import { SummaryMarker } from "./SummaryMarker";
 import type { VersionActions } from "./versions";
 
@@ -24,6 +27,7 @@ export function MessageList({
   versions?: VersionActions;
   onRetry: () => void;
 }) {
+  const t = useT();
   const { blocks, split } = useMemo(() => {
     const messages = visibleMessages(state.conversation);
     const grouped = groupMessages(messages, state.streaming ? streamingIds(state.conversation) : new Set<string>());
@@ -75,6 +79,11 @@ export function MessageList({
         )}
         {/* The same place with or without a marker: a summary arriving keeps the replies' state. */}
         {(split?.later ?? blocks).map(block)}
+        <SuggestionChips
+          items={shownSuggestions(state.conversation, state.streaming, state.suggestions)}
+          onPick={actions.onAnswer}
+          disabled={actions.busy}
+        />
         {waiting && (
           <div className="thinking" role="status" data-testid="thinking">
             <span className="dots" aria-hidden="true">
@@ -82,7 +91,7 @@ export function MessageList({
               <span />
               <span />
             </span>
-            Working…
+            {t("chat.messages.working")}
           </div>
         )}
         {state.notice && (
@@ -92,7 +101,7 @@ export function MessageList({
         )}
         {state.stopped && !state.streaming && (
           <p className="run-stopped" role="status" data-testid="run-stopped">
-            <Icon name="stop" size={14} /> Stopped. The answer above may be incomplete.
+            <Icon name="stop" size={14} /> {t("chat.messages.stopped")}
           </p>
         )}
         {state.error && !state.streaming && (
@@ -100,7 +109,7 @@ export function MessageList({
             <Icon name="alert" />
             <span className="run-error-text">{state.error}</span>
             <button type="button" className="btn btn-sm" onClick={onRetry}>
-              <Icon name="refresh" size={14} /> Retry
+              <Icon name="refresh" size={14} /> {t("chat.messages.retry")}
             </button>
           </div>
         )}

@@ -3,6 +3,7 @@
 // folded per conversation for as long as the page lives.
 import { useId, useState } from "react";
 import { Icon } from "../components/Icon";
+import { useT } from "../i18n";
 import { STATUS_LABELS, type Todo, type TodoStatus, progressLabel } from "../lib/todos";
 
 /** Conversations whose checklist was folded here. */
@@ -51,6 +52,7 @@ export function PlanItems({ todos, active = false, label }: { todos: Todo[]; act
  * going, so the step in progress spins.
  */
 export function PlanChecklist({ todos, threadId, active }: { todos: Todo[]; threadId?: string; active: boolean }) {
+  const t = useT();
   const key = threadId ?? "";
   const [open, setOpen] = useState(() => !folded.has(key));
   const listId = useId();
@@ -69,20 +71,20 @@ export function PlanChecklist({ todos, threadId, active }: { todos: Todo[]; thre
         aria-expanded={open}
         aria-controls={listId}
         onClick={toggle}
-        title={open ? "Fold the plan" : "Show the plan"}
+        title={open ? t("chat.plan.fold") : t("chat.plan.show")}
       >
         <span className={`chevron ${open ? "open" : ""}`} aria-hidden="true">
           <Icon name="chevron" size={14} />
         </span>
         <span className="plan-title" id={titleId}>
-          Plan
+          {t("chat.plan.title")}
         </span>
         <span className="plan-progress" data-testid="plan-progress">
           {progress}
         </span>
       </button>
       <div id={listId} hidden={!open}>
-        {open && <PlanItems todos={todos} active={active} label={`Plan, ${progress}`} />}
+        {open && <PlanItems todos={todos} active={active} label={t("chat.plan.listLabel", { progress })} />}
       </div>
     </section>
   );

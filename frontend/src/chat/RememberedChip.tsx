@@ -6,7 +6,7 @@ import { api } from "../api/client";
 import type { Fact } from "../api/types";
 import { Icon } from "../components/Icon";
 import { ErrorState, Spinner } from "../components/States";
-import { pluralize } from "../lib/format";
+import { useT } from "../i18n";
 import { categoryLabel } from "../lib/memory";
 import { useResource } from "../lib/useResource";
 
@@ -15,6 +15,7 @@ const ALL_FACTS = 1000;
 
 /** The chip and its popover for the facts `factIds` of one run. */
 export function RememberedChip({ factIds }: { factIds: string[] }) {
+  const t = useT();
   const [open, setOpen] = useState(false);
   const root = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
@@ -44,7 +45,7 @@ export function RememberedChip({ factIds }: { factIds: string[] }) {
     };
   }, [open]);
 
-  const label = `Remembered ${pluralize(factIds.length, "thing")}`;
+  const label = t("chat.remembered.chip", { count: factIds.length });
   return (
     <div className="remembered" ref={root}>
       <button
@@ -60,10 +61,10 @@ export function RememberedChip({ factIds }: { factIds: string[] }) {
         <Icon name="brain" size={14} /> {label}
       </button>
       {open && (
-        <div id={panelId} className="remembered-popover" role="dialog" aria-label="What the agent remembered">
-          <p className="remembered-intro small muted">This answer was given these facts about you:</p>
+        <div id={panelId} className="remembered-popover" role="dialog" aria-label={t("chat.remembered.dialog")}>
+          <p className="remembered-intro small muted">{t("chat.remembered.intro")}</p>
           {error && <ErrorState message={error} onRetry={reload} />}
-          {!data && !error && <Spinner label="Loading the facts…" />}
+          {!data && !error && <Spinner label={t("chat.remembered.loading")} />}
           {data && (
             <ul className="remembered-list" data-testid="remembered-list">
               {factIds.map((id) => (
@@ -72,7 +73,7 @@ export function RememberedChip({ factIds }: { factIds: string[] }) {
             </ul>
           )}
           <Link className="remembered-manage small" to="/settings/memory">
-            Manage in Settings → Memory
+            {t("chat.remembered.manage")}
           </Link>
         </div>
       )}
@@ -82,7 +83,8 @@ export function RememberedChip({ factIds }: { factIds: string[] }) {
 
 /** One fact given to the run; one no longer there (forgotten, or corrected since) says so. */
 function RememberedFact({ fact }: { fact: Fact | undefined }) {
-  if (!fact) return <li className="muted">(forgotten)</li>;
+  const t = useT();
+  if (!fact) return <li className="muted">{t("chat.remembered.forgotten")}</li>;
   return (
     <li>
       <span className="remembered-content">{fact.content}</span>{" "}

@@ -7,15 +7,18 @@ import { ConfirmDialog } from "../components/Dialog";
 import { Icon } from "../components/Icon";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
+import { useT } from "../i18n";
 import { formatRelative } from "../lib/format";
 import { forgetSession } from "../state/session";
 import { useStore } from "../state/store";
 import { deleteThread, refreshThreads, renameThread, threadsStore } from "../state/threads";
+import { SidebarSearch } from "./SidebarSearch";
 
 function RenameForm({ thread, onDone }: { thread: Thread; onDone: () => void }) {
   const [value, setValue] = useState(threadTitle(thread));
   const input = useRef<HTMLInputElement>(null);
   const toast = useToast();
+  const t = useT();
   const finished = useRef(false);
   useEffect(() => {
     input.current?.focus();
@@ -29,7 +32,7 @@ function RenameForm({ thread, onDone }: { thread: Thread; onDone: () => void }) 
     try {
       await renameThread(thread.thread_id, title);
     } catch (e) {
-      toast({ kind: "error", message: `Rename failed: ${errorMessage(e)}` });
+      toast({ kind: "error", message: t("chat.sidebar.renameFailed", { error: errorMessage(e) }) });
     }
     onDone();
   };
@@ -44,7 +47,7 @@ function RenameForm({ thread, onDone }: { thread: Thread; onDone: () => void }) 
       <input
         ref={input}
         value={value}
-        aria-label="Conversation title"
+        aria-label={t("chat.sidebar.titleLabel")}
         onChange={(e) => setValue(e.target.value)}
         onBlur={() => void save()}
         onKeyDown={(e) => {
@@ -62,6 +65,7 @@ function RenameForm({ thread, onDone }: { thread: Thread; onDone: () => void }) 
 
 function ThreadItem({ thread, onDelete, onNavigate }: { thread: Thread; onDelete: (t: Thread) => void; onNavigate: () => void }) {
   const [renaming, setRenaming] = useState(false);
+  const t = useT();
   const title = threadTitle(thread);
   return (
     <li className="thread-item" data-testid="thread-item" data-thread-id={thread.thread_id}>
@@ -76,15 +80,15 @@ function ThreadItem({ thread, onDelete, onNavigate }: { thread: Thread; onDelete
           >
             <span className="thread-title">{title}</span>
             <span className="thread-meta">
-              {thread.status === "busy" && <span className="status-dot" aria-label="running" />}
+              {thread.status === "busy" && <span className="status-dot" aria-label={t("chat.sidebar.running")} />}
               {formatRelative(thread.updated_at)}
             </span>
           </NavLink>
           <div className="thread-actions">
-            <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={`Rename ${title}`} onClick={() => setRenaming(true)}>
+            <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={t("chat.sidebar.rename", { title })} onClick={() => setRenaming(true)}>
               <Icon name="edit" size={14} />
             </button>
-            <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={`Delete ${title}`} onClick={() => onDelete(thread)}>
+            <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={t("chat.sidebar.delete", { title })} onClick={() => onDelete(thread)}>
               <Icon name="trash" size={14} />
             </button>
           </div>
@@ -100,6 +104,7 @@ export function Sidebar({ open, onClose, activeId }: { open: boolean; onClose: (
   const [busy, setBusy] = useState(false);
   const navigate = useNavigate();
   const toast = useToast();
+  const t = useT();
   useEffect(() => {
     if (!threadsStore.get().loaded) void refreshThreads();
   }, []);
@@ -112,9 +117,9 @@ export function Sidebar({ open, onClose, activeId }: { open: boolean; onClose: (
       // Leave the page first so nothing asks for the deleted thread again.
       if (pending.thread_id === activeId) navigate("/");
       forgetSession(pending.thread_id);
-      toast({ kind: "success", message: `Deleted “${threadTitle(pending)}”.` });
+      toast({ kind: "success", message: t("chat.sidebar.deleted", { title: threadTitle(pending) }) });
     } catch (e) {
-      toast({ kind: "error", message: `Delete failed: ${errorMessage(e)}` });
+      toast({ kind: "error", message: t("chat.sidebar.deleteFailed", { error: errorMessage(e) }) });
     } finally {
       setBusy(false);
       setPending(null);
@@ -124,16 +129,17 @@ export function Sidebar({ open, onClose, activeId }: { open: boolean; onClose: (
   return (
     <>
       {open && <div className="scrim" onClick={onClose} aria-hidden="true" />}
-      <aside id="sidebar" className={`sidebar ${open ? "open" : ""}`} aria-label="Conversations">
+      <aside id="sidebar" className={`sidebar ${open ? "open" : ""}`} aria-label={t("chat.sidebar.label")}>
         <Link to="/" className="btn btn-primary new-chat" onClick={onClose}>
-          <Icon name="plus" /> New chat
+          <Icon name="plus" /> {t("chat.sidebar.newChat")}
         </Link>
-        <nav className="thread-nav" aria-label="Conversation list">
-          {!loaded && loading && <Spinner label="Loading conversations…" />}
+        <SidebarSearch onNavigate={onClose}>
+        <nav className="thread-nav" aria-label={t("chat.sidebar.list")}>
+          {!loaded && loading && <Spinner label={t("chat.sidebar.loading")} />}
           {error && <ErrorState message={error} onRetry={() => void refreshThreads()} />}
           {loaded && !error && threads.length === 0 && (
-            <EmptyState icon="info" title="No conversations yet">
-              Start one with the message box.
+            <EmptyState icon="info" title={t("chat.sidebar.empty")}>
+              {t("chat.sidebar.emptyHint")}
             </EmptyState>
           )}
           <ul className="thread-list">
@@ -142,16 +148,13 @@ export function Sidebar({ open, onClose, activeId }: { open: boolean; onClose: (
             ))}
           </ul>
         </nav>
+        </SidebarSearch>
       </aside>
       <ConfirmDialog
         open={pending !== null}
-        title="Delete conversation?"
-        message={
-          <>
-            “{pending ? threadTitle(pending) : ""}” and its files will be deleted. This cannot be undone.
-          </>
-        }
-        confirmLabel="Delete"
+        title={t("chat.sidebar.confirmTitle")}
+        message={t("chat.sidebar.confirmMessage", { title: pending ? threadTitle(pending) : "" })}
+        confirmLabel={t("chat.sidebar.confirm")}
         danger
         busy={busy}
         onConfirm={() => void confirmDelete()}

@@ -3,6 +3,7 @@
 import { memo, useId, useState } from "react";
 import { Icon } from "../components/Icon";
 import { Markdown } from "../components/Markdown";
+import { t as translate, useT } from "../i18n";
 import { formatDuration } from "../lib/format";
 import type { ToolCall, ToolMessage } from "../lib/messages";
 import type { Subtask, ToolEntry } from "../lib/subtasks";
@@ -19,6 +20,7 @@ import { progressText } from "../lib/toolProgress";
 
 /** One of the subagent's tool calls: its title, what it works on, and the start of its result. */
 const ChildTool = memo(function ChildTool({ entry }: { entry: ToolEntry }) {
+  const t = useT();
   const { title, summary } = toolLine(entry);
   const done = entry.result !== undefined;
   const status = !done ? "running" : entry.failed ? "error" : "success";
@@ -30,7 +32,13 @@ const ChildTool = memo(function ChildTool({ entry }: { entry: ToolEntry }) {
         {summary && <code className="subtask-tool-summary">{summary}</code>}
         <span className={`tool-status status-${status}`}>
           {!done && <span className="spinner spinner-xs" aria-hidden="true" />}
-          {!done ? (entry.progress ? progressText(entry.progress) : "running…") : entry.failed ? "error" : "done"}
+          {!done
+            ? entry.progress
+              ? progressText(entry.progress)
+              : t("chat.subtask.running")
+            : entry.failed
+              ? t("chat.subtask.error")
+              : t("chat.subtask.done")}
         </span>
       </div>
       {done && entry.result && <div className="subtask-tool-result">{shortResult(entry.result)}</div>}
@@ -40,14 +48,15 @@ const ChildTool = memo(function ChildTool({ entry }: { entry: ToolEntry }) {
 
 /** What the card says when there is no transcript to show. */
 function noTranscript(view: SubtaskView): string {
-  if (view.status === "queued") return "Waiting for a free subagent…";
-  if (view.status === "running") return "Starting…";
+  if (view.status === "queued") return translate("chat.subtask.waiting");
+  if (view.status === "running") return translate("chat.subtask.starting");
   // After a reload: a finished run's steps are not kept, its result is.
-  return "The subagent's steps are shown while it runs; only its result is kept.";
+  return translate("chat.subtask.stepsNotKept");
 }
 
 /** The opened card: the task given, the subagent's transcript (or its answer), what it used. */
 function Transcript({ view, task, id }: { view: SubtaskView; task: Subtask | undefined; id: string }) {
+  const t = useT();
   const entries = task?.transcript ?? [];
   const live = !hasEnded(view.status);
   const lastText = entries.findLastIndex((e) => e.kind === "text");
@@ -55,7 +64,7 @@ function Transcript({ view, task, id }: { view: SubtaskView; task: Subtask | und
     <div className="tool-body subtask-body" id={id} data-testid="subtask-transcript">
       {view.prompt && (
         <details className="subtask-prompt">
-          <summary>The task it was given</summary>
+          <summary>{t("chat.subtask.taskGiven")}</summary>
           <div className="subtask-prompt-text">{view.prompt}</div>
         </details>
       )}
@@ -71,7 +80,7 @@ function Transcript({ view, task, id }: { view: SubtaskView; task: Subtask | und
       {entries.length === 0 &&
         (view.answer ? (
           <section>
-            <h4>Answer</h4>
+            <h4>{t("chat.subtask.answer")}</h4>
             <div className="assistant-text">
               <Markdown text={view.answer} />
             </div>
@@ -97,6 +106,7 @@ export const SubtaskCard = memo(function SubtaskCard({
   result?: ToolMessage | undefined;
   task?: Subtask | undefined;
 }) {
+  const t = useT();
   const [open, setOpen] = useState(false);
   const bodyId = useId();
   const view = subtaskView(call, result, task);
@@ -118,7 +128,7 @@ export const SubtaskCard = memo(function SubtaskCard({
         <Icon name="delegate" size={14} />
         <span className="subtask-title">{view.description}</span>
         {view.subagentType && (
-          <span className="subtask-type" data-testid="subtask-type" title="Subagent type">
+          <span className="subtask-type" data-testid="subtask-type" title={t("chat.subtask.type")}>
             {view.subagentType}
           </span>
         )}

@@ -3,7 +3,7 @@
 import { type ReactNode, useId, useState } from "react";
 import { Icon } from "../components/Icon";
 import { Markdown } from "../components/Markdown";
-import { pluralize } from "../lib/format";
+import { useT } from "../i18n";
 
 /**
  * The marker of `count` summarized messages; `content` is the summary the model reads;
@@ -21,14 +21,14 @@ export function SummaryMarker({
 }) {
   const [open, setOpen] = useState(false);
   const regionId = useId();
-  const verb = count === 1 ? "was" : "were";
+  const t = useT();
   return (
     <>
       <div className="summary-marker" data-testid="summary-marker">
         <div className="summary-marker-row">
           <Icon name="archive" size={14} />
           <span className="summary-marker-text">
-            {pluralize(count, "earlier message")} {verb} summarized for the agent
+            {t("chat.summary.marker", { count })}
           </span>
           {earlier && (
             <button
@@ -38,12 +38,12 @@ export function SummaryMarker({
               aria-controls={regionId}
               onClick={() => setOpen(!open)}
             >
-              {open ? "Hide" : "Show"}
+              {open ? t("chat.summary.hide") : t("chat.summary.show")}
             </button>
           )}
         </div>
         <details className="summary-content">
-          <summary>What the agent remembers of them</summary>
+          <summary>{t("chat.summary.remembers")}</summary>
           <div className="summary-content-text" data-testid="summary-content">
             <Markdown text={content} />
           </div>

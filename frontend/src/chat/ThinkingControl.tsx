@@ -1,5 +1,6 @@
 // The composer's thinking menu: off/on, or off/low/medium/high for models that take an
 // effort; not shown for models that cannot think.
+import { useT } from "../i18n";
 import { type ThinkingLevel, levelLabel } from "../lib/modelChoice";
 
 export function ThinkingControl({
@@ -13,18 +14,19 @@ export function ThinkingControl({
   onChange: (level: ThinkingLevel) => void;
   disabled?: boolean;
 }) {
+  const t = useT();
   if (levels.length === 0) return null;
   const effort = levels.includes("medium");
   return (
     <label
       className="composer-select"
-      title={effort ? "How hard the model thinks before it answers" : "Let the model think before it answers"}
+      title={effort ? t("chat.thinking.effortTitle") : t("chat.thinking.onTitle")}
     >
       <span className="composer-select-label" aria-hidden="true">
-        Thinking
+        {t("chat.thinking.label")}
       </span>
       <select
-        aria-label="Thinking"
+        aria-label={t("chat.thinking.label")}
         value={value}
         onChange={(e) => onChange(e.target.value as ThinkingLevel)}
         disabled={disabled}

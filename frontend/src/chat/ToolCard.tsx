@@ -2,6 +2,7 @@
 import { useId, useState } from "react";
 import { Icon } from "../components/Icon";
 import { Markdown } from "../components/Markdown";
+import { useT } from "../i18n";
 import { languageFor } from "../lib/fileKind";
 import { codeFence } from "../lib/markdownUtil";
 import type { ToolCall, ToolMessage } from "../lib/messages";
@@ -24,6 +25,7 @@ import { PlanItems } from "./PlanChecklist";
 import { WebDetails, WebFindings } from "./WebSources";
 
 function Args({ call }: { call: ToolCall }) {
+  const t = useT();
   const a = call.args;
   if (call.name === "bash" && typeof a["command"] === "string") {
     return <Markdown text={codeFence(a["command"], "bash")} />;
@@ -34,19 +36,20 @@ function Args({ call }: { call: ToolCall }) {
   }
   if (call.name === "write_todos") {
     const todos = todosOf(a["todos"]);
-    if (todos.length > 0) return <PlanItems todos={todos} label="The plan as written" />;
+    if (todos.length > 0) return <PlanItems todos={todos} label={t("chat.plan.asWritten")} />;
   }
   const json = formatArgs(a);
-  return json ? <Markdown text={codeFence(json, "json")} /> : <p className="muted">No arguments.</p>;
+  return json ? <Markdown text={codeFence(json, "json")} /> : <p className="muted">{t("chat.tool.noArguments")}</p>;
 }
 
 /** What a running call last reported: a bar when the total is known, the count, the message. */
 function Progress({ progress, title }: { progress: ToolProgress; title: string }) {
+  const t = useT();
   const { total } = progress;
   return (
     <div className="tool-progress" data-testid="tool-progress">
       {total !== undefined && (
-        <progress value={Math.min(progress.progress, total)} max={total} aria-label={`Progress of ${title}`} />
+        <progress value={Math.min(progress.progress, total)} max={total} aria-label={t("chat.tool.progressOf", { title })} />
       )}
       <span className="tool-progress-count">{progressText(progress)}</span>
       {progress.message && <span className="tool-progress-message">{progress.message}</span>}
@@ -69,6 +72,7 @@ export function ToolCard({
   invalid?: string;
   progress?: ToolProgress | undefined;
 }) {
+  const t = useT();
   const view = toolResultView(call, result);
   const [open, setOpen] = useState(false);
   const summary = toolSummary(call);
@@ -89,7 +93,7 @@ export function ToolCard({
       >
         <Icon name="tool" size={14} />
         {mcp && (
-          <span className="tool-origin" data-testid="tool-origin" title={`MCP server “${mcp.server}”`}>
+          <span className="tool-origin" data-testid="tool-origin" title={t("chat.tool.mcpServer", { server: mcp.server })}>
             MCP · {mcp.server}
           </span>
         )}
@@ -99,7 +103,7 @@ export function ToolCard({
         {summary && <code className="tool-summary">{summary}</code>}
         <span className={`tool-status status-${status}`}>
           {status === "running" && <span className="spinner spinner-xs" aria-hidden="true" />}
-          {invalid ? "invalid call" : statusLabel(view)}
+          {invalid ? t("chat.tool.invalidCall") : statusLabel(view)}
         </span>
         <span className={`chevron ${open ? "open" : ""}`} aria-hidden="true">
           <Icon name="chevron" size={14} />
@@ -120,7 +124,7 @@ export function ToolCard({
         <div className="tool-body" id={bodyId}>
           {invalid && <p className="tool-error-text">{invalid}</p>}
           <section>
-            <h4>Arguments</h4>
+            <h4>{t("chat.tool.arguments")}</h4>
             <Args call={call} />
           </section>
           {web && (
@@ -130,25 +134,25 @@ export function ToolCard({
           )}
           <section>
             <h4>
-              Result
+              {t("chat.tool.result")}
               {view.exitCode !== undefined && view.exitCode !== null && (
-                <span className={`exit-code ${view.exitCode === 0 ? "ok" : "bad"}`}>exit code {view.exitCode}</span>
+                <span className={`exit-code ${view.exitCode === 0 ? "ok" : "bad"}`}>{t("chat.tool.exitCode", { code: view.exitCode })}</span>
               )}
             </h4>
             {view.status === "running" ? (
-              <p className="muted">Running…</p>
+              <p className="muted">{t("chat.tool.running")}</p>
             ) : view.language ? (
               <Markdown text={codeFence(view.output, view.language)} />
             ) : (
               <pre className={`tool-output ${view.status === "error" ? "tool-output-error" : ""}`} data-testid="tool-output">
-                {view.output || "(no output)"}
+                {view.output || t("chat.tool.noOutput")}
               </pre>
             )}
             {view.network && <Connections network={view.network} />}
             {images.length > 0 && (
               <div className="tool-images">
                 {images.map((src, i) => (
-                  <img key={i} src={src} alt={`Image ${i + 1} from ${title}`} />
+                  <img key={i} src={src} alt={t("chat.tool.imageAlt", { n: i + 1, title })} />
                 ))}
               </div>
             )}
@@ -161,16 +165,17 @@ export function ToolCard({
 
 /** Each connection a command made through the egress proxy, refusals with their reason. */
 function Connections({ network }: { network: NetworkView }) {
+  const t = useT();
   return (
     <div className="tool-connections">
-      <h4>Network</h4>
+      <h4>{t("chat.tool.network")}</h4>
       <ul data-testid="tool-connections">
         {network.connections.map((c, i) => (
           <li key={i} className={c.allowed && !c.error ? "ok" : "bad"}>
             <code>
               {c.host}:{c.port}
             </code>{" "}
-            {!c.allowed ? "refused" : c.error ? "failed" : `${humanBytes(c.bytes_sent)} ↑ ${humanBytes(c.bytes_received)} ↓`}
+            {!c.allowed ? t("chat.tool.refused") : c.error ? t("chat.tool.failed") : `${humanBytes(c.bytes_sent)} ↑ ${humanBytes(c.bytes_received)} ↓`}
             {c.error && <span className="muted"> — {c.error}</span>}
           </li>
         ))}

@@ -2,6 +2,7 @@
 // link to) and what a `web_search` or `web_fetch` card found. Titles and addresses come from
 // the pages: they are only ever text, and only http(s) addresses become links.
 import type { ReactNode } from "react";
+import { useT } from "../i18n";
 import { type WebSource, type WebView, safeHref, sourceAnchor } from "../lib/webSources";
 
 /** A page's link (a new tab), or its text when its address is not http(s). */
@@ -18,10 +19,11 @@ function PageLink({ url, children, className }: { url: string; children: ReactNo
 
 /** A reply's sources, numbered as its answer cites them. */
 export function SourceList({ sources, turnKey }: { sources: readonly WebSource[]; turnKey: string }) {
+  const t = useT();
   if (sources.length === 0) return null;
   return (
-    <section className="sources" aria-label="Sources" data-testid="sources">
-      <h4 className="sources-title">Sources</h4>
+    <section className="sources" aria-label={t("chat.web.sources")} data-testid="sources">
+      <h4 className="sources-title">{t("chat.web.sources")}</h4>
       <ol className="sources-list">
         {sources.map((s) => (
           <li
@@ -46,16 +48,17 @@ export function SourceList({ sources, turnKey }: { sources: readonly WebSource[]
 
 /** Below a web tool card's heading: the results of a search, or the page a fetch read. */
 export function WebFindings({ view }: { view: WebView }) {
+  const t = useT();
   if (view.kind === "search") {
     if (view.results.length === 0) {
       return (
         <div className="tool-web muted" data-testid="tool-web">
-          No results.
+          {t("chat.web.noResults")}
         </div>
       );
     }
     return (
-      <ol className="tool-web tool-web-results" data-testid="tool-web" aria-label={`Results for ${view.query}`}>
+      <ol className="tool-web tool-web-results" data-testid="tool-web" aria-label={t("chat.web.resultsFor", { query: view.query })}>
         {view.results.map((r, i) => (
           <li key={`${r.index ?? "-"}-${i}`} data-testid="web-result">
             <span className="source-num">[{r.index ?? "–"}]</span>{" "}
@@ -82,10 +85,11 @@ export function WebFindings({ view }: { view: WebView }) {
 
 /** A web tool's result in its card's body: the search's snippets, or the part of a page read. */
 export function WebDetails({ view }: { view: WebView }) {
+  const t = useT();
   if (view.kind === "search") {
     return (
       <div className="tool-web-details">
-        <h4>Search results{view.provider ? ` (${view.provider})` : ""}</h4>
+        <h4>{view.provider ? t("chat.web.searchResultsFrom", { provider: view.provider }) : t("chat.web.searchResults")}</h4>
         <ol className="tool-web-snippets">
           {view.results.map((r, i) => (
             <li key={`${r.index ?? "-"}-${i}`}>
@@ -94,7 +98,7 @@ export function WebDetails({ view }: { view: WebView }) {
                 {r.title}
               </PageLink>
               <div className="tool-web-url muted">{r.url}</div>
-              {r.published && <div className="muted small">Published {r.published}</div>}
+              {r.published && <div className="muted small">{t("chat.web.published", { date: r.published })}</div>}
               {r.snippet && <p className="tool-web-snippet">{r.snippet}</p>}
             </li>
           ))}
@@ -104,37 +108,37 @@ export function WebDetails({ view }: { view: WebView }) {
   }
   const part =
     view.characters !== undefined && view.end !== undefined
-      ? `characters ${view.offset ?? 0}–${view.end} of ${view.characters}`
+      ? t("chat.web.part", { from: view.offset ?? 0, to: view.end, total: view.characters })
       : undefined;
   return (
     <div className="tool-web-details">
-      <h4>Page</h4>
+      <h4>{t("chat.web.page")}</h4>
       <dl className="tool-web-page-info">
         {view.title && (
           <>
-            <dt>Title</dt>
+            <dt>{t("chat.web.title")}</dt>
             <dd>{view.title}</dd>
           </>
         )}
-        <dt>URL</dt>
+        <dt>{t("chat.web.url")}</dt>
         <dd>
           <PageLink url={view.url}>{view.url}</PageLink>
         </dd>
         {view.requestedUrl && (
           <>
-            <dt>Asked for</dt>
+            <dt>{t("chat.web.askedFor")}</dt>
             <dd>{view.requestedUrl}</dd>
           </>
         )}
         {view.contentType && (
           <>
-            <dt>Type</dt>
+            <dt>{t("chat.web.type")}</dt>
             <dd>{view.contentType}</dd>
           </>
         )}
         {part && (
           <>
-            <dt>Read</dt>
+            <dt>{t("chat.web.read")}</dt>
             <dd>{part}</dd>
           </>
         )}

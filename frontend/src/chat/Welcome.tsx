@@ -1,35 +1,37 @@
 // The empty conversation: what to try.
+import { Trans } from "react-i18next";
+import { useT } from "../i18n";
 import { useAppInfo } from "../state/appInfo";
 
-export const SUGGESTIONS = [
-  "Create a skill that turns meeting notes into a list of action items",
-  "Profile a sample CSV file and summarise what is in it",
-  "Help me write a short report",
-];
+/** The prompts offered, by their keys under `chat.welcome.suggestions` (the demo model's
+ * script matches the English ones). */
+export const SUGGESTIONS = ["skill", "csv", "report"] as const;
 
 export function Welcome({ onPick, disabled }: { onPick: (text: string) => void; disabled: boolean }) {
   const { defaultModel } = useAppInfo();
+  const t = useT();
   return (
     <div className="welcome" data-testid="welcome">
-      <h2>What should we work on?</h2>
+      <h2>{t("chat.welcome.heading")}</h2>
       <p className="muted">
-        The agent picks a skill that fits, reads it, and follows it with tools in a sandbox. Files it makes show
-        up in the Files panel; a packaged <code>.skill</code> can be installed with one click.
+        <Trans i18nKey="chat.welcome.intro" components={{ code: <code /> }} />
       </p>
       {defaultModel?.demo && (
         <p className="demo-note" role="note">
-          This server uses a <strong>scripted demo</strong> model: its answers are prerecorded. Try the prompts
-          below.
+          <Trans i18nKey="chat.welcome.demoNote" components={{ strong: <strong /> }} />
         </p>
       )}
       <ul className="suggestions">
-        {SUGGESTIONS.map((s) => (
-          <li key={s}>
-            <button type="button" className="suggestion" onClick={() => onPick(s)} disabled={disabled}>
-              {s}
-            </button>
-          </li>
-        ))}
+        {SUGGESTIONS.map((key) => {
+          const prompt = t(`chat.welcome.suggestions.${key}`);
+          return (
+            <li key={key}>
+              <button type="button" className="suggestion" onClick={() => onPick(prompt)} disabled={disabled}>
+                {prompt}
+              </button>
+            </li>
+          );
+        })}
       </ul>
     </div>
   );

@@ -2,6 +2,7 @@
 import { useCallback, useState } from "react";
 import { api } from "../api/client";
 import { errorMessage } from "../api/http";
+import { t } from "../i18n";
 
 /** A document's Markdown version, as the server reports it. */
 export interface MarkdownVersion {
@@ -69,7 +70,7 @@ export function useAttachments(ensureThread: () => Promise<string>, onError: (me
         setItems((prev) =>
           prev.map((a) => (keys.some((k) => k.key === a.key) ? { ...a, status: "error", error: message } : a)),
         );
-        onError(`Upload failed: ${message}`);
+        onError(t("chat.uploads.failed", { error: message }));
       }
     },
     [ensureThread, onError, follow],

@@ -1,6 +1,7 @@
 // Images pasted into the message box: read in the browser and sent inline with the message
 // (LangChain `{type: "image", mimeType, data}` blocks), so a vision model sees them.
 import { useCallback, useState } from "react";
+import { t } from "../i18n";
 import { uuid } from "../lib/id";
 
 /** One image waiting to be sent. */
@@ -33,7 +34,7 @@ export const imageUrl = (i: Pick<PastedImage, "mimeType" | "data">) => `data:${i
 function readBase64(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
-    reader.onerror = () => reject(reader.error ?? new Error("the image could not be read"));
+    reader.onerror = () => reject(reader.error ?? new Error(t("chat.images.readError")));
     reader.onload = () => {
       const url = String(reader.result);
       resolve(url.slice(url.indexOf(",") + 1));
@@ -50,22 +51,22 @@ export function usePastedImages(onError: (message: string) => void) {
       const read: PastedImage[] = [];
       for (const file of files) {
         if (!IMAGE_TYPES.includes(file.type)) {
-          onError(`“${file.name}” is not a PNG, JPEG, GIF or WebP image.`);
+          onError(t("chat.images.notImage", { name: file.name }));
           continue;
         }
         if (file.size > MAX_IMAGE_BYTES) {
-          onError(`“${file.name}” is larger than 10 MB.`);
+          onError(t("chat.images.tooLarge", { name: file.name }));
           continue;
         }
         try {
-          read.push({ key: uuid(), name: file.name || "pasted image", mimeType: file.type, data: await readBase64(file) });
+          read.push({ key: uuid(), name: file.name || t("chat.images.pastedName"), mimeType: file.type, data: await readBase64(file) });
         } catch (e) {
-          onError(`“${file.name}” could not be read: ${String(e)}`);
+          onError(t("chat.images.unreadable", { name: file.name, error: String(e) }));
         }
       }
       setItems((prev) => {
         const next = [...prev, ...read];
-        if (next.length > MAX_IMAGES) onError(`At most ${MAX_IMAGES} images go with one message.`);
+        if (next.length > MAX_IMAGES) onError(t("chat.images.tooMany", { max: MAX_IMAGES }));
         return next.slice(0, MAX_IMAGES);
       });
     },

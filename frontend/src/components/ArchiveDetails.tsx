@@ -1,9 +1,12 @@
 // What a `.skill` archive holds and whether it would install (preview and artifact views).
 import type { ArchivePreview, InstallFinding } from "../api/types";
+import { useT } from "../i18n";
 import { formatBytes } from "../lib/format";
 import { Icon } from "./Icon";
 
-export function Findings({ findings, title = "Validation findings" }: { findings: InstallFinding[]; title?: string }) {
+export function Findings({ findings, title: given }: { findings: InstallFinding[]; title?: string }) {
+  const t = useT();
+  const title = given ?? t("artifacts.archive.findings");
   if (!findings.length) return null;
   return (
     <section className="findings" aria-label={title} data-testid="findings">
@@ -24,10 +27,11 @@ export function Findings({ findings, title = "Validation findings" }: { findings
 }
 
 export function Warnings({ warnings }: { warnings: string[] }) {
+  const t = useT();
   if (!warnings.length) return null;
   return (
-    <section className="warnings" aria-label="Warnings">
-      <h4>Warnings</h4>
+    <section className="warnings" aria-label={t("artifacts.archive.warnings")}>
+      <h4>{t("artifacts.archive.warnings")}</h4>
       <ul>
         {warnings.map((w, i) => (
           <li key={i}>{w}</li>
@@ -39,17 +43,18 @@ export function Warnings({ warnings }: { warnings: string[] }) {
 
 export function ArchiveSummary({ preview }: { preview: ArchivePreview }) {
   const s = preview.skill;
+  const t = useT();
   return (
     <div className="archive-summary" data-testid="archive-summary">
       <div className="archive-head">
-        <strong className="archive-name">{s.name ?? "(no name)"}</strong>
+        <strong className="archive-name">{s.name ?? t("artifacts.archive.noName")}</strong>
         {s.valid ? (
           <span className="badge badge-ok" data-testid="archive-valid">
-            <Icon name="check" size={12} /> valid
+            <Icon name="check" size={12} /> {t("artifacts.archive.valid")}
           </span>
         ) : (
           <span className="badge badge-error" data-testid="archive-invalid">
-            <Icon name="alert" size={12} /> would be refused
+            <Icon name="alert" size={12} /> {t("artifacts.archive.refused")}
           </span>
         )}
       </div>
@@ -57,19 +62,19 @@ export function ArchiveSummary({ preview }: { preview: ArchivePreview }) {
       <dl className="meta-list">
         {s.license && (
           <>
-            <dt>License</dt>
+            <dt>{t("artifacts.archive.license")}</dt>
             <dd>{s.license}</dd>
           </>
         )}
         {s.compatibility && (
           <>
-            <dt>Compatibility</dt>
+            <dt>{t("artifacts.archive.compatibility")}</dt>
             <dd>{s.compatibility}</dd>
           </>
         )}
         {s.allowed_tools.length > 0 && (
           <>
-            <dt>Allowed tools</dt>
+            <dt>{t("artifacts.archive.allowedTools")}</dt>
             <dd>{s.allowed_tools.join(", ")}</dd>
           </>
         )}
@@ -81,11 +86,10 @@ export function ArchiveSummary({ preview }: { preview: ArchivePreview }) {
 }
 
 export function EntryList({ preview }: { preview: ArchivePreview }) {
+  const t = useT();
   return (
     <details className="entry-list" open>
-      <summary>
-        {preview.entries.length} {preview.entries.length === 1 ? "entry" : "entries"}
-      </summary>
+      <summary>{t("artifacts.archive.entries", { count: preview.entries.length })}</summary>
       <ul>
         {preview.entries.map((e) => (
           <li key={e.path}>

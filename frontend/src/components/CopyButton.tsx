@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { useT } from "../i18n";
 import { Icon } from "./Icon";
 
 async function copyText(text: string): Promise<void> {
@@ -18,12 +19,14 @@ async function copyText(text: string): Promise<void> {
   area.remove();
 }
 
-export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+export function CopyButton({ text, label: given }: { text: string; label?: string }) {
+  const t = useT();
+  const label = given ?? t("common.copy");
   const [copied, setCopied] = useState(false);
   useEffect(() => {
     if (!copied) return;
-    const t = setTimeout(() => setCopied(false), 1500);
-    return () => clearTimeout(t);
+    const timer = setTimeout(() => setCopied(false), 1500);
+    return () => clearTimeout(timer);
   }, [copied]);
   return (
     <button
@@ -35,11 +38,11 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
           () => setCopied(false),
         );
       }}
-      aria-label={copied ? "Copied" : label}
+      aria-label={copied ? t("common.copied") : label}
       title={label}
     >
       <Icon name={copied ? "check" : "copy"} size={14} />
-      <span>{copied ? "Copied" : label}</span>
+      <span>{copied ? t("common.copied") : label}</span>
     </button>
   );
 }

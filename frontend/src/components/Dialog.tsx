@@ -1,6 +1,7 @@
 // A modal dialog on the native <dialog> element: focus is trapped by the browser, Escape
 // closes, and focus returns to what opened it.
 import { useEffect, useId, useRef, type ReactNode } from "react";
+import { useT } from "../i18n";
 import { Icon } from "./Icon";
 
 export interface DialogProps {
@@ -36,6 +37,7 @@ export function Dialog({ open, title, onClose, children, footer, role = "dialog"
     };
   }, []);
   const titleId = useId();
+  const t = useT();
   return (
     <dialog
       ref={ref}
@@ -54,7 +56,7 @@ export function Dialog({ open, title, onClose, children, footer, role = "dialog"
         <div className="dialog-inner">
           <header className="dialog-head">
             <h2 id={titleId}>{title}</h2>
-            <button type="button" className="btn btn-ghost btn-icon" aria-label="Close" onClick={onClose}>
+            <button type="button" className="btn btn-ghost btn-icon" aria-label={t("common.close")} onClick={onClose}>
               <Icon name="x" />
             </button>
           </header>
@@ -78,6 +80,7 @@ export interface ConfirmProps {
 }
 
 export function ConfirmDialog({ open, title, message, confirmLabel, danger, busy, onConfirm, onCancel }: ConfirmProps) {
+  const t = useT();
   return (
     <Dialog
       open={open}
@@ -87,7 +90,7 @@ export function ConfirmDialog({ open, title, message, confirmLabel, danger, busy
       footer={
         <>
           <button type="button" className="btn" onClick={onCancel} autoFocus>
-            Cancel
+            {t("common.cancel")}
           </button>
           <button
             type="button"

@@ -1,8 +1,10 @@
 // The frame around every page: header (navigation, model, theme) and server banners.
 import { useEffect, useState } from "react";
+import { Trans } from "react-i18next";
 import { Link, NavLink, Outlet, useLocation, useOutletContext } from "react-router-dom";
 import { AccountMenu } from "../auth/AccountMenu";
 import { useOptionalAuth } from "../auth/auth";
+import { useT } from "../i18n";
 import { useAppInfo } from "../state/appInfo";
 import { Icon } from "./Icon";
 import { ThemeToggle } from "./ThemeToggle";
@@ -33,11 +35,12 @@ function Logo() {
 
 function ModelLabel() {
   const { loaded, defaultModel } = useAppInfo();
+  const t = useT();
   if (!loaded || !defaultModel) return null;
   return (
-    <span className="model-label" data-testid="model-label" title={`Model: ${defaultModel.model}`}>
+    <span className="model-label" data-testid="model-label" title={t("shell.modelTitle", { model: defaultModel.model })}>
       <span className="model-name">{defaultModel.name}</span>
-      {defaultModel.demo && <span className="badge badge-demo">scripted demo</span>}
+      {defaultModel.demo && <span className="badge badge-demo">{t("shell.demoBadge")}</span>}
     </span>
   );
 }
@@ -45,32 +48,31 @@ function ModelLabel() {
 function Banners() {
   const { loaded, models, health, error } = useAppInfo();
   const open = useOptionalAuth()?.open ?? false;
+  const t = useT();
   if (!loaded) return null;
   return (
     <>
       {open && (
         <div className="banner banner-warn" role="alert" data-testid="auth-off-banner">
-          <Icon name="alert" /> Sign-in is off (<code>auth.mode: none</code>): anyone who can reach this server can use it.
+          <Icon name="alert" /> <Trans t={t} i18nKey="shell.authOff" components={{ code: <code /> }} />
         </div>
       )}
       {error && (
         <div className="banner banner-error" role="alert">
-          <Icon name="alert" /> Cannot reach the server: {error}
+          <Icon name="alert" /> {t("shell.unreachable", { error })}
         </div>
       )}
       {!error && models.length === 0 && (
         <div className="banner banner-warn" role="alert" data-testid="no-model-banner">
           <Icon name="alert" />
           <span>
-            <strong>No model configured.</strong> Chat is disabled. Set <code>ANTLER_MODEL_BASE_URL</code>,{" "}
-            <code>ANTLER_MODEL</code> and <code>OPENAI_API_KEY</code> and restart the server, or run{" "}
-            <code>make demo</code> for a scripted demo.
+            <Trans t={t} i18nKey="shell.noModel" components={{ code: <code />, strong: <strong /> }} />
           </span>
         </div>
       )}
       {health && health.sandbox === "local" && (
         <div className="banner banner-info" role="status">
-          <Icon name="info" /> No Docker sandbox: the agent can read and write files but commands may be refused.
+          <Icon name="info" /> {t("shell.noSandbox")}
         </div>
       )}
     </>
@@ -93,57 +95,58 @@ export function Shell() {
   const isAdmin = auth?.me.role === "admin";
   const open = auth?.open ?? false;
   const chatActive = pathname === "/" || (pathname.startsWith("/threads/") && !pathname.endsWith("/artifacts"));
+  const t = useT();
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
-        Skip to content
+        {t("shell.skipToContent")}
       </a>
       <header className="topbar">
         <button
           type="button"
           className="btn btn-ghost btn-icon menu-button"
-          aria-label={sidebarOpen ? "Close conversations" : "Open conversations"}
+          aria-label={sidebarOpen ? t("shell.closeConversations") : t("shell.openConversations")}
           aria-expanded={sidebarOpen}
           aria-controls="sidebar"
           onClick={() => setSidebarOpen(!sidebarOpen)}
         >
           <Icon name="menu" />
         </button>
-        <NavLink to="/" className="brand" aria-label="Antler home">
+        <NavLink to="/" className="brand" aria-label={t("shell.home")}>
           <Logo /> <span className="brand-text">Antler</span>
         </NavLink>
-        <nav className="topnav" aria-label="Main">
+        <nav className="topnav" aria-label={t("shell.mainNav")}>
           <Link to="/" className={chatActive ? "active" : ""} aria-current={chatActive ? "page" : undefined}>
-            Chat
+            {t("shell.nav.chat")}
           </Link>
           <NavLink to="/scheduled" className={({ isActive }) => (isActive ? "active" : "")}>
-            Scheduled
+            {t("shell.nav.scheduled")}
           </NavLink>
           <NavLink to="/settings/skills" className={({ isActive }) => (isActive ? "active" : "")}>
-            Skills
+            {t("shell.nav.skills")}
           </NavLink>
           <NavLink to="/settings/agents" className={({ isActive }) => (isActive ? "active" : "")}>
-            Agents
+            {t("shell.nav.agents")}
           </NavLink>
           <NavLink to="/settings/tools" className={({ isActive }) => (isActive ? "active" : "")}>
-            Tools
+            {t("shell.nav.tools")}
           </NavLink>
           <NavLink to="/settings/memory" className={({ isActive }) => (isActive ? "active" : "")}>
-            Memory
+            {t("shell.nav.memory")}
           </NavLink>
           {(isAdmin || open) && (
             <NavLink to="/admin/runs" className={({ isActive }) => (isActive ? "active" : "")}>
-              Runs
+              {t("shell.nav.runs")}
             </NavLink>
           )}
           {isAdmin && !open && (
             <NavLink to="/settings/users" className={({ isActive }) => (isActive ? "active" : "")}>
-              Users
+              {t("shell.nav.users")}
             </NavLink>
           )}
           {(isAdmin || open) && (
             <NavLink to="/settings/secrets" className={({ isActive }) => (isActive ? "active" : "")}>
-              Secrets
+              {t("shell.nav.secrets")}
             </NavLink>
           )}
         </nav>

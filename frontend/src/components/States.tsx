@@ -1,12 +1,14 @@
 // Loading, empty and error states used across pages.
 import type { ReactNode } from "react";
+import { useT } from "../i18n";
 import { Icon, type IconName } from "./Icon";
 
-export function Spinner({ label = "Loading…" }: { label?: string }) {
+export function Spinner({ label }: { label?: string }) {
+  const t = useT();
   return (
     <div className="loading" role="status">
       <span className="spinner" aria-hidden="true" />
-      <span>{label}</span>
+      <span>{label ?? t("common.loading")}</span>
     </div>
   );
 }
@@ -22,13 +24,14 @@ export function EmptyState({ icon = "info", title, children }: { icon?: IconName
 }
 
 export function ErrorState({ message, onRetry }: { message: string; onRetry?: () => void }) {
+  const t = useT();
   return (
     <div className="error-box" role="alert">
       <Icon name="alert" />
       <span>{message}</span>
       {onRetry && (
         <button type="button" className="btn btn-sm" onClick={onRetry}>
-          Retry
+          {t("common.retry")}
         </button>
       )}
     </div>

@@ -1,8 +1,10 @@
 import { useEffect, useState } from "react";
+import { useT } from "../i18n";
 import { applyTheme, loadThemePref, nextTheme, type ThemePref } from "../lib/theme";
 import { Icon } from "./Icon";
 
 export function ThemeToggle() {
+  const t = useT();
   const [pref, setPref] = useState<ThemePref>(loadThemePref);
   const [resolved, setResolved] = useState(() => applyTheme(pref));
   useEffect(() => {
@@ -14,7 +16,12 @@ export function ThemeToggle() {
     mq.addEventListener("change", onChange);
     return () => mq.removeEventListener("change", onChange);
   }, [pref]);
-  const label = `Theme: ${pref}${pref === "system" ? ` (${resolved})` : ""}. Switch to ${nextTheme(pref)}.`;
+  const name = (p: ThemePref) => t(`shell.theme.names.${p}`);
+  const label = t(pref === "system" ? "shell.theme.labelSystem" : "shell.theme.label", {
+    pref: name(pref),
+    resolved: name(resolved),
+    next: name(nextTheme(pref)),
+  });
   return (
     <button
       type="button"

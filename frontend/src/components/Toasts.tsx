@@ -1,6 +1,7 @@
 // Toasts: short messages in a polite live region; errors use an assertive one.
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from "react";
 import { Link } from "react-router-dom";
+import { useT } from "../i18n";
 import { Icon } from "./Icon";
 
 export interface ToastInput {
@@ -24,6 +25,7 @@ export function useToast(): (t: ToastInput) => void {
 export function ToastProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
   const next = useRef(1);
+  const tr = useT();
   const dismiss = useCallback((id: number) => setToasts((ts) => ts.filter((t) => t.id !== id)), []);
   const show = useCallback(
     (t: ToastInput) => {
@@ -47,7 +49,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
               {t.link.label}
             </Link>
           )}
-          <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label="Dismiss" onClick={() => dismiss(t.id)}>
+          <button type="button" className="btn btn-ghost btn-icon btn-xs" aria-label={tr("common.dismiss")} onClick={() => dismiss(t.id)}>
             <Icon name="x" size={14} />
           </button>
         </div>

@@ -4,15 +4,17 @@ import type { ReactNode } from "react";
 import { Link } from "react-router-dom";
 import { useOptionalAuth } from "../auth/auth";
 import { EmptyState } from "../components/States";
+import { useT } from "../i18n";
 
 export function AdminOnly({ children }: { children: ReactNode }) {
   const auth = useOptionalAuth();
+  const t = useT();
   if (auth && !auth.open && auth.me.role !== "admin") {
     return (
       <main className="page" id="main">
-        <EmptyState icon="alert" title="Admins only">
-          <p>The runs console shows everyone&rsquo;s runs; ask an admin for access.</p>
-          <Link to="/">Back to the chat</Link>
+        <EmptyState icon="alert" title={t("console.adminsOnly")}>
+          <p>{t("console.adminsOnlyBody")}</p>
+          <Link to="/">{t("common.backToChat")}</Link>
         </EmptyState>
       </main>
     );

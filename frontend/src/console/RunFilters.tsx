@@ -1,6 +1,7 @@
 // The console's filters: who, which agent, which status, and the days the runs started in.
 // Every change applies at once (the page keeps them in the URL).
-import { hasFilters, NO_FILTERS, RUN_STATUSES, type RunFilters as Filters } from "./filters";
+import { useT } from "../i18n";
+import { FEEDBACK_FILTERS, hasFilters, NO_FILTERS, RUN_STATUSES, type RunFilters as Filters } from "./filters";
 
 /** A value a menu offers, with what people read. */
 export interface Choice {
@@ -39,35 +40,49 @@ function ChoiceSelect(props: { label: string; any: string; value: string; choice
 }
 
 export function RunFilters({ filters, onChange, users, agents }: Props) {
+  const t = useT();
   const set = (patch: Partial<Filters>) => onChange({ ...filters, ...patch });
-  const statuses = RUN_STATUSES.map((s) => ({ id: s, label: s }));
+  const statuses = RUN_STATUSES.map((s) => ({ id: s, label: t(`common.runStatus.${s}`) }));
   return (
-    <form className="console-filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
-      <ChoiceSelect label="User" any="All users" value={filters.user} choices={users} onValue={(user) => set({ user })} />
+    <form className="console-filters" aria-label={t("console.filters.label")} onSubmit={(e) => e.preventDefault()}>
       <ChoiceSelect
-        label="Agent"
-        any="All agents"
+        label={t("console.columns.user")}
+        any={t("console.filters.allUsers")}
+        value={filters.user}
+        choices={users}
+        onValue={(user) => set({ user })}
+      />
+      <ChoiceSelect
+        label={t("console.columns.agent")}
+        any={t("console.filters.allAgents")}
         value={filters.assistant_id}
         choices={agents}
         onValue={(assistant_id) => set({ assistant_id })}
       />
       <ChoiceSelect
-        label="Status"
-        any="Any status"
+        label={t("console.columns.status")}
+        any={t("console.filters.anyStatus")}
         value={filters.status}
         choices={statuses}
         onValue={(status) => set({ status: status as Filters["status"] })}
       />
+      <ChoiceSelect
+        label={t("feedback.filter")}
+        any={t("feedback.filterAll")}
+        value={filters.feedback}
+        choices={FEEDBACK_FILTERS.map((f) => ({ id: f, label: t(`feedback.filterBy.${f}`) }))}
+        onValue={(feedback) => set({ feedback: feedback as Filters["feedback"] })}
+      />
       <label className="field">
-        <span>From</span>
+        <span>{t("console.filters.from")}</span>
         <input type="date" value={filters.from} max={filters.to || undefined} onChange={(e) => set({ from: e.target.value })} />
       </label>
       <label className="field">
-        <span>To</span>
+        <span>{t("console.filters.to")}</span>
         <input type="date" value={filters.to} min={filters.from || undefined} onChange={(e) => set({ to: e.target.value })} />
       </label>
       <button type="button" className="btn btn-sm" disabled={!hasFilters(filters)} onClick={() => onChange(NO_FILTERS)}>
-        Clear filters
+        {t("console.filters.clear")}
       </button>
     </form>
   );

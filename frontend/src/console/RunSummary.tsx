@@ -1,58 +1,60 @@
 // The head of a run's detail: how it ended, who ran it with which agent, when and how long,
 // what it used, and links to its conversation (and to the run that started it).
 import { Link } from "react-router-dom";
+import { useT } from "../i18n";
 import { formatDate } from "../lib/format";
 import { runPath } from "./RunTable";
-import { costLabel, durationLabel, statusClass, tokensLabel, userLabel } from "./runView";
+import { costLabel, durationLabel, statusClass, statusLabel, stopReasonLabel, tokensLabel, userLabel } from "./runView";
 import { ToolChips } from "./ToolChips";
 import type { ConsoleRun } from "./types";
 
 export function RunSummary({ run, agentName }: { run: ConsoleRun; agentName?: string }) {
+  const t = useT();
   return (
-    <section className="console-summary" aria-label="Run summary">
+    <section className="console-summary" aria-label={t("console.summary")}>
       <div className="console-summary-title">
         <span className={statusClass(run.status)} data-testid="detail-status">
-          {run.status}
+          {statusLabel(run.status)}
         </span>
-        {run.stop_reason && <span className="muted">{run.stop_reason.replace(/_/g, " ")}</span>}
+        {run.stop_reason && <span className="muted">{stopReasonLabel(run.stop_reason)}</span>}
         <Link to={`/threads/${encodeURIComponent(run.thread_id)}`} data-testid="conversation-link">
-          Open the conversation
+          {t("common.openConversation")}
         </Link>
-        {run.parent_run_id && <Link to={runPath(run.parent_run_id)}>Parent run</Link>}
+        {run.parent_run_id && <Link to={runPath(run.parent_run_id)}>{t("console.parentRun")}</Link>}
       </div>
       <dl className="console-facts">
         <div>
-          <dt>User</dt>
+          <dt>{t("console.columns.user")}</dt>
           <dd title={run.user_id}>{userLabel(run)}</dd>
         </div>
         <div>
-          <dt>Agent</dt>
+          <dt>{t("console.columns.agent")}</dt>
           <dd title={run.assistant_id}>{agentName ?? run.assistant_id}</dd>
         </div>
         <div>
-          <dt>Started</dt>
+          <dt>{t("console.columns.started")}</dt>
           <dd>{formatDate(run.created_at)}</dd>
         </div>
         <div>
-          <dt>Duration</dt>
+          <dt>{t("console.columns.duration")}</dt>
           <dd>{durationLabel(run)}</dd>
         </div>
         <div>
-          <dt>Models</dt>
+          <dt>{t("console.columns.models")}</dt>
           <dd>{run.models.length ? run.models.join(", ") : "—"}</dd>
         </div>
         <div>
-          <dt>Tokens</dt>
+          <dt>{t("console.columns.tokens")}</dt>
           <dd data-testid="detail-tokens">
-            {tokensLabel(run)} · {run.usage.model_calls} {run.usage.model_calls === 1 ? "call" : "calls"}
+            {tokensLabel(run)} · {t("console.calls", { count: run.usage.model_calls })}
           </dd>
         </div>
         <div>
-          <dt>Cost</dt>
+          <dt>{t("console.columns.cost")}</dt>
           <dd>{costLabel(run)}</dd>
         </div>
         <div>
-          <dt>Tools</dt>
+          <dt>{t("console.columns.tools")}</dt>
           <dd>
             <ToolChips tools={run.tools} />
           </dd>

@@ -41,6 +41,7 @@ describe("the runs table", () => {
       "Tokens",
       "Cost",
       "Tools",
+      "Feedback",
       "Error",
     ]);
     const [row] = screen.getAllByTestId("run-row");
@@ -53,6 +54,7 @@ describe("the runs table", () => {
       "1.2k in / 350 out",
       "$0.0042",
       "bash×2",
+      "", // no feedback
       "",
     ]);
     expect(within(row as HTMLElement).getByTestId("run-status").className).toBe("badge badge-ok");

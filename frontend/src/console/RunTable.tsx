@@ -2,8 +2,10 @@
 // long it took, what it used (models, tokens, cost, tools) and its error; a row opens the run.
 import type { MouseEvent } from "react";
 import { Link, useLocation, useNavigate } from "react-router-dom";
+import { useT } from "../i18n";
 import { formatDate, formatRelative } from "../lib/format";
-import { costLabel, durationLabel, statusClass, tokensLabel, truncate, userLabel } from "./runView";
+import { costLabel, durationLabel, statusClass, statusLabel, tokensLabel, truncate, userLabel } from "./runView";
+import { FeedbackCell } from "./RunFeedback";
 import { ToolChips } from "./ToolChips";
 import type { ConsoleRun } from "./types";
 
@@ -29,6 +31,7 @@ function RunRow({ run, agentName, back }: { run: ConsoleRun; agentName?: Props["
     navigate(runPath(run.run_id), { state: back });
   };
   const agent = agentName?.(run.assistant_id);
+  const t = useT();
   return (
     <tr className="console-row" data-testid="run-row" data-run-id={run.run_id} onClick={open}>
       <td>
@@ -42,17 +45,20 @@ function RunRow({ run, agentName, back }: { run: ConsoleRun; agentName?: Props["
       <td title={run.assistant_id}>{agent ?? truncate(run.assistant_id, 14)}</td>
       <td>
         <span className={statusClass(run.status)} data-testid="run-status">
-          {run.status}
+          {statusLabel(run.status)}
         </span>
       </td>
       <td className="num">{durationLabel(run)}</td>
       <td className="console-models">{run.models.length ? run.models.join(", ") : "—"}</td>
-      <td className="num" title={`${run.usage.input_tokens} in, ${run.usage.output_tokens} out`}>
+      <td className="num" title={t("console.tokensTitle", { input: run.usage.input_tokens, output: run.usage.output_tokens })}>
         {tokensLabel(run)}
       </td>
       <td className="num">{costLabel(run)}</td>
       <td>
         <ToolChips tools={run.tools} />
+      </td>
+      <td>
+        <FeedbackCell run={run} />
       </td>
       <td className="console-error" title={run.error ?? undefined} data-testid="run-error">
         {run.error ? truncate(run.error) : ""}
@@ -64,21 +70,23 @@ function RunRow({ run, agentName, back }: { run: ConsoleRun; agentName?: Props["
 export function RunTable({ runs, agentName }: Props) {
   const { search } = useLocation();
   const back: BackState = { search };
+  const t = useT();
   return (
     <div className="console-table-wrap">
-      <table className="console-table" aria-label="Runs">
+      <table className="console-table" aria-label={t("console.title")}>
         <thead>
           <tr>
-            <th scope="col">Time</th>
-            <th scope="col">User</th>
-            <th scope="col">Agent</th>
-            <th scope="col">Status</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Models</th>
-            <th scope="col">Tokens</th>
-            <th scope="col">Cost</th>
-            <th scope="col">Tools</th>
-            <th scope="col">Error</th>
+            <th scope="col">{t("console.columns.time")}</th>
+            <th scope="col">{t("console.columns.user")}</th>
+            <th scope="col">{t("console.columns.agent")}</th>
+            <th scope="col">{t("console.columns.status")}</th>
+            <th scope="col">{t("console.columns.duration")}</th>
+            <th scope="col">{t("console.columns.models")}</th>
+            <th scope="col">{t("console.columns.tokens")}</th>
+            <th scope="col">{t("console.columns.cost")}</th>
+            <th scope="col">{t("console.columns.tools")}</th>
+            <th scope="col">{t("feedback.column")}</th>
+            <th scope="col">{t("console.columns.error")}</th>
           </tr>
         </thead>
         <tbody>

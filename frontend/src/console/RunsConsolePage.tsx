@@ -6,8 +6,10 @@ import { useSearchParams } from "react-router-dom";
 import { useOptionalAuth } from "../auth/auth";
 import { Icon } from "../components/Icon";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
+import { useT } from "../i18n";
 import { AdminOnly } from "./AdminOnly";
 import { filtersFromSearch, hasFilters, NO_FILTERS, searchOfFilters, type RunFilters as Filters } from "./filters";
+import { FeedbackExportLink } from "./RunFeedback";
 import { RunFilters } from "./RunFilters";
 import { RunTable } from "./RunTable";
 import { useAgentChoices, useUserChoices } from "./useChoices";
@@ -27,18 +29,19 @@ function useAutoRefresh(on: boolean, refresh: () => void) {
 }
 
 function Toolbar(props: { auto: boolean; onAuto: (on: boolean) => void; onRefresh: () => void; loading: boolean }) {
+  const t = useT();
   return (
     <div className="page-actions">
       <button
         type="button"
         className={props.auto ? "btn btn-sm btn-primary" : "btn btn-sm"}
         aria-pressed={props.auto}
-        title={`Reload the list every ${AUTO_REFRESH_MS / 1000} s`}
+        title={t("console.autoRefreshTitle", { seconds: AUTO_REFRESH_MS / 1000 })}
         onClick={() => props.onAuto(!props.auto)}
       >
-        Auto-refresh
+        {t("console.autoRefresh")}
       </button>
-      <button type="button" className="btn btn-sm" onClick={props.onRefresh} aria-label="Refresh" disabled={props.loading}>
+      <button type="button" className="btn btn-sm" onClick={props.onRefresh} aria-label={t("common.refresh")} disabled={props.loading}>
         <Icon name="refresh" size={14} />
       </button>
     </div>
@@ -55,21 +58,25 @@ function ConsoleList() {
   const open = useOptionalAuth()?.open ?? false;
   const users = useUserChoices(runs, open);
   const { agents, agentName } = useAgentChoices(runs);
+  const t = useT();
   return (
     <main className="page console-page" id="main">
       <div className="page-head">
-        <h1>Runs</h1>
-        <Toolbar auto={auto} onAuto={setAuto} onRefresh={refresh} loading={loading} />
+        <h1>{t("console.title")}</h1>
+        <div className="page-actions">
+          <FeedbackExportLink filters={filters} />
+          <Toolbar auto={auto} onAuto={setAuto} onRefresh={refresh} loading={loading} />
+        </div>
       </div>
-      <p className="muted">Everyone&rsquo;s recent runs, newest first. Open one to see its model calls, tools and subagents.</p>
+      <p className="muted">{t("console.intro")}</p>
       <RunFilters filters={filters} onChange={setFilters} users={users} agents={agents} />
       {error && <ErrorState message={error} onRetry={refresh} />}
-      {!runs && !error && <Spinner label="Loading runs…" />}
+      {!runs && !error && <Spinner label={t("console.loadingRuns")} />}
       {runs && runs.length === 0 && !error && (
-        <EmptyState icon="info" title={hasFilters(filters) ? "No runs match these filters" : "No runs yet"}>
+        <EmptyState icon="info" title={hasFilters(filters) ? t("console.noMatch") : t("console.noRuns")}>
           {hasFilters(filters) && (
             <button type="button" className="btn btn-sm" onClick={() => setFilters(NO_FILTERS)}>
-              Clear filters
+              {t("console.filters.clear")}
             </button>
           )}
         </EmptyState>
@@ -77,13 +84,13 @@ function ConsoleList() {
       {runs && runs.length > 0 && (
         <>
           <p className="console-count" data-testid="run-count">
-            {runs.length} of {total} {total === 1 ? "run" : "runs"}
+            {t("console.count", { shown: runs.length, count: total })}
           </p>
           <RunTable runs={runs} agentName={agentName} />
           {runs.length < total && (
             <div className="console-more">
               <button type="button" className="btn btn-sm" onClick={loadMore} disabled={loading}>
-                {loading ? "Loading…" : "Load more"}
+                {loading ? t("common.loading") : t("console.loadMore")}
               </button>
             </div>
           )}

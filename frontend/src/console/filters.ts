@@ -12,14 +12,22 @@ export interface RunFilters {
   from: string;
   /** YYYY-MM-DD, the last day shown. */
   to: string;
+  /** Runs rated up, down, or either ("any"). */
+  feedback: FeedbackFilter | "";
 }
+
+/** The ratings runs can be filtered by, in the order the feedback menu lists them. */
+export const FEEDBACK_FILTERS = ["any", "up", "down"] as const;
+/** One of [`FEEDBACK_FILTERS`]. */
+export type FeedbackFilter = (typeof FEEDBACK_FILTERS)[number];
+const isFeedback = (v: string): v is FeedbackFilter => (FEEDBACK_FILTERS as readonly string[]).includes(v);
 
 /** Every status a run can have, in the order the status menu lists them. */
 export const RUN_STATUSES: RunStatus[] = ["pending", "running", "success", "error", "interrupted", "timeout"];
 
-const KEYS = ["user", "assistant_id", "status", "from", "to"] as const;
+const KEYS = ["user", "assistant_id", "status", "from", "to", "feedback"] as const;
 
-export const NO_FILTERS: RunFilters = { user: "", assistant_id: "", status: "", from: "", to: "" };
+export const NO_FILTERS: RunFilters = { user: "", assistant_id: "", status: "", from: "", to: "", feedback: "" };
 
 const isStatus = (v: string): v is RunStatus => (RUN_STATUSES as string[]).includes(v);
 const isDay = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v);
@@ -36,6 +44,7 @@ export function filtersFromSearch(search: URLSearchParams): RunFilters {
     status: isStatus(status) ? status : "",
     from: isDay(from) ? from : "",
     to: isDay(to) ? to : "",
+    feedback: isFeedback(get("feedback")) ? (get("feedback") as FeedbackFilter) : "",
   };
 }
 
@@ -67,5 +76,6 @@ export function queryOfFilters(filters: RunFilters): ConsoleQuery {
   if (filters.status) query.status = filters.status;
   if (filters.from) query.from = dayStart(filters.from);
   if (filters.to) query.to = dayStart(filters.to, true);
+  if (filters.feedback) query.feedback = filters.feedback;
   return query;
 }

@@ -1,5 +1,6 @@
 // How the console shows a run's facts: status colours, who and which agent, tokens, cost and
 // how long it took.
+import { t } from "../i18n";
 import { formatDuration } from "../lib/format";
 import { formatCost, formatTokens } from "../lib/usage";
 import type { ConsoleRun, RunStatus, RunStepStatus } from "./types";
@@ -16,6 +17,16 @@ const STATUS_CLASS: Record<RunStatus, string> = {
 /** The badge class of a run's status (green done, red failed, amber stopped, blue working). */
 export const statusClass = (status: RunStatus) => `badge ${STATUS_CLASS[status] ?? ""}`.trim();
 
+/** A run's status in the reader's language (an unknown one as it is). */
+export const statusLabel = (status: string) => t(`common.runStatus.${status}`, { defaultValue: status });
+
+/** A step's status in the reader's language. */
+export const stepStatusLabel = (status: RunStepStatus) => t(`console.steps.status.${status}`, { defaultValue: status });
+
+/** Why a run stopped, in words ("loop detected"). */
+export const stopReasonLabel = (reason: string) =>
+  t(`console.stopReason.${reason}`, { defaultValue: reason.replace(/_/g, " ") });
+
 /** The badge class of a step's status. */
 export const stepStatusClass = (status: RunStepStatus) =>
   status === "ok" ? "badge badge-ok" : status === "error" ? "badge badge-error" : "badge badge-warn";
@@ -25,7 +36,7 @@ export const userLabel = (run: Pick<ConsoleRun, "user_id" | "user_email">) => ru
 
 /** "1.2k in / 350 out". */
 export const tokensLabel = (run: Pick<ConsoleRun, "usage">) =>
-  `${formatTokens(run.usage.input_tokens)} in / ${formatTokens(run.usage.output_tokens)} out`;
+  t("console.tokensInOut", { input: formatTokens(run.usage.input_tokens), output: formatTokens(run.usage.output_tokens) });
 
 /** The cost, or a dash when nothing was priced. */
 export const costLabel = (run: Pick<ConsoleRun, "usage">) => {
@@ -36,11 +47,12 @@ export const costLabel = (run: Pick<ConsoleRun, "usage">) => {
 /** How long it took, "running…" while it works. */
 export function durationLabel(run: Pick<ConsoleRun, "status" | "duration_ms">): string {
   if (run.duration_ms !== null && run.duration_ms !== undefined) return formatDuration(run.duration_ms);
-  return run.status === "pending" ? "waiting…" : run.status === "running" ? "running…" : "—";
+  return run.status === "pending" ? t("console.waiting") : run.status === "running" ? t("console.running") : "—";
 }
 
 /** A step's duration, milliseconds under a second. */
-export const stepDuration = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : formatDuration(ms));
+export const stepDuration = (ms: number) =>
+  ms < 1000 ? t("console.milliseconds", { n: Math.round(ms) }) : formatDuration(ms);
 
 /** The first `max` characters of a message, with an ellipsis when cut. */
 export function truncate(text: string, max = 80): string {

@@ -1,7 +1,7 @@
 // Custom agents (the server's assistants): their settings as the server reads them, what the
 // graph's schema offers, and the request bodies the agent form sends.
 import type { Assistant, AssistantCreate, AssistantPatch, AssistantSchemas } from "../api/types";
-import { pluralize } from "./format";
+import { t } from "../i18n";
 
 /** The graph every agent configures. */
 export const GRAPH_ID = "agent";
@@ -299,11 +299,11 @@ export function patchBody(a: Assistant, d: AgentDraft): AssistantPatch {
   };
 }
 
-/** "All skills", "No skills", "1 skill", "3 skills". */
-export function countLabel(list: string[] | undefined, noun: string): string {
-  if (!list) return `All ${noun}s`;
-  if (list.length === 0) return `No ${noun}s`;
-  return pluralize(list.length, noun);
+/** "All skills", "No skills", "1 skill", "3 skills" (`noun`: what the list holds). */
+export function countLabel(list: string[] | undefined, noun: "skill" | "tool"): string {
+  if (!list) return t(`lib.agents.${noun}s.all`);
+  if (list.length === 0) return t(`lib.agents.${noun}s.none`);
+  return t(`lib.agents.${noun}s.count`, { count: list.length });
 }
 
 /** The built-in first, then by name. */

@@ -112,7 +112,14 @@ describe("a regenerate of an answer that followed tool calls", () => {
     const h = t.history();
     const view = branchView(h);
     expect(view.messages.map((m) => m.id)).toEqual(["h1", "a1", "t1", "a2b"]);
-    expect(view.byMessage.get("a2b")).toEqual({ parentCheckpoint: from, options: expect.objectContaining({ index: 1, count: 2 }) });
+    // Its run is the regenerate's, not the first answer's.
+    const regenerated = t.firstHolding("a2b")?.metadata["run_id"];
+    expect(regenerated).not.toBe(t.firstHolding("a2")?.metadata["run_id"]);
+    expect(view.byMessage.get("a2b")).toEqual({
+      parentCheckpoint: from,
+      options: expect.objectContaining({ index: 1, count: 2 }),
+      runId: regenerated,
+    });
     for (const id of ["h1", "a1", "t1"]) expect(view.byMessage.get(id)?.options).toBeUndefined();
     expect(ids(h, view.byMessage.get("a2b")?.options?.previous)).toEqual(["h1", "a1", "t1", "a2"]);
   });

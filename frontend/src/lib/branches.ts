@@ -45,6 +45,8 @@ export interface MessageBranch {
   parentCheckpoint?: string;
   /** Set on the message where the versions diverge. */
   options?: BranchOptions;
+  /** The run that added the message (its first-seen state's `metadata.run_id`), when known. */
+  runId?: string;
 }
 
 export interface BranchView {
@@ -203,6 +205,10 @@ export function branchView(history: HistoryState[], branch: Branch = []): Branch
     // first appeared is unknown, so nothing runs from a guess.
     const parent = step === steps[0] ? undefined : step.node.state.parent_checkpoint?.checkpoint_id;
     if (parent) meta.parentCheckpoint = parent;
+    // Likewise its run: known unless the page of history starts after the thread's start.
+    const runId = step.node.state.metadata?.["run_id"];
+    const complete = step !== steps[0] || !step.node.state.parent_checkpoint?.checkpoint_id;
+    if (typeof runId === "string" && runId && complete) meta.runId = runId;
     const fork = step.fork;
     if (fork && !shown.has(fork)) {
       shown.add(fork);

@@ -1,5 +1,6 @@
 // Turns the flat message list into what the chat shows: the person's messages, and for each
 // reply one assistant block of reasoning, text, tool cards, questions and file chips.
+import { t } from "../i18n";
 import type { AIMessage, Message, ToolCall, ToolMessage } from "./messages";
 import { imagesOf, textOf } from "./messages";
 import { splitAttachments } from "./uploads";
@@ -168,7 +169,7 @@ export function groupMessages(messages: Message[], streaming: Set<string> = new 
         kind: "tool",
         key: `${m.id}-${id}`,
         call: { name: bad.name || "tool", args: { arguments: bad.args ?? "" }, id },
-        invalid: bad.error || "The model sent arguments that are not valid JSON.",
+        invalid: bad.error || t("lib.invalidToolArgs"),
       };
       block.items.push(item);
       pending.set(id, { item, block });

@@ -4,6 +4,7 @@
 // hidden value (the server then keeps it).
 import { api } from "../api/client";
 import type { HiddenValue, McpConfigView, McpServerConfigView, McpTransport } from "../api/types";
+import { t } from "../i18n";
 
 /** One server as `PUT /api/mcp/config` takes it; a `null` env/header value keeps the current one. */
 export interface McpServerBody {
@@ -27,7 +28,12 @@ export type McpServersBody = Record<string, McpServerBody>;
 
 /** What the server takes as a name. */
 export const SERVER_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+/** The rule of `SERVER_NAME` in English; `serverNameRule()` says it in the UI's language. */
 export const SERVER_NAME_RULE = "1–32 letters, digits, - or _";
+/** The rule of `SERVER_NAME`, for people (in the language in use when read). */
+export function serverNameRule(): string {
+  return t("lib.mcp.nameRule");
+}
 export const DEFAULT_CALL_TIMEOUT = 120;
 
 /** Every key of a hidden map, sent as `null`: kept as it is. */
@@ -63,8 +69,8 @@ export function keptServers(config: McpConfigView): McpServersBody {
 /** How a hidden value is shown: the variables it names, never the value. */
 export function hiddenLabel(value: HiddenValue): string {
   const vars = value.variables.map((v) => `$${v}`).join(", ");
-  if (!vars) return value.literal ? "hidden" : "hidden (empty)";
-  return `hidden (uses ${vars}${value.literal ? " and other text" : ""})`;
+  if (!vars) return value.literal ? t("lib.mcp.hidden") : t("lib.mcp.hiddenEmpty");
+  return value.literal ? t("lib.mcp.hiddenUsesAndText", { vars }) : t("lib.mcp.hiddenUses", { vars });
 }
 
 /**
@@ -145,15 +151,15 @@ const list = (text: string, separator: RegExp) =>
     .filter(Boolean);
 
 /** The rows as sent: a configured value left empty is kept (`null`), a removed row is left out. */
-function valuesOf(rows: KeyValueRow[], what: string): Record<string, string | null> {
+function valuesOf(rows: KeyValueRow[], what: "variable" | "header"): Record<string, string | null> {
   const out: Record<string, string | null> = {};
   for (const row of rows) {
     const key = row.key.trim();
     if (!key) {
-      if (row.value) throw new Error(`Every ${what} needs a name.`);
+      if (row.value) throw new Error(t(`lib.mcp.${what}NeedsName`));
       continue;
     }
-    if (key in out) throw new Error(`The ${what} “${key}” is given twice.`);
+    if (key in out) throw new Error(t(`lib.mcp.${what}Twice`, { key }));
     out[key] = row.hidden && row.value === "" ? null : row.value;
   }
   return out;
@@ -165,10 +171,10 @@ function valuesOf(rows: KeyValueRow[], what: string): Record<string, string | nu
  */
 export function serverOfDraft(draft: McpServerDraft, view: McpServerConfigView | null): McpServerBody {
   const stdio = draft.transport === "stdio";
-  if (stdio && !draft.command.trim()) throw new Error("Give the command that starts the server.");
-  if (!stdio && !/^https?:\/\//.test(draft.url.trim())) throw new Error("Give an http:// or https:// URL.");
+  if (stdio && !draft.command.trim()) throw new Error(t("lib.mcp.needCommand"));
+  if (!stdio && !/^https?:\/\//.test(draft.url.trim())) throw new Error(t("lib.mcp.needUrl"));
   const timeout = Number(draft.callTimeout);
-  if (!Number.isInteger(timeout) || timeout < 1) throw new Error("The call timeout is a whole number of seconds, at least 1.");
+  if (!Number.isInteger(timeout) || timeout < 1) throw new Error(t("lib.mcp.badTimeout"));
   const body: McpServerBody = {
     transport: draft.transport,
     command: stdio ? draft.command.trim() : null,

@@ -1,18 +1,25 @@
 // Schedules for people: simple English ("every weekday at 9:00") or a raw cron expression
-// becomes cron; a cron expression becomes words ("Weekdays at 09:00") and its next run times.
-// The English → cron mapping is ours (small on purpose); the general description comes from
-// cronstrue and the run times from croner, both in the schedule's own timezone.
+// becomes cron; a cron expression becomes words ("Weekdays at 09:00", "工作日 09:00") and its
+// next run times. The English → cron mapping is ours (small on purpose); the general
+// description comes from cronstrue (in the UI's language) and the run times from croner, both
+// in the schedule's own timezone.
 import { Cron } from "croner";
 import cronstrue from "cronstrue";
+// Registers cronstrue's Simplified Chinese descriptions (`locale: "zh_CN"`).
+import "cronstrue/locales/zh_CN";
+import { currentLanguage, t } from "../i18n";
+import { formatLocale } from "./format";
+import { hasChinese, parseChineseSchedule } from "./scheduleZh";
 
 /** What the schedule field understood: a cron expression, or why it could not. */
 export type ParsedSchedule = { ok: true; cron: string } | { ok: false; error: string };
 
 const DAYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"] as const;
-const DAY_NAMES = ["Sundays", "Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays", "Saturdays"] as const;
+/** The catalogue keys of the days' plural names ("Mondays"), Sunday first as cron counts. */
+const DAY_KEYS = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"] as const;
 
-const HELP =
-  'Try "every weekday at 9:00", "every day at 8am", "every monday at 10:30", "every hour", "every 15 minutes" or a cron expression such as "0 9 * * 1-5".';
+/** The examples the field understands (English phrases and cron, whatever the UI's language). */
+const help = (): string => t("lib.schedule.help");
 
 /** The day index (0 = Sunday) of an English day name or its abbreviation ("mon", "tues"). */
 function dayIndex(word: string): number | undefined {
@@ -70,64 +77,73 @@ function daysField(text: string): string | undefined {
 }
 
 /**
- * Reads the schedule field: simple English or a raw cron expression. Times are read in the
+ * Reads the schedule field: simple English or Chinese, or a raw cron expression. Times are read in the
  * schedule's timezone (the cron expression carries none).
  */
 export function parseSchedule(input: string): ParsedSchedule {
   const raw = input.trim().replace(/\s+/g, " ");
-  if (!raw) return { ok: false, error: `Say when it runs. ${HELP}` };
+  if (!raw) return { ok: false, error: `${t("lib.schedule.empty")} ${help()}` };
   if (looksLikeCron(raw)) {
     const error = cronError(raw);
-    return error ? { ok: false, error: `Not a valid cron expression: ${error}.` } : { ok: true, cron: raw };
+    return error ? { ok: false, error: t("lib.schedule.badCron", { error }) } : { ok: true, cron: raw };
   }
-  const t = raw
+  if (hasChinese(raw)) {
+    const zh = parseChineseSchedule(raw);
+    if (zh) return zh;
+  }
+  const phrase = raw
     .toLowerCase()
     .replace(/[.!]+$/, "")
     .replace(/^(run |do it |repeat )/, "")
     .replace(/\bo'?clock\b/, "")
     .trim();
 
-  if (/^(every minute|each minute)$/.test(t)) return { ok: true, cron: "* * * * *" };
-  if (/^(every hour|each hour|hourly)$/.test(t)) return { ok: true, cron: "0 * * * *" };
-  let m = /^every (\d+) ?(minutes?|mins?|m)$/.exec(t);
+  if (/^(every minute|each minute)$/.test(phrase)) return { ok: true, cron: "* * * * *" };
+  if (/^(every hour|each hour|hourly)$/.test(phrase)) return { ok: true, cron: "0 * * * *" };
+  let m = /^every (\d+) ?(minutes?|mins?|m)$/.exec(phrase);
   if (m) {
     const n = Number(m[1]);
-    if (n < 1 || n > 59) return { ok: false, error: "Every N minutes needs N between 1 and 59." };
+    if (n < 1 || n > 59) return { ok: false, error: t("lib.schedule.minutesRange") };
     return { ok: true, cron: n === 1 ? "* * * * *" : `*/${n} * * * *` };
   }
-  m = /^every (\d+) ?(hours?|hrs?|h)$/.exec(t);
+  m = /^every (\d+) ?(hours?|hrs?|h)$/.exec(phrase);
   if (m) {
     const n = Number(m[1]);
-    if (n < 1 || n > 23) return { ok: false, error: "Every N hours needs N between 1 and 23." };
+    if (n < 1 || n > 23) return { ok: false, error: t("lib.schedule.hoursRange") };
     return { ok: true, cron: n === 1 ? "0 * * * *" : `0 */${n} * * *` };
   }
   // "every day at 8am", "weekdays at 9:00", "on mondays and fridays at 10:30", "daily".
-  m = /^(?:every |each |on )?(.+?)(?: (?:at|@) (.+))?$/.exec(t);
+  m = /^(?:every |each |on )?(.+?)(?: (?:at|@) (.+))?$/.exec(phrase);
   const days = m?.[1] ? daysField(m[1]) : undefined;
   if (m && days !== undefined) {
     const time = m[2] === undefined ? ([0, 0] as [number, number]) : parseTime(m[2]);
-    if (!time) return { ok: false, error: `"${m[2]}" is not a time of day (try 9:00, 8am or 17:30).` };
+    if (!time) return { ok: false, error: t("lib.schedule.badTime", { time: m[2] }) };
     return { ok: true, cron: `${time[1]} ${time[0]} * * ${days}` };
   }
   // "at 9:00" alone: every day.
-  m = /^at (.+)$/.exec(t);
+  m = /^at (.+)$/.exec(phrase);
   const alone = m?.[1] ? parseTime(m[1]) : undefined;
   if (alone) return { ok: true, cron: `${alone[1]} ${alone[0]} * * *` };
-  return { ok: false, error: `Cannot understand "${raw}". ${HELP}` };
+  return { ok: false, error: `${t("lib.schedule.unclear", { text: raw })} ${help()}` };
 }
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
 /** The days of a day-of-week field we name ourselves ("1-5", "0,6", "1,3"), else undefined. */
 function daysLabel(field: string): string | undefined {
-  if (field === "*") return "Every day";
-  if (field === "1-5" || field === "MON-FRI") return "Weekdays";
-  if (field === "0,6" || field === "6,0") return "Weekends";
+  if (field === "*") return t("lib.schedule.everyDay");
+  if (field === "1-5" || field === "MON-FRI") return t("lib.schedule.weekdays");
+  if (field === "0,6" || field === "6,0") return t("lib.schedule.weekends");
   if (!/^[0-7](,[0-7])*$/.test(field)) return undefined;
-  const names = [...new Set(field.split(",").map((d) => Number(d) % 7))].map((d) => DAY_NAMES[d] ?? "");
+  const names = [...new Set(field.split(",").map((d) => Number(d) % 7))].map((d) =>
+    t(`lib.schedule.days.${DAY_KEYS[d] ?? "sunday"}`),
+  );
   if (names.length === 1) return names[0];
-  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  return t("lib.schedule.dayList", { first: names.slice(0, -1).join(t("lib.schedule.listSeparator")), last: names.at(-1) });
 }
+
+/** cronstrue's name of each UI language. */
+const CRONSTRUE_LOCALES: Record<ReturnType<typeof currentLanguage>, string> = { en: "en", "zh-CN": "zh_CN" };
 
 /** Words for a cron expression: ours for the common shapes, cronstrue's for the rest. */
 export function describeCron(cron: string): string {
@@ -135,20 +151,25 @@ export function describeCron(cron: string): string {
   if (fields.length === 5) {
     const [minute = "", hour = "", dom = "", month = "", dow = ""] = fields;
     if (dom === "*" && month === "*" && dow === "*") {
-      if (minute === "*" && hour === "*") return "Every minute";
-      if (minute === "0" && hour === "*") return "Every hour";
+      if (minute === "*" && hour === "*") return t("lib.schedule.everyMinute");
+      if (minute === "0" && hour === "*") return t("lib.schedule.everyHour");
       const every = /^\*\/(\d+)$/.exec(minute);
-      if (every && hour === "*") return `Every ${every[1]} minutes`;
+      if (every && hour === "*") return t("lib.schedule.everyMinutes", { count: Number(every[1]) });
       const hours = /^\*\/(\d+)$/.exec(hour);
-      if (minute === "0" && hours) return `Every ${hours[1]} hours`;
+      if (minute === "0" && hours) return t("lib.schedule.everyHours", { count: Number(hours[1]) });
     }
     if (/^\d+$/.test(minute) && /^\d+$/.test(hour) && dom === "*" && month === "*") {
       const days = daysLabel(dow);
-      if (days) return `${days} at ${pad(Number(hour))}:${pad(Number(minute))}`;
+      if (days) return t("lib.schedule.daysAt", { days, time: `${pad(Number(hour))}:${pad(Number(minute))}` });
     }
   }
   try {
-    return cronstrue.toString(cron, { use24HourTimeFormat: true, verbose: false, throwExceptionOnParseError: true });
+    return cronstrue.toString(cron, {
+      use24HourTimeFormat: true,
+      verbose: false,
+      throwExceptionOnParseError: true,
+      locale: CRONSTRUE_LOCALES[currentLanguage()],
+    });
   } catch {
     return cron;
   }
@@ -156,7 +177,7 @@ export function describeCron(cron: string): string {
 
 /** "Weekdays at 09:00 (Europe/Paris)": the schedule with its timezone. */
 export function describeSchedule(cron: string, timezone: string | null | undefined): string {
-  return `${describeCron(cron)} (${timezone || "UTC"})`;
+  return t("lib.schedule.withTimezone", { schedule: describeCron(cron), timezone: timezone || "UTC" });
 }
 
 /** The next `count` run times of `cron` in `timezone` after `from` (none when it cannot run). */
@@ -202,7 +223,7 @@ export function timezones(): string[] {
 export function formatRunTime(date: Date | string, timezone?: string): string {
   const d = typeof date === "string" ? new Date(date) : date;
   if (Number.isNaN(d.getTime())) return "";
-  return d.toLocaleString(undefined, {
+  return d.toLocaleString(formatLocale(), {
     weekday: "short",
     month: "short",
     day: "numeric",
@@ -217,10 +238,10 @@ export function formatUntil(date: Date | string, now: Date = new Date()): string
   const d = typeof date === "string" ? new Date(date) : date;
   const ms = d.getTime() - now.getTime();
   if (!Number.isFinite(ms)) return "";
-  if (ms < 60_000) return "now";
+  if (ms < 60_000) return t("format.now");
   const min = Math.round(ms / 60_000);
-  if (min < 60) return `in ${min} min`;
+  if (min < 60) return t("format.inMinutes", { count: min });
   const hours = Math.round(min / 60);
-  if (hours < 48) return `in ${hours} h`;
-  return `in ${Math.round(hours / 24)} days`;
+  if (hours < 48) return t("format.inHours", { count: hours });
+  return t("format.inDays", { count: Math.round(hours / 24) });
 }

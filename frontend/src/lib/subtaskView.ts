@@ -1,7 +1,8 @@
 // What a `task` call's card shows: its task's events while this page saw them; else (after a
 // reload: a finished run's events are not replayed) what the call and its result say.
 import type { RunUsage } from "../api/types";
-import { pluralize } from "./format";
+import { t } from "../i18n";
+import { formatDecimal } from "./format";
 import type { ToolCall, ToolMessage } from "./messages";
 import { textOf, tryParseArgs } from "./messages";
 import type { Subtask, SubtaskStatus, ToolEntry } from "./subtasks";
@@ -12,12 +13,25 @@ export const TASK_TOOL = "task";
 
 /** The status as the card's header says it. */
 export const SUBTASK_STATUS_LABELS: Readonly<Record<SubtaskStatus, string>> = {
-  queued: "queued",
-  running: "running…",
-  completed: "completed",
-  failed: "failed",
-  cancelled: "cancelled",
-  timed_out: "timed out",
+  // Getters: read in the language in use when shown.
+  get queued() {
+    return t("lib.subtask.queued");
+  },
+  get running() {
+    return t("lib.subtask.running");
+  },
+  get completed() {
+    return t("lib.subtask.completed");
+  },
+  get failed() {
+    return t("lib.subtask.failed");
+  },
+  get cancelled() {
+    return t("lib.subtask.cancelled");
+  },
+  get timed_out() {
+    return t("lib.subtask.timedOut");
+  },
 };
 
 /** Whether a task has ended. */
@@ -66,14 +80,14 @@ export function subtaskView(call: ToolCall, result: ToolMessage | undefined, tas
   const status = ended?.status ?? (result ? statusOfResult(result) : (task?.status ?? "running"));
   const view: SubtaskView = {
     status,
-    description: str(task?.description) ?? str(call.args["description"]) ?? "Subtask",
+    description: str(task?.description) ?? str(call.args["description"]) ?? t("lib.subtask.untitled"),
     subagentType: str(task?.subagentType) ?? str(call.args["subagent_type"]) ?? "",
   };
   const prompt = str(call.args["prompt"]);
   if (prompt) view.prompt = prompt;
   const resultText = result ? textOf(result.content) : "";
   if (status === "failed" || status === "timed_out") {
-    view.error = str(task?.error) ?? (resultText.replace(/^Error:\s*/, "") || "The subagent failed.");
+    view.error = str(task?.error) ?? (resultText.replace(/^Error:\s*/, "") || t("lib.subtask.failedDefault"));
   }
   const kept = result ? recorded(result) : undefined;
   const keptDuration = kept?.["duration_ms"];
@@ -87,8 +101,12 @@ export function subtaskView(call: ToolCall, result: ToolMessage | undefined, tas
 
 /** "1,200 tokens in, 300 out, 2 model calls". */
 export function usageText(u: RunUsage): string {
-  const n = (x: number) => x.toLocaleString("en");
-  return `${n(u.input_tokens)} tokens in, ${n(u.output_tokens)} out, ${pluralize(u.model_calls, "model call")}`;
+  const n = (x: number) => formatDecimal(x);
+  return t("lib.subtask.usage", {
+    input: n(u.input_tokens),
+    output: n(u.output_tokens),
+    calls: t("lib.usage.calls", { count: u.model_calls, n: n(u.model_calls) }),
+  });
 }
 
 /** A subagent's tool call in a line: its title and what it works on. */

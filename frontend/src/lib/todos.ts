@@ -1,6 +1,7 @@
 // Plan mode's checklist (`write_todos`): the items as the thread's values and the tool's
 // arguments carry them, and how far along they are.
 import type { Todo, TodoStatus } from "../api/types";
+import { t } from "../i18n";
 
 export type { Todo, TodoStatus };
 
@@ -25,14 +26,21 @@ export function todoProgress(todos: Todo[]): { done: number; total: number } {
 /** "k of n done". */
 export function progressLabel(todos: Todo[]): string {
   const { done, total } = todoProgress(todos);
-  return `${done} of ${total} done`;
+  return t("lib.todos.progress", { done, total });
 }
 
 /** What each status is called, for people and screen readers. */
-export const STATUS_LABELS: Record<TodoStatus, string> = {
-  pending: "pending",
-  in_progress: "in progress",
-  completed: "done",
+export const STATUS_LABELS: Readonly<Record<TodoStatus, string>> = {
+  // Getters: read in the language in use when shown.
+  get pending() {
+    return t("lib.todos.pending");
+  },
+  get in_progress() {
+    return t("lib.todos.inProgress");
+  },
+  get completed() {
+    return t("lib.todos.completed");
+  },
 };
 
 /** Keeps the same array when nothing changed (so the checklist does not redraw per event). */

@@ -3,25 +3,29 @@ import type { ToolCall, ToolMessage } from "./messages";
 import { imagesOf, textOf } from "./messages";
 import { basename, languageFor } from "./fileKind";
 import { progressLabel, todosOf } from "./todos";
+import { formatDecimal } from "./format";
+import { t } from "../i18n";
 
-const TITLES: Record<string, string> = {
-  bash: "Run command",
-  ls: "List directory",
-  read_file: "Read file",
-  write_file: "Write file",
-  str_replace: "Edit file",
-  glob: "Find files",
-  grep: "Search files",
-  present_files: "Present files",
-  ask_clarification: "Ask a question",
-  tool_search: "Searched tools",
-  write_todos: "Updated the plan",
-  web_search: "Searched the web",
-  web_fetch: "Read a web page",
-};
+/** The built-in tools with a title of their own (`lib.tools.<name>` in the catalogues). */
+const TITLED = new Set([
+  "bash",
+  "ls",
+  "read_file",
+  "write_file",
+  "str_replace",
+  "glob",
+  "grep",
+  "present_files",
+  "ask_clarification",
+  "tool_search",
+  "write_todos",
+  "web_search",
+  "web_fetch",
+]);
 
+/** "Run command" for `bash`; any other tool by its own name. */
 export function toolTitle(name: string): string {
-  return TITLES[name] ?? name;
+  return TITLED.has(name) ? t(`lib.tools.${name}`) : name;
 }
 
 /** Where an MCP tool call goes: the server and the tool's MCP name. */
@@ -90,7 +94,7 @@ export function toolSummary(call: Pick<ToolCall, "name" | "args">): string {
     case "grep": {
       const pattern = str(a["pattern"]) ?? "";
       const path = str(a["path"]);
-      return path ? `${pattern} in ${path}` : pattern;
+      return path ? t("lib.tool.patternIn", { pattern, path }) : pattern;
     }
     case "present_files": {
       const files = Array.isArray(a["filepaths"]) ? a["filepaths"] : [];
@@ -171,7 +175,7 @@ export function humanBytes(bytes: number): string {
     value /= 1000;
     unit += 1;
   }
-  return `${value.toFixed(1)} ${units[unit]}`;
+  return `${formatDecimal(value, 1, true)} ${units[unit]}`;
 }
 
 function networkOf(raw: unknown): NetworkView | undefined {
@@ -191,9 +195,9 @@ function networkOf(raw: unknown): NetworkView | undefined {
 
 /** "network: 2 hosts, 3.1 MB; 1 refused". */
 export function networkLabel(n: NetworkView): string {
-  let label = `network: ${n.hosts} host${n.hosts === 1 ? "" : "s"}, ${humanBytes(n.bytes)}`;
-  if (n.refused) label += `; ${n.refused} refused`;
-  if (n.failed) label += `; ${n.failed} failed`;
+  let label = t("lib.tool.network", { count: n.hosts, bytes: humanBytes(n.bytes) });
+  if (n.refused) label += t("lib.tool.networkRefused", { n: n.refused });
+  if (n.failed) label += t("lib.tool.networkFailed", { n: n.failed });
   return label;
 }
 
@@ -237,9 +241,9 @@ export function toolResultView(
 
 /** Short status text for the card header. */
 export function statusLabel(view: ToolResultView): string {
-  if (view.status === "running") return "running…";
-  if (view.timedOut) return "timed out";
-  if (view.cancelled) return "cancelled";
-  if (view.exitCode !== undefined && view.exitCode !== null) return `exit ${view.exitCode}`;
-  return view.status === "error" ? "error" : "done";
+  if (view.status === "running") return t("lib.tool.running");
+  if (view.timedOut) return t("lib.tool.timedOut");
+  if (view.cancelled) return t("lib.tool.cancelled");
+  if (view.exitCode !== undefined && view.exitCode !== null) return t("lib.tool.exit", { code: view.exitCode });
+  return view.status === "error" ? t("lib.tool.error") : t("lib.tool.done");
 }

@@ -1,5 +1,7 @@
 // Progress of running tool calls (MCP servers report it), from the run's `tool_progress`
 // stream events, keyed by call id, until the call's result arrives.
+import { t } from "../i18n";
+import { formatDecimal } from "./format";
 
 /** The latest progress a call reported. */
 export interface ToolProgress {
@@ -48,11 +50,11 @@ export function withoutAnswered(map: ToolProgressMap, messages: readonly unknown
   return Object.fromEntries(Object.entries(map).filter(([id]) => !done.has(id)));
 }
 
-const num = (n: number): string => String(Math.round(n * 100) / 100);
+const num = (n: number): string => formatDecimal(n, 2);
 
 /** "3 / 10 (30%)" when the total is known, else "3 so far". */
 export function progressText(p: ToolProgress): string {
-  if (p.total === undefined) return `${num(p.progress)} so far`;
+  if (p.total === undefined) return t("lib.tool.progressSoFar", { n: num(p.progress) });
   const percent = Math.round((Math.min(p.progress, p.total) / p.total) * 100);
-  return `${num(p.progress)} / ${num(p.total)} (${percent}%)`;
+  return t("lib.tool.progressOf", { n: num(p.progress), total: num(p.total), percent });
 }

@@ -1,6 +1,8 @@
 // What model calls used, as AI messages carry it (LangChain's `usage_metadata`, and
 // `response_metadata.cost_usd` / `model_name`): summed per reply, formatted compactly, and
 // how full the model's context window is.
+import { t } from "../i18n";
+import { formatDecimal } from "./format";
 import type { Message } from "./messages";
 
 export interface Usage {
@@ -89,20 +91,31 @@ export function formatCost(usd: number): string {
 
 /** The line under an answer: "1.2k in · 0 cached · 350 out · $0.0042". */
 export function usageSummary(u: Usage): string {
-  const parts = [`${formatTokens(u.input)} in`, `${formatTokens(u.cached)} cached`, `${formatTokens(u.output)} out`];
+  const parts = [
+    t("lib.usage.in", { n: formatTokens(u.input) }),
+    t("lib.usage.cached", { n: formatTokens(u.cached) }),
+    t("lib.usage.out", { n: formatTokens(u.output) }),
+  ];
   if (u.cost !== undefined) parts.push(formatCost(u.cost));
   return parts.join(" · ");
 }
 
 /** Every figure, for the line's tooltip. */
 export function usageDetails(u: Usage): string {
-  const n = (v: number) => v.toLocaleString("en-US");
+  const n = (v: number) => formatDecimal(v);
+  const calls = t("lib.usage.calls", { count: u.calls, n: n(u.calls) });
   const lines = [
-    `${u.calls === 1 ? "1 model call" : `${n(u.calls)} model calls`}${u.models.length ? ` (${u.models.join(", ")})` : ""}`,
-    `Input: ${n(u.input)} tokens (${n(u.cached)} from cache${u.cacheWrite ? `, ${n(u.cacheWrite)} written to cache` : ""})`,
-    `Output: ${n(u.output)} tokens${u.reasoning ? ` (${n(u.reasoning)} reasoning)` : ""}`,
+    u.models.length ? t("lib.usage.callsOf", { calls, models: u.models.join(", ") }) : calls,
+    u.cacheWrite
+      ? t("lib.usage.inputCacheWrite", { input: n(u.input), cached: n(u.cached), written: n(u.cacheWrite) })
+      : t("lib.usage.input", { input: n(u.input), cached: n(u.cached) }),
+    u.reasoning
+      ? t("lib.usage.outputReasoning", { output: n(u.output), reasoning: n(u.reasoning) })
+      : t("lib.usage.output", { output: n(u.output) }),
   ];
-  if (u.cost !== undefined) lines.push(`Cost: $${u.cost.toFixed(6).replace(/0+$/, "").replace(/\.$/, "")}`);
+  if (u.cost !== undefined) {
+    lines.push(t("lib.usage.cost", { cost: `$${u.cost.toFixed(6).replace(/0+$/, "").replace(/\.$/, "")}` }));
+  }
   return lines.join("\n");
 }
 

@@ -2,6 +2,9 @@
 // `usage_limit_exceeded` and `details.resets_at`, whether the SDK (`status`, `text`) or this
 // app's own client (`ApiError`) reported it.
 import { ApiError } from "../api/http";
+import { errorText } from "../api/errorText";
+import { t } from "../i18n";
+import { formatDecimal, formatLocale } from "./format";
 import { formatCost } from "./usage";
 
 export interface UsageLimit {
@@ -19,7 +22,7 @@ const CODE = "usage_limit_exceeded";
 function fromEnvelope(body: unknown): UsageLimit | undefined {
   const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
   if (!error || error.code !== CODE) return undefined;
-  return fromParts(error.message, error.details);
+  return fromParts(errorText(CODE, typeof error.message === "string" ? error.message : ""), error.details);
 }
 
 function fromParts(message: unknown, details: unknown): UsageLimit {
@@ -29,7 +32,7 @@ function fromParts(message: unknown, details: unknown): UsageLimit {
   const limit = d["limit_value"];
   const used = d["used"];
   return {
-    message: typeof message === "string" && message ? message : "The daily usage limit is reached.",
+    message: typeof message === "string" && message ? message : t("errors.usage_limit_exceeded"),
     ...(typeof resets === "string" && !Number.isNaN(Date.parse(resets)) ? { resetsAt: resets } : {}),
     ...(kind && typeof limit === "number" && typeof used === "number" ? { reached: { kind, limit, used } } : {}),
   };
@@ -40,9 +43,9 @@ export function describeLimit(limit: UsageLimit): string {
   const r = limit.reached;
   if (!r) return limit.message;
   if (r.kind === "tokens") {
-    return `You have used ${r.used.toLocaleString("en-US")} of your ${r.limit.toLocaleString("en-US")} tokens for today.`;
+    return t("lib.usage.limitTokens", { used: formatDecimal(r.used), limit: formatDecimal(r.limit) });
   }
-  return `You have used ${formatCost(r.used)} of your ${formatCost(r.limit)} for today.`;
+  return t("lib.usage.limitCost", { used: formatCost(r.used), limit: formatCost(r.limit) });
 }
 
 /** The limit a failed request ran into; undefined for any other failure. */
@@ -62,10 +65,11 @@ export function usageLimitOf(e: unknown): UsageLimit | undefined {
 export function formatResetTime(iso: string, now: Date = new Date()): string {
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return "";
-  const time = at.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
-  if (at.toDateString() === now.toDateString()) return `today at ${time}`;
+  const locale = formatLocale();
+  const time = at.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit" });
+  if (at.toDateString() === now.toDateString()) return t("format.todayAt", { time });
   const tomorrow = new Date(now);
   tomorrow.setDate(now.getDate() + 1);
-  if (at.toDateString() === tomorrow.toDateString()) return `tomorrow at ${time}`;
-  return at.toLocaleString(undefined, { weekday: "short", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  if (at.toDateString() === tomorrow.toDateString()) return t("format.tomorrowAt", { time });
+  return at.toLocaleString(locale, { weekday: "short", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }

@@ -6,6 +6,7 @@ import { type Cron, cronsApi } from "../api/crons";
 import { errorMessage } from "../api/http";
 import { Icon } from "../components/Icon";
 import { Switch } from "../components/Switch";
+import { useT } from "../i18n";
 import { formatRelative } from "../lib/format";
 import { describeSchedule, formatRunTime, formatUntil } from "../lib/schedule";
 import { sessionFor } from "../state/session";
@@ -39,11 +40,16 @@ function ThreadLink({ threadId, children, ...rest }: { threadId: string; childre
 }
 
 function NextRun({ cron }: { cron: Cron }) {
-  if (!cron.enabled) return <span className="muted">Paused</span>;
-  if (!cron.next_run_date) return <span className="muted">No more runs</span>;
+  const t = useT();
+  if (!cron.enabled) return <span className="muted">{t("scheduled.row.paused")}</span>;
+  if (!cron.next_run_date) return <span className="muted">{t("scheduled.row.noMoreRuns")}</span>;
+  const timezone = cron.timezone ?? "UTC";
   return (
     <span>
-      <time dateTime={cron.next_run_date} title={`${formatRunTime(cron.next_run_date, cron.timezone ?? "UTC")} in ${cron.timezone ?? "UTC"}`}>
+      <time
+        dateTime={cron.next_run_date}
+        title={t("scheduled.row.inTimezone", { time: formatRunTime(cron.next_run_date, timezone), timezone })}
+      >
         {formatRunTime(cron.next_run_date)}
       </time>{" "}
       <span className="muted">({formatUntil(cron.next_run_date)})</span>
@@ -53,10 +59,13 @@ function NextRun({ cron }: { cron: Cron }) {
 
 function LastRun({ cron }: { cron: Cron }) {
   const run = cron.last_run;
-  if (!run) return <span className="muted">Not run yet</span>;
+  const t = useT();
+  if (!run) return <span className="muted">{t("scheduled.row.notRunYet")}</span>;
   return (
-    <ThreadLink threadId={run.thread_id} data-testid="cron-last-run" title="Open the conversation of the last run">
-      <span className={`badge badge-${statusKind(run.status)}`}>{run.status}</span>{" "}
+    <ThreadLink threadId={run.thread_id} data-testid="cron-last-run" title={t("scheduled.row.lastRunTitle")}>
+      <span className={`badge badge-${statusKind(run.status)}`}>
+        {t(`common.runStatus.${run.status}`, { defaultValue: run.status })}
+      </span>{" "}
       <span className="muted">{formatRelative(run.created_at)}</span>
     </ThreadLink>
   );
@@ -66,6 +75,7 @@ export function CronRow({ cron, agentName, onChanged, onEdit, onDelete }: CronRo
   const [busy, setBusy] = useState<"toggle" | "run" | null>(null);
   const [error, setError] = useState<string>();
   const [started, setStarted] = useState<string>();
+  const t = useT();
   const name = nameOf(cron);
   const message = messageOf(cron);
   const act = async (kind: "toggle" | "run", action: () => Promise<void>) => {
@@ -95,33 +105,33 @@ export function CronRow({ cron, agentName, onChanged, onEdit, onDelete }: CronRo
       <div className="cron-main">
         <div className="cron-title">
           <strong data-testid="cron-name">{name}</strong>
-          {!cron.enabled && <span className="badge badge-warn">paused</span>}
+          {!cron.enabled && <span className="badge badge-warn">{t("scheduled.row.pausedBadge")}</span>}
         </div>
         {message && message !== name && <p className="cron-message muted">{message}</p>}
         <dl className="cron-facts">
           <div>
-            <dt>When</dt>
+            <dt>{t("scheduled.row.when")}</dt>
             <dd data-testid="cron-schedule">{describeSchedule(cron.schedule, cron.timezone)}</dd>
           </div>
           <div>
-            <dt>Next run</dt>
+            <dt>{t("scheduled.row.nextRun")}</dt>
             <dd data-testid="cron-next">
               <NextRun cron={cron} />
             </dd>
           </div>
           <div>
-            <dt>Last result</dt>
+            <dt>{t("scheduled.row.lastResult")}</dt>
             <dd>
               <LastRun cron={cron} />
             </dd>
           </div>
           <div>
-            <dt>Runs in</dt>
+            <dt>{t("scheduled.row.runsIn")}</dt>
             <dd>
               {cron.thread_id ? (
-                <ThreadLink threadId={cron.thread_id}>its conversation</ThreadLink>
+                <ThreadLink threadId={cron.thread_id}>{t("scheduled.row.itsConversation")}</ThreadLink>
               ) : (
-                "a new conversation each time"
+                t("scheduled.row.newEachTime")
               )}
               {agentName && <span className="muted"> · {agentName}</span>}
             </dd>
@@ -129,14 +139,14 @@ export function CronRow({ cron, agentName, onChanged, onEdit, onDelete }: CronRo
         </dl>
         {!cron.enabled && typeof cron.metadata["disabled_reason"] === "string" && (
           <p className="muted cron-reason" data-testid="cron-disabled-reason">
-            Paused by the server: {cron.metadata["disabled_reason"]}
+            {t("scheduled.row.pausedByServer", { reason: cron.metadata["disabled_reason"] })}
           </p>
         )}
         {started && (
           <p className="cron-started" role="status">
-            Run started.{" "}
+            {t("scheduled.row.runStarted")}{" "}
             <ThreadLink threadId={started} data-testid="cron-run-link">
-              Open the conversation
+              {t("common.openConversation")}
             </ThreadLink>
           </p>
         )}
@@ -148,17 +158,33 @@ export function CronRow({ cron, agentName, onChanged, onEdit, onDelete }: CronRo
       </div>
       <div className="cron-actions">
         <label className="cron-switch">
-          <Switch checked={cron.enabled} onChange={toggle} label={`Active: ${name}`} busy={busy === "toggle"} />
-          <span aria-hidden="true">{cron.enabled ? "Active" : "Paused"}</span>
+          <Switch
+            checked={cron.enabled}
+            onChange={toggle}
+            label={t("scheduled.row.activeLabel", { name })}
+            busy={busy === "toggle"}
+          />
+          <span aria-hidden="true">{cron.enabled ? t("scheduled.row.active") : t("scheduled.row.paused")}</span>
         </label>
-        <button type="button" className="btn btn-sm" onClick={runNow} disabled={busy === "run"} aria-label={`Run now: ${name}`}>
-          <Icon name="send" size={14} /> Run now
+        <button
+          type="button"
+          className="btn btn-sm"
+          onClick={runNow}
+          disabled={busy === "run"}
+          aria-label={t("scheduled.row.runNowLabel", { name })}
+        >
+          <Icon name="send" size={14} /> {t("scheduled.row.runNow")}
         </button>
-        <button type="button" className="btn btn-sm" onClick={() => onEdit(cron)} aria-label={`Edit: ${name}`}>
-          <Icon name="edit" size={14} /> Edit
+        <button type="button" className="btn btn-sm" onClick={() => onEdit(cron)} aria-label={t("scheduled.row.editLabel", { name })}>
+          <Icon name="edit" size={14} /> {t("scheduled.row.edit")}
         </button>
-        <button type="button" className="btn btn-sm btn-ghost" onClick={() => onDelete(cron)} aria-label={`Delete: ${name}`}>
-          <Icon name="trash" size={14} /> Delete
+        <button
+          type="button"
+          className="btn btn-sm btn-ghost"
+          onClick={() => onDelete(cron)}
+          aria-label={t("scheduled.row.deleteLabel", { name })}
+        >
+          <Icon name="trash" size={14} /> {t("common.delete")}
         </button>
       </div>
     </li>

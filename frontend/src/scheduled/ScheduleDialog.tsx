@@ -2,9 +2,11 @@
 // message, when it runs (simple English or cron, with a live preview), the timezone, the agent
 // and, from a chat, whether the runs continue that conversation.
 import { useEffect, useId, useMemo, useState } from "react";
+import { Trans } from "react-i18next";
 import { type Cron, cronsApi } from "../api/crons";
 import { Dialog } from "../components/Dialog";
 import { FormError, useFormAction } from "../components/Form";
+import { useT } from "../i18n";
 import { isBuiltIn, resolveAgent } from "../lib/agents";
 import {
   browserTimezone,
@@ -38,6 +40,7 @@ export function ScheduleDialog(props: ScheduleDialogProps) {
   const { busy, error, setError, submit } = useFormAction();
   const [valid, setValid] = useState(false);
   const editing = !!props.cron;
+  const t = useT();
   // A failure of the last time the dialog was open is not this time's.
   useEffect(() => {
     if (props.open) setError(undefined);
@@ -45,17 +48,23 @@ export function ScheduleDialog(props: ScheduleDialogProps) {
   return (
     <Dialog
       open={props.open}
-      title={editing ? "Edit schedule" : props.threadId || props.initialMessage ? "Schedule this message" : "New schedule"}
+      title={
+        editing
+          ? t("scheduled.dialog.editTitle")
+          : props.threadId || props.initialMessage
+            ? t("scheduled.dialog.scheduleMessage")
+            : t("scheduled.newSchedule")
+      }
       onClose={props.onClose}
       className="schedule-dialog"
       footer={
         <>
           <FormError error={error} testId="schedule-error" />
           <button type="button" className="btn" onClick={props.onClose}>
-            Cancel
+            {t("common.cancel")}
           </button>
           <button type="submit" form={formId} className="btn btn-primary" disabled={busy || !valid}>
-            {editing ? "Save changes" : "Create schedule"}
+            {editing ? t("scheduled.dialog.saveChanges") : t("scheduled.dialog.create")}
           </button>
         </>
       }
@@ -123,35 +132,41 @@ function ScheduleForm(props: FormProps) {
     props.onSaved(saved);
   });
   const whenInvalid = draft.when.trim() !== "" && !parsed.ok;
+  const t = useT();
   return (
-    <form id={props.formId} className="schedule-form" onSubmit={onSubmit} aria-label={props.cron ? "Edit schedule" : "New schedule"}>
+    <form
+      id={props.formId}
+      className="schedule-form"
+      onSubmit={onSubmit}
+      aria-label={props.cron ? t("scheduled.dialog.editTitle") : t("scheduled.newSchedule")}
+    >
       <label className="field">
-        <span>Message</span>
+        <span>{t("scheduled.dialog.message")}</span>
         <textarea
           required
           rows={3}
           value={draft.message}
           onChange={(e) => set("message")(e.target.value)}
-          placeholder="What the agent is asked each time"
+          placeholder={t("scheduled.dialog.messagePlaceholder")}
         />
       </label>
       <label className="field">
-        <span>Name (optional)</span>
+        <span>{t("scheduled.dialog.name")}</span>
         <input
           value={draft.name}
           onChange={(e) => set("name")(e.target.value)}
-          placeholder={firstWords(draft.message) || "A name for the list"}
+          placeholder={firstWords(draft.message) || t("scheduled.dialog.namePlaceholder")}
           maxLength={200}
           autoComplete="off"
         />
       </label>
       <label className="field">
-        <span>When</span>
+        <span>{t("scheduled.dialog.when")}</span>
         <input
           required
           value={draft.when}
           onChange={(e) => set("when")(e.target.value)}
-          placeholder="every weekday at 9:00"
+          placeholder={t("scheduled.dialog.whenPlaceholder")}
           autoComplete="off"
           spellCheck={false}
           autoFocus
@@ -163,8 +178,8 @@ function ScheduleForm(props: FormProps) {
       <div id={`${ids}-preview`} className="schedule-preview" aria-live="polite" data-testid="schedule-preview">
         {draft.when.trim() === "" ? (
           <p className="muted">
-            Simple English (&ldquo;every weekday at 9:00&rdquo;, &ldquo;every day at 8am&rdquo;, &ldquo;every monday at
-            10:30&rdquo;, &ldquo;every hour&rdquo;, &ldquo;every 15 minutes&rdquo;) or a cron expression.
+            {/* The field reads English: in Chinese the examples are set as code. */}
+            <Trans t={t} i18nKey="scheduled.dialog.whenHelp" components={{ code: <code /> }} />
           </p>
         ) : parsed.ok ? (
           <Preview cron={parsed.cron} timezone={timezoneOk ? draft.timezone.trim() : "UTC"} />
@@ -175,7 +190,7 @@ function ScheduleForm(props: FormProps) {
         )}
       </div>
       <label className="field">
-        <span>Timezone</span>
+        <span>{t("scheduled.dialog.timezone")}</span>
         <input
           required
           value={draft.timezone}
@@ -194,33 +209,33 @@ function ScheduleForm(props: FormProps) {
       </label>
       {!timezoneOk && (
         <p className="form-error" id={`${ids}-tz-error`}>
-          Not a timezone: use an IANA name such as Europe/Paris or UTC.
+          {t("scheduled.dialog.notTimezone")}
         </p>
       )}
       <label className="field">
-        <span>Agent</span>
+        <span>{t("scheduled.dialog.agent")}</span>
         <select value={assistantId} onChange={(e) => set("assistantId")(e.target.value)} disabled={agents.length === 0}>
-          {agents.length === 0 && <option value={assistantId}>Loading agents…</option>}
+          {agents.length === 0 && <option value={assistantId}>{t("scheduled.dialog.loadingAgents")}</option>}
           {agents.map((a) => (
             <option key={a.assistant_id} value={a.assistant_id}>
-              {isBuiltIn(a) ? `${a.name} (built-in)` : a.name}
+              {isBuiltIn(a) ? t("scheduled.dialog.builtIn", { name: a.name }) : a.name}
             </option>
           ))}
         </select>
       </label>
       {props.cron && assistantId !== props.cron.assistant_id && (
-        <p className="muted">Another agent replaces this schedule with a new one (same settings).</p>
+        <p className="muted">{t("scheduled.dialog.anotherAgent")}</p>
       )}
       {!props.cron && props.threadId && (
         <fieldset className="schedule-where">
-          <legend>Where each run goes</legend>
+          <legend>{t("scheduled.dialog.where")}</legend>
           <label>
             <input type="radio" name={`${ids}-where`} checked={!draft.inThread} onChange={() => set("inThread")(false)} />
-            A new conversation each time
+            {t("scheduled.dialog.newEachTime")}
           </label>
           <label>
             <input type="radio" name={`${ids}-where`} checked={draft.inThread} onChange={() => set("inThread")(true)} />
-            In this conversation
+            {t("scheduled.dialog.inThisConversation")}
           </label>
         </fieldset>
       )}
@@ -231,6 +246,7 @@ function ScheduleForm(props: FormProps) {
 /** The cron expression, its description and its next three run times. */
 function Preview({ cron, timezone }: { cron: string; timezone: string }) {
   const runs = nextRuns(cron, timezone, 3);
+  const t = useT();
   return (
     <div className="schedule-preview-body">
       <p>
@@ -238,7 +254,7 @@ function Preview({ cron, timezone }: { cron: string; timezone: string }) {
       </p>
       {runs.length > 0 ? (
         <>
-          <p className="muted">Next runs:</p>
+          <p className="muted">{t("scheduled.dialog.nextRuns")}</p>
           <ol className="schedule-next" data-testid="schedule-next">
             {runs.map((r) => (
               <li key={r.toISOString()}>
@@ -248,7 +264,7 @@ function Preview({ cron, timezone }: { cron: string; timezone: string }) {
           </ol>
         </>
       ) : (
-        <p className="muted">It never runs.</p>
+        <p className="muted">{t("scheduled.dialog.neverRuns")}</p>
       )}
     </div>
   );

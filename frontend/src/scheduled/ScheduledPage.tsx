@@ -1,6 +1,7 @@
 // `/scheduled`: the person's schedules (crons), each with when it runs next and how its last
 // run went; create, pause or resume, edit, run now, delete.
 import { useEffect, useState } from "react";
+import { Trans } from "react-i18next";
 import { Link } from "react-router-dom";
 import { type Cron, cronsApi } from "../api/crons";
 import { errorMessage } from "../api/http";
@@ -8,6 +9,7 @@ import { ConfirmDialog } from "../components/Dialog";
 import { Icon } from "../components/Icon";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
+import { useT } from "../i18n";
 import { useResource } from "../lib/useResource";
 import { assistantsStore, ensureAssistants } from "../state/assistants";
 import { useStore } from "../state/store";
@@ -37,6 +39,7 @@ export function ScheduledPage() {
   const [deleting, setDeleting] = useState<Cron | null>(null);
   const [deleteBusy, setDeleteBusy] = useState(false);
   const toast = useToast();
+  const t = useT();
   const replace = (cron: Cron, previous: string = cron.cron_id) =>
     setCrons((cs) => {
       const rest = (cs ?? []).filter((c) => c.cron_id !== previous && c.cron_id !== cron.cron_id);
@@ -48,7 +51,7 @@ export function ScheduledPage() {
     try {
       await cronsApi.delete(deleting.cron_id);
       setCrons((cs) => (cs ?? []).filter((c) => c.cron_id !== deleting.cron_id));
-      toast({ kind: "success", message: `${nameOf(deleting)} deleted.` });
+      toast({ kind: "success", message: t("scheduled.deleted", { name: nameOf(deleting) }) });
     } catch (e) {
       toast({ kind: "error", message: errorMessage(e) });
     }
@@ -60,33 +63,30 @@ export function ScheduledPage() {
   return (
     <main className="page scheduled-page" id="main">
       <div className="page-head">
-        <h1>Scheduled</h1>
+        <h1>{t("scheduled.title")}</h1>
         <div className="page-actions">
-          <button type="button" className="btn btn-sm" onClick={reload} aria-label="Refresh">
+          <button type="button" className="btn btn-sm" onClick={reload} aria-label={t("common.refresh")}>
             <Icon name="refresh" size={14} />
           </button>
           <button type="button" className="btn btn-primary btn-sm" onClick={() => setCreating(true)}>
-            <Icon name="plus" size={14} /> New schedule
+            <Icon name="plus" size={14} /> {t("scheduled.newSchedule")}
           </button>
         </div>
       </div>
-      <p className="muted">
-        Messages the agent answers on a schedule, such as a report every weekday at 9:00. Each run starts a new
-        conversation or continues the one the schedule was made in.
-      </p>
+      <p className="muted">{t("scheduled.intro")}</p>
       {error && <ErrorState message={error} onRetry={reload} />}
-      {!shown && !error && <Spinner label="Loading schedules…" />}
+      {!shown && !error && <Spinner label={t("scheduled.loading")} />}
       {shown && shown.length === 0 && (
-        <EmptyState icon="info" title="No schedules yet">
+        <EmptyState icon="info" title={t("scheduled.empty")}>
           <p>
-            In a chat, choose <strong>Schedule…</strong> beside the message box and say when, such as &ldquo;every weekday
-            at 9:00&rdquo;; or use <strong>New schedule</strong> above.
+            {/* In Chinese the example is English input, set as code. */}
+            <Trans t={t} i18nKey="scheduled.emptyBody" components={{ strong: <strong />, code: <code /> }} />
           </p>
-          <Link to="/">Go to the chat</Link>
+          <Link to="/">{t("scheduled.goToChat")}</Link>
         </EmptyState>
       )}
       {shown && shown.length > 0 && (
-        <ul className="cron-list" aria-label="Schedules">
+        <ul className="cron-list" aria-label={t("scheduled.list")}>
           {shown.map((c) => (
             <CronRow
               key={c.cron_id}
@@ -108,16 +108,16 @@ export function ScheduledPage() {
         }}
         onSaved={(saved) => {
           replace(saved, editing?.cron_id);
-          toast({ kind: "success", message: editing ? "Schedule saved." : "Schedule created." });
+          toast({ kind: "success", message: editing ? t("scheduled.saved") : t("scheduled.created") });
           setCreating(false);
           setEditing(null);
         }}
       />
       <ConfirmDialog
         open={deleting !== null}
-        title="Delete schedule?"
-        message={<>&ldquo;{deleting ? nameOf(deleting) : ""}&rdquo; stops running. Conversations it started stay.</>}
-        confirmLabel="Delete"
+        title={t("scheduled.deleteTitle")}
+        message={t("scheduled.deleteMessage", { name: deleting ? nameOf(deleting) : "" })}
+        confirmLabel={t("common.delete")}
         danger
         busy={deleteBusy}
         onConfirm={() => void confirmDelete()}

@@ -1,6 +1,7 @@
 // What the Scheduled page and the schedule dialog read from a cron object, and the request
 // bodies they send: a schedule's name and message, its run state, the form's draft.
 import type { Cron, CronCreate, CronPatch } from "../api/crons";
+import { t } from "../i18n";
 import { textOf } from "../lib/messages";
 
 /** How many words of the message name a schedule without a name. */
@@ -28,7 +29,7 @@ export function firstWords(text: string, count = NAME_WORDS): string {
 export function nameOf(cron: Pick<Cron, "payload" | "metadata">): string {
   const name = cron.metadata["name"];
   if (typeof name === "string" && name.trim()) return name.trim();
-  return firstWords(messageOf(cron)) || "Untitled schedule";
+  return firstWords(messageOf(cron)) || t("scheduled.untitled");
 }
 
 /** What the schedule field and its neighbours hold. */

@@ -8,9 +8,15 @@ import { CopyButton } from "../components/CopyButton";
 import { Field, FormError, PasswordField, useFormAction } from "../components/Form";
 import { ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
+import { Trans } from "react-i18next";
+import { useT } from "../i18n";
+import { formatLocale } from "../lib/format";
 import { useResource } from "../lib/useResource";
+import { LanguageSetting } from "./LanguageSetting";
+import { SuggestionsSetting } from "./SuggestionsSetting";
 
 function PasswordForm() {
+  const t = useT();
   const toast = useToast();
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
@@ -19,22 +25,28 @@ function PasswordForm() {
     await api.changePassword(current, next);
     setCurrent("");
     setNext("");
-    toast({ kind: "success", message: "Password changed. Your other sessions were signed out." });
+    toast({ kind: "success", message: t("settings.account.passwordChanged") });
   });
   return (
     <form className="settings-form" onSubmit={change} aria-labelledby="password-title">
-      <h2 id="password-title">Password</h2>
-      <PasswordField label="Current password" value={current} onValue={setCurrent} />
-      <PasswordField label="New password (at least 8 characters)" value={next} onValue={setNext} fresh />
+      <h2 id="password-title">{t("settings.account.passwordTitle")}</h2>
+      <PasswordField label={t("settings.account.currentPassword")} value={current} onValue={setCurrent} />
+      <PasswordField label={t("settings.account.newPassword")} value={next} onValue={setNext} fresh />
       <FormError error={error} />
       <button type="submit" className="btn btn-primary btn-sm" disabled={busy}>
-        Change password
+        {t("settings.account.changePassword")}
       </button>
     </form>
   );
 }
 
+/** A day in the interface's language. */
+function dateOf(iso: string): string {
+  return new Date(iso).toLocaleDateString(formatLocale());
+}
+
 function Tokens() {
+  const t = useT();
   const { data, error, reload } = useResource("tokens", () => api.tokens());
   const [name, setName] = useState("");
   const [created, setCreated] = useState<CreatedToken>();
@@ -54,20 +66,27 @@ function Tokens() {
   };
   return (
     <section className="settings-form" aria-labelledby="tokens-title">
-      <h2 id="tokens-title">Personal access tokens</h2>
+      <h2 id="tokens-title">{t("settings.account.tokensTitle")}</h2>
       <p className="muted small">
-        For programs and SDKs: send a token as <code>Authorization: Bearer …</code> or <code>X-Api-Key</code>.
+        <Trans t={t} i18nKey="settings.account.tokensHint" components={{ code: <code /> }} />
       </p>
       <form className="inline-form" onSubmit={create}>
-        <Field label="Name" required maxLength={100} value={name} onValue={setName} placeholder="laptop script" />
+        <Field
+          label={t("settings.common.name")}
+          required
+          maxLength={100}
+          value={name}
+          onValue={setName}
+          placeholder={t("settings.account.tokenNamePlaceholder")}
+        />
         <button type="submit" className="btn btn-sm" disabled={busy}>
-          Create token
+          {t("settings.account.createToken")}
         </button>
       </form>
       {created && (
         <div className="banner banner-info" role="status" data-testid="new-token">
           <span>
-            Copy it now, it is not shown again: <code>{created.token}</code>
+            {t("settings.account.copyNow")} <code>{created.token}</code>
           </span>
           <CopyButton text={created.token} />
         </div>
@@ -77,16 +96,16 @@ function Tokens() {
       {!data && !error && <Spinner />}
       {data && (
         <ul className="plain-list">
-          {data.length === 0 && <li className="muted">No tokens.</li>}
-          {data.map((t) => (
-            <li key={t.id}>
-              <span>{t.name}</span>
+          {data.length === 0 && <li className="muted">{t("settings.account.noTokens")}</li>}
+          {data.map((token) => (
+            <li key={token.id}>
+              <span>{token.name}</span>
               <span className="muted small">
-                created {new Date(t.created_at).toLocaleDateString()}
-                {t.expires_at ? `, expires ${new Date(t.expires_at).toLocaleDateString()}` : ""}
+                {t("settings.account.tokenCreated", { date: dateOf(token.created_at) })}
+                {token.expires_at ? t("settings.account.tokenExpires", { date: dateOf(token.expires_at) }) : ""}
               </span>
-              <button type="button" className="btn btn-xs btn-danger" onClick={() => void revoke(t.id)}>
-                Revoke
+              <button type="button" className="btn btn-xs btn-danger" onClick={() => void revoke(token.id)}>
+                {t("settings.account.revoke")}
               </button>
             </li>
           ))}
@@ -97,15 +116,18 @@ function Tokens() {
 }
 
 export function AccountPage() {
+  const t = useT();
   const { me } = useAuth();
   return (
     <main className="page settings-page" id="main">
       <div className="page-head">
-        <h1>Account</h1>
+        <h1>{t("settings.account.title")}</h1>
         <span className="muted">
-          {me.email} · {me.role}
+          {me.email} · {t(`settings.roles.${me.role}`)}
         </span>
       </div>
+      <LanguageSetting />
+      <SuggestionsSetting />
       <PasswordForm />
       <Tokens />
     </main>

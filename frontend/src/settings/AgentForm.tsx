@@ -22,6 +22,7 @@ import {
   patchBody,
 } from "../lib/agents";
 import { useOptionalAuth } from "../auth/auth";
+import { formatNumber, useT } from "../i18n";
 import { useResource } from "../lib/useResource";
 import { useAppInfo } from "../state/appInfo";
 import { NameChoice } from "./NameChoice";
@@ -36,25 +37,26 @@ export function enabledSkillNames(list: SkillList): string[] {
 }
 
 function InstructionsField({ value, max, onValue }: { value: string; max: number; onValue: (v: string) => void }) {
+  const t = useT();
   const countId = useId();
   const count = charCount(value);
   const over = count - max;
   return (
     <div className="field-with-note">
       <label className="field">
-        <span>Instructions</span>
+        <span>{t("settings.agentForm.instructions")}</span>
         <textarea
           rows={8}
           value={value}
           onChange={(e) => onValue(e.target.value)}
           aria-describedby={countId}
           aria-invalid={over > 0 || undefined}
-          placeholder="Added to the system prompt: the agent's role, tone, what to do and not to do."
+          placeholder={t("settings.agentForm.instructionsPlaceholder")}
         />
       </label>
       <span id={countId} className={`char-count ${over > 0 ? "char-count-over" : ""}`} data-testid="instructions-count">
-        {count.toLocaleString("en")} / {max.toLocaleString("en")} characters
-        {over > 0 ? `: ${over.toLocaleString("en")} too many` : ""}
+        {t("settings.agentForm.charCount", { n: formatNumber(count), max: formatNumber(max) })}
+        {over > 0 ? t("settings.agentForm.tooMany", { n: formatNumber(over) }) : ""}
       </span>
     </div>
   );
@@ -62,12 +64,17 @@ function InstructionsField({ value, max, onValue }: { value: string; max: number
 
 /** `models` undefined: not loaded yet (the agent's own is shown as it is). */
 function ModelField({ value, models, onValue }: { value: string; models: string[] | undefined; onValue: (v: string) => void }) {
+  const t = useT();
   const { defaultModel } = useAppInfo();
   return (
     <label className="field">
-      <span>Model</span>
+      <span>{t("settings.agentForm.model")}</span>
       <select value={value} onChange={(e) => onValue(e.target.value)}>
-        <option value="">Server default{defaultModel ? ` (${defaultModel.name})` : ""}</option>
+        <option value="">
+          {defaultModel
+            ? t("settings.agentForm.serverDefaultNamed", { name: defaultModel.name })
+            : t("settings.agentForm.serverDefault")}
+        </option>
         {(models ?? []).map((m) => (
           <option key={m} value={m}>
             {m}
@@ -75,8 +82,7 @@ function ModelField({ value, models, onValue }: { value: string; models: string[
         ))}
         {value && !models?.includes(value) && (
           <option value={value}>
-            {value}
-            {models ? " (not configured)" : ""}
+            {models ? t("settings.agentForm.notConfigured", { name: value }) : value}
           </option>
         )}
       </select>
@@ -84,10 +90,11 @@ function ModelField({ value, models, onValue }: { value: string; models: string[
   );
 }
 
+/** The catalogue keys of the network modes' labels. */
 const NETWORK_LABELS: Record<NetworkMode, string> = {
-  none: "No network",
-  allowlist: "Only the hosts listed (through the egress proxy, logged)",
-  open: "Open (unfiltered, not logged)",
+  none: "settings.agentForm.network.none",
+  allowlist: "settings.agentForm.network.allowlist",
+  open: "settings.agentForm.network.open",
 };
 
 /** The agent's sandbox network policy: a mode and its allow-list (admins only). */
@@ -100,34 +107,35 @@ function NetworkField({
   disabled: boolean;
   set: <K extends keyof AgentDraft>(key: K) => (value: AgentDraft[K]) => void;
 }) {
-  const hint = disabled ? "Set by an admin." : "Only admins can change it.";
+  const t = useT();
+  const hint = disabled ? t("settings.common.setByAdmin") : t("settings.common.onlyAdmins");
   return (
     <>
       <label className="field">
-        <span>Sandbox network</span>
+        <span>{t("settings.agentForm.sandboxNetwork")}</span>
         <select
           value={draft.networkMode}
           disabled={disabled}
           title={hint}
           onChange={(e) => set("networkMode")(e.target.value as NetworkMode | "")}
         >
-          <option value="">The server's setting</option>
+          <option value="">{t("settings.agentForm.serverSetting")}</option>
           {NETWORK_MODES.map((m) => (
             <option key={m} value={m}>
-              {NETWORK_LABELS[m]}
+              {t(NETWORK_LABELS[m])}
             </option>
           ))}
         </select>
       </label>
       {(draft.networkMode === "allowlist" || draft.allowedDomains) && (
         <label className="field">
-          <span>Allowed hosts</span>
+          <span>{t("settings.agentForm.allowedHosts")}</span>
           <textarea
             rows={3}
             value={draft.allowedDomains}
             disabled={disabled}
             onChange={(e) => set("allowedDomains")(e.target.value)}
-            placeholder={"One per line: example.com, *.example.com, host:8443, @packages (PyPI, npm)\nEmpty: the server's list"}
+            placeholder={t("settings.agentForm.allowedHostsPlaceholder")}
           />
         </label>
       )}
@@ -145,11 +153,12 @@ function WebField({
   disabled: boolean;
   set: <K extends keyof AgentDraft>(key: K) => (value: AgentDraft[K]) => void;
 }) {
+  const t = useT();
   const hintId = useId();
-  const title = disabled ? "Set by an admin." : "Only admins can change it.";
+  const title = disabled ? t("settings.common.setByAdmin") : t("settings.common.onlyAdmins");
   return (
     <fieldset className="agent-web" data-testid="agent-web" aria-describedby={hintId}>
-      <legend>Web tools</legend>
+      <legend>{t("settings.agentForm.webTools")}</legend>
       <label className="agent-web-check" title={title}>
         <input
           type="checkbox"
@@ -157,51 +166,53 @@ function WebField({
           disabled={disabled}
           onChange={(e) => set("webEnabled")(e.target.checked)}
         />{" "}
-        Web tools (search and read pages)
+        {t("settings.agentForm.webToolsCheck")}
       </label>
       <label className="field">
-        <span>Only these hosts</span>
+        <span>{t("settings.agentForm.onlyHosts")}</span>
         <textarea
           rows={3}
           value={draft.webAllowed}
           disabled={disabled}
           title={title}
           onChange={(e) => set("webAllowed")(e.target.value)}
-          placeholder={"One per line: example.com, *.example.com, an IP or CIDR\nEmpty: any the server allows"}
+          placeholder={t("settings.agentForm.onlyHostsPlaceholder")}
         />
       </label>
       <label className="field">
-        <span>Never these hosts</span>
+        <span>{t("settings.agentForm.neverHosts")}</span>
         <textarea
           rows={3}
           value={draft.webBlocked}
           disabled={disabled}
           title={title}
           onChange={(e) => set("webBlocked")(e.target.value)}
-          placeholder={"One per line: example.com, *.example.com, an IP or CIDR"}
+          placeholder={t("settings.agentForm.neverHostsPlaceholder")}
         />
       </label>
       <span id={hintId} className="muted small">
-        These narrow the server's web settings, never widen them. {title}
+        {t("settings.agentForm.webNarrow", { hint: title })}
       </span>
     </fieldset>
   );
 }
 
+/** The catalogue keys of the memory scopes' labels. */
 const SCOPE_LABELS: Record<MemoryScope, string> = {
-  shared: "What it learns is shared with your other agents",
-  assistant: "What it learns stays with this agent",
+  shared: "settings.agentForm.scope.shared",
+  assistant: "settings.agentForm.scope.assistant",
 };
 
 /** Whose the facts the agent learns are (it always reads the shared ones). */
 function MemoryScopeField({ value, onValue }: { value: MemoryScope; onValue: (v: MemoryScope) => void }) {
+  const t = useT();
   return (
     <label className="field">
-      <span>Memory</span>
+      <span>{t("settings.agentForm.memory")}</span>
       <select value={value} onChange={(e) => onValue(e.target.value as MemoryScope)}>
         {MEMORY_SCOPES.map((s) => (
           <option key={s} value={s}>
-            {SCOPE_LABELS[s]}
+            {t(SCOPE_LABELS[s])}
           </option>
         ))}
       </select>
@@ -224,6 +235,7 @@ function AgentFormBody({
   onCancel: () => void;
   onSaved: (saved: Assistant) => void;
 }) {
+  const t = useT();
   const [draft, setDraft] = useState<AgentDraft>(() => draftOf(agent));
   const isAdmin = useOptionalAuth()?.me.role === "admin";
   const { busy, error, setError, submit } = useFormAction();
@@ -232,7 +244,7 @@ function AgentFormBody({
   const tooLong = charCount(draft.instructions) > max;
   const save = submit(async () => {
     if (!draft.name.trim()) {
-      setError("Give the agent a name.");
+      setError(t("settings.agentForm.nameRequired"));
       return;
     }
     const saved = agent
@@ -241,14 +253,19 @@ function AgentFormBody({
     onSaved(saved);
   });
   return (
-    <form className="agent-form" onSubmit={save} aria-label={agent ? `Edit ${agent.name}` : "New agent"} noValidate>
-      <Field label="Name" required maxLength={MAX_NAME} value={draft.name} onValue={set("name")} autoComplete="off" />
+    <form
+      className="agent-form"
+      onSubmit={save}
+      aria-label={agent ? t("settings.common.editNamed", { name: agent.name }) : t("settings.agentForm.newAgent")}
+      noValidate
+    >
+      <Field label={t("settings.common.name")} required maxLength={MAX_NAME} value={draft.name} onValue={set("name")} autoComplete="off" />
       <Field
-        label="Description"
+        label={t("settings.common.description")}
         maxLength={MAX_DESCRIPTION}
         value={draft.description}
         onValue={set("description")}
-        placeholder="What it is for"
+        placeholder={t("settings.common.whatFor")}
         autoComplete="off"
       />
       <InstructionsField value={draft.instructions} max={max} onValue={set("instructions")} />
@@ -256,24 +273,24 @@ function AgentFormBody({
       <MemoryScopeField value={draft.memoryScope} onValue={set("memoryScope")} />
       {(isAdmin || draft.sandboxImage) && (
         <Field
-          label="Sandbox image"
+          label={t("settings.agentForm.sandboxImage")}
           value={draft.sandboxImage}
           onValue={set("sandboxImage")}
-          placeholder="The server's (antler-sandbox:full)"
+          placeholder={t("settings.agentForm.sandboxImagePlaceholder")}
           autoComplete="off"
           disabled={!isAdmin}
-          title={isAdmin ? "The Docker image its conversations' sandboxes start from. Only admins can change it." : "Set by an admin."}
+          title={isAdmin ? t("settings.agentForm.sandboxImageTitle") : t("settings.common.setByAdmin")}
         />
       )}
       {(isAdmin || draft.secrets) && (
         <Field
-          label="Secrets it gets"
+          label={t("settings.agentForm.secrets")}
           value={draft.secrets}
           onValue={set("secrets")}
-          placeholder="Names from Settings → Secrets, e.g. IMAGE_API_KEY"
+          placeholder={t("settings.agentForm.secretsPlaceholder")}
           autoComplete="off"
           disabled={!isAdmin}
-          title={isAdmin ? "Its commands get these as environment variables. Only admins can change it." : "Set by an admin."}
+          title={isAdmin ? t("settings.agentForm.secretsTitle") : t("settings.common.setByAdmin")}
         />
       )}
       {(isAdmin || draft.networkMode || draft.allowedDomains) && (
@@ -283,32 +300,34 @@ function AgentFormBody({
         <WebField draft={draft} disabled={!isAdmin} set={set} />
       )}
       <NameChoice
-        legend="Skills"
-        allLabel="All enabled skills"
-        someLabel="Only the skills checked"
+        testId="choice-skills"
+        legend={t("settings.agentForm.skills")}
+        allLabel={t("settings.agentForm.allSkills")}
+        someLabel={t("settings.agentForm.someSkills")}
         names={skillNames ?? []}
         value={draft.skills}
         onChange={set("skills")}
         searchable
-        {...(skillNames ? { missingNote: "not enabled" } : {})}
+        {...(skillNames ? { missingNote: t("settings.agentForm.notEnabled") } : {})}
       />
       <NameChoice
-        legend="Tools"
-        allLabel="All tools"
-        someLabel="Only the tools checked"
+        testId="choice-tools"
+        legend={t("settings.agentForm.tools")}
+        allLabel={t("settings.agentForm.allTools")}
+        someLabel={t("settings.agentForm.someTools")}
         names={choices?.tools ?? []}
         value={draft.tools}
         onChange={set("tools")}
         searchable={(choices?.tools.length ?? 0) > 10}
-        {...(choices ? { missingNote: "unknown" } : {})}
+        {...(choices ? { missingNote: t("settings.agentForm.unknown") } : {})}
       />
       <FormError error={error} testId="agent-form-error" />
       <div className="form-actions">
         <button type="button" className="btn" onClick={onCancel}>
-          Cancel
+          {t("settings.common.cancel")}
         </button>
         <button type="submit" className="btn btn-primary" disabled={busy || tooLong} data-testid="save-agent">
-          {busy ? "Saving…" : agent ? "Save" : "Create agent"}
+          {busy ? t("settings.common.saving") : agent ? t("settings.common.save") : t("settings.agentForm.createAgent")}
         </button>
       </div>
     </form>
@@ -327,17 +346,18 @@ export function AgentForm({
   onClose: () => void;
   onSaved: (saved: Assistant) => void;
 }) {
+  const t = useT();
   const loadChoices = useCallback((signal: AbortSignal) => api.assistantSchemas(GRAPH_ID, signal).then(choicesOf), []);
   const choices = useResource(open ? "agent-choices" : null, loadChoices);
   const skills = useResource(open ? "agent-skills" : null, () => api.skills().then(enabledSkillNames));
-  const title = agent ? `Edit “${agent.name}”` : "New agent";
+  const title = agent ? t("settings.common.editQuoted", { name: agent.name }) : t("settings.agentForm.newAgent");
   return (
     <Dialog open={open} title={title} onClose={onClose} className="agent-dialog">
-      {choices.error && <ErrorState message={`Models and tools: ${choices.error}`} onRetry={choices.reload} />}
-      {skills.error && <ErrorState message={`Skills: ${skills.error}`} onRetry={skills.reload} />}
+      {choices.error && <ErrorState message={t("settings.agentForm.choicesError", { error: choices.error })} onRetry={choices.reload} />}
+      {skills.error && <ErrorState message={t("settings.agentForm.skillsError", { error: skills.error })} onRetry={skills.reload} />}
       {agent && (
         <p className="muted small">
-          Version {agent.version}. Saving makes a new version; earlier ones can be restored from Versions.
+          {t("settings.agentForm.versionNote", { version: agent.version })}
         </p>
       )}
       <AgentFormBody

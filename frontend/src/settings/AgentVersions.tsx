@@ -6,7 +6,9 @@ import type { Assistant } from "../api/types";
 import { Dialog } from "../components/Dialog";
 import { ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
+import { formatNumber, t as translate, useT } from "../i18n";
 import { charCount, countLabel, settingsOf } from "../lib/agents";
+import { formatLocale } from "../lib/format";
 import { useResource } from "../lib/useResource";
 
 /** Versions listed (the server's page; an agent edited more often shows its latest ones). */
@@ -17,10 +19,12 @@ export function versionSummary(v: Assistant): string {
   const s = settingsOf(v);
   return [
     v.name,
-    s.model_name ?? "server default model",
+    s.model_name ?? translate("settings.versions.serverDefaultModel"),
     countLabel(s.skills, "skill"),
     countLabel(s.tools, "tool"),
-    s.system_prompt ? `${charCount(s.system_prompt).toLocaleString("en")} characters of instructions` : "no instructions",
+    s.system_prompt
+      ? translate("settings.versions.instructionChars", { n: formatNumber(charCount(s.system_prompt)) })
+      : translate("settings.versions.noInstructions"),
   ].join(" · ");
 }
 
@@ -34,6 +38,7 @@ export function AgentVersions({
   onClose: () => void;
   onRestored: (current: Assistant) => void;
 }) {
+  const t = useT();
   const toast = useToast();
   const [busy, setBusy] = useState<number | null>(null);
   const id = agent?.assistant_id;
@@ -48,28 +53,29 @@ export function AgentVersions({
     setBusy(version);
     try {
       const current = await api.restoreAssistantVersion(agent.assistant_id, version);
-      toast({ kind: "success", message: `Version ${version} of “${current.name}” is current again.` });
+      toast({ kind: "success", message: t("settings.versions.restored", { version, name: current.name }) });
       onRestored(current);
     } catch (e) {
-      toast({ kind: "error", message: `Restore failed: ${errorMessage(e)}` });
+      toast({ kind: "error", message: t("settings.versions.restoreFailed", { error: errorMessage(e) }) });
     } finally {
       setBusy(null);
     }
   };
   return (
-    <Dialog open={!!agent} title={`Versions of “${agent?.name ?? ""}”`} onClose={onClose} className="agent-dialog">
+    <Dialog open={!!agent} title={t("settings.versions.title", { name: agent?.name ?? "" })} onClose={onClose} className="agent-dialog">
       {error && <ErrorState message={error} onRetry={reload} />}
-      {!data && !error && <Spinner label="Loading the versions…" />}
+      {!data && !error && <Spinner label={t("settings.versions.loading")} />}
       {data && (
-        <ol className="version-list" aria-label="Versions">
+        <ol className="version-list" aria-label={t("settings.versions.list")}>
           {data.map((v) => {
             const current = v.version === agent?.version;
             return (
               <li key={v.version} data-testid="agent-version">
                 <div className="version-main">
                   <div>
-                    <strong>Version {v.version}</strong> {current && <span className="badge badge-ok">current</span>}{" "}
-                    <span className="muted small">{new Date(v.updated_at).toLocaleString()}</span>
+                    <strong>{t("settings.versions.version", { version: v.version })}</strong>{" "}
+                    {current && <span className="badge badge-ok">{t("settings.versions.current")}</span>}{" "}
+                    <span className="muted small">{new Date(v.updated_at).toLocaleString(formatLocale())}</span>
                   </div>
                   <p className="muted small">{versionSummary(v)}</p>
                 </div>
@@ -79,9 +85,9 @@ export function AgentVersions({
                     className="btn btn-sm"
                     onClick={() => void restore(v.version)}
                     disabled={busy !== null}
-                    aria-label={`Restore version ${v.version}`}
+                    aria-label={t("settings.versions.restoreLabel", { version: v.version })}
                   >
-                    {busy === v.version ? "Restoring…" : "Restore"}
+                    {busy === v.version ? t("settings.versions.restoring") : t("settings.versions.restore")}
                   </button>
                 )}
               </li>

@@ -8,6 +8,7 @@ import { ConfirmDialog } from "../components/Dialog";
 import { Icon } from "../components/Icon";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
+import { useT } from "../i18n";
 import { countLabel, isBuiltIn, settingsOf } from "../lib/agents";
 import { assistantsStore, refreshAssistants } from "../state/assistants";
 import { useStore } from "../state/store";
@@ -25,6 +26,7 @@ function AgentRow({
   onVersions: () => void;
   onDelete: () => void;
 }) {
+  const t = useT();
   const builtIn = isBuiltIn(agent);
   const s = settingsOf(agent);
   return (
@@ -33,28 +35,44 @@ function AgentRow({
         <div className="agent-name-line">
           <span className="agent-name">{agent.name}</span>
           {builtIn ? (
-            <span className="badge badge-public">built-in</span>
+            <span className="badge badge-public">{t("settings.agents.builtIn")}</span>
           ) : (
             <span className="badge" data-testid="agent-version-badge">
-              version {agent.version}
+              {t("settings.agents.versionBadge", { version: agent.version })}
             </span>
           )}
         </div>
         {agent.description && <p className="agent-desc">{agent.description}</p>}
         <p className="agent-meta muted small" data-testid="agent-meta">
-          {s.model_name ?? "Server default model"} · {countLabel(s.skills, "skill")} · {countLabel(s.tools, "tool")}
-          {s.system_prompt ? " · own instructions" : ""}
+          {s.model_name ?? t("settings.agents.serverDefaultModel")} · {countLabel(s.skills, "skill")} ·{" "}
+          {countLabel(s.tools, "tool")}
+          {s.system_prompt ? ` · ${t("settings.agents.ownInstructions")}` : ""}
         </p>
       </div>
       {!builtIn && (
         <div className="agent-actions">
-          <button type="button" className="btn btn-ghost btn-sm" onClick={onVersions} aria-label={`Versions of ${agent.name}`}>
-            Versions
+          <button
+            type="button"
+            className="btn btn-ghost btn-sm"
+            onClick={onVersions}
+            aria-label={t("settings.agents.versionsOf", { name: agent.name })}
+          >
+            {t("settings.agents.versions")}
           </button>
-          <button type="button" className="btn btn-sm" onClick={onEdit} aria-label={`Edit ${agent.name}`}>
-            <Icon name="edit" size={14} /> Edit
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={onEdit}
+            aria-label={t("settings.common.editNamed", { name: agent.name })}
+          >
+            <Icon name="edit" size={14} /> {t("settings.common.edit")}
           </button>
-          <button type="button" className="btn btn-ghost btn-icon btn-sm" onClick={onDelete} aria-label={`Delete ${agent.name}`}>
+          <button
+            type="button"
+            className="btn btn-ghost btn-icon btn-sm"
+            onClick={onDelete}
+            aria-label={t("settings.common.deleteNamed", { name: agent.name })}
+          >
             <Icon name="trash" size={14} />
           </button>
         </div>
@@ -64,6 +82,7 @@ function AgentRow({
 }
 
 export function AgentsPage() {
+  const t = useT();
   const toast = useToast();
   const { list, error } = useStore(assistantsStore);
   // Editing: an agent, "new", or nothing.
@@ -80,7 +99,9 @@ export function AgentsPage() {
     setEditing(null);
     toast({
       kind: "success",
-      message: created ? `Created “${saved.name}”.` : `Saved “${saved.name}” (version ${saved.version}).`,
+      message: created
+        ? t("settings.agents.created", { name: saved.name })
+        : t("settings.agents.saved", { name: saved.name, version: saved.version }),
     });
     void refreshAssistants();
   };
@@ -95,9 +116,9 @@ export function AgentsPage() {
     setDeleteBusy(true);
     try {
       await api.deleteAssistant(deleting.assistant_id);
-      toast({ kind: "success", message: `Deleted “${deleting.name}”.` });
+      toast({ kind: "success", message: t("settings.common.deletedQuoted", { name: deleting.name }) });
     } catch (e) {
-      toast({ kind: "error", message: `Delete failed: ${errorMessage(e)}` });
+      toast({ kind: "error", message: t("settings.common.deleteFailed", { error: errorMessage(e) }) });
     } finally {
       setDeleteBusy(false);
       setDeleting(null);
@@ -109,21 +130,20 @@ export function AgentsPage() {
   return (
     <main id="main" className="page settings-page agents-page">
       <div className="page-head">
-        <h1>Agents</h1>
+        <h1>{t("settings.agents.title")}</h1>
         <div className="page-actions">
           <button type="button" className="btn btn-primary btn-sm" onClick={() => setEditing("new")}>
-            <Icon name="plus" size={14} /> New agent
+            <Icon name="plus" size={14} /> {t("settings.agents.new")}
           </button>
         </div>
       </div>
       <p className="muted">
-        An agent is Antler with your instructions, a model, and a choice of skills and tools. Pick one in the chat’s
-        Agent menu; a conversation keeps its agent until you pick another.
+        {t("settings.agents.intro")}
       </p>
       {error && <ErrorState message={error} onRetry={() => void refreshAssistants()} />}
-      {!list && !error && <Spinner label="Loading agents…" />}
+      {!list && !error && <Spinner label={t("settings.agents.loading")} />}
       {list && (
-        <ul className="agent-list" aria-label="Agents">
+        <ul className="agent-list" aria-label={t("settings.agents.list")}>
           {list.map((a) => (
             <AgentRow
               key={a.assistant_id}
@@ -136,8 +156,8 @@ export function AgentsPage() {
         </ul>
       )}
       {list && own.length === 0 && (
-        <EmptyState title="No agents of your own yet">
-          Make one for a task you repeat: a reviewer, a translator, a data analyst.
+        <EmptyState title={t("settings.agents.emptyTitle")}>
+          {t("settings.agents.emptyText")}
         </EmptyState>
       )}
       <AgentForm
@@ -149,14 +169,9 @@ export function AgentsPage() {
       <AgentVersions agent={versionsOf} onClose={() => setVersionsOf(null)} onRestored={onRestored} />
       <ConfirmDialog
         open={deleting !== null}
-        title="Delete agent?"
-        message={
-          <>
-            “{deleting?.name}” and its versions will be deleted. Conversations that used it stay; their next answers
-            come from the built-in agent unless you pick another.
-          </>
-        }
-        confirmLabel="Delete"
+        title={t("settings.agents.deleteTitle")}
+        message={t("settings.agents.deleteMessage", { name: deleting?.name ?? "" })}
+        confirmLabel={t("settings.common.delete")}
         danger
         busy={deleteBusy}
         onConfirm={() => void confirmDelete()}

@@ -6,6 +6,7 @@ import { api } from "../api/client";
 import type { Fact } from "../api/types";
 import { FormError, useFormAction } from "../components/Form";
 import { Icon } from "../components/Icon";
+import { useT } from "../i18n";
 import { categoryLabel, factDetails } from "../lib/memory";
 import { CategorySelect } from "./CategorySelect";
 
@@ -28,6 +29,7 @@ export function FactRow({
   onSaved: (old: Fact, next: Fact) => void;
   onDelete: () => void;
 }) {
+  const t = useT();
   const [editing, setEditing] = useState(false);
   const name = factPreview(fact);
   return (
@@ -55,26 +57,34 @@ export function FactRow({
                 </span>
               ))}
               {fact.source_thread && (
-                <Link to={`/threads/${encodeURIComponent(fact.source_thread)}`} title="The conversation it was learned in">
-                  source conversation
+                <Link
+                  to={`/threads/${encodeURIComponent(fact.source_thread)}`}
+                  title={t("settings.facts.sourceTitle")}
+                >
+                  {t("settings.facts.source")}
                 </Link>
               )}
               {fresh && (
                 <span className="badge badge-ok" role="status">
-                  saved as a new version
+                  {t("settings.facts.savedNew")}
                 </span>
               )}
             </p>
           </div>
           <div className="fact-actions">
-            <button type="button" className="btn btn-sm" onClick={() => setEditing(true)} aria-label={`Edit “${name}”`}>
-              <Icon name="edit" size={14} /> Edit
+            <button
+              type="button"
+              className="btn btn-sm"
+              onClick={() => setEditing(true)}
+              aria-label={t("settings.facts.editLabel", { name })}
+            >
+              <Icon name="edit" size={14} /> {t("settings.common.edit")}
             </button>
             <button
               type="button"
               className="btn btn-ghost btn-icon btn-sm"
               onClick={onDelete}
-              aria-label={`Delete “${name}”`}
+              aria-label={t("settings.facts.deleteLabel", { name })}
             >
               <Icon name="trash" size={14} />
             </button>
@@ -87,6 +97,7 @@ export function FactRow({
 
 /** The inline editor: the text and the category; Save sends what changed. */
 function FactEditor({ fact, onCancel, onSaved }: { fact: Fact; onCancel: () => void; onSaved: (next: Fact) => void }) {
+  const t = useT();
   const [content, setContent] = useState(fact.content);
   const [category, setCategory] = useState(fact.category);
   const { busy, error, submit } = useFormAction();
@@ -101,17 +112,17 @@ function FactEditor({ fact, onCancel, onSaved }: { fact: Fact; onCancel: () => v
   return (
     <form className="fact-editor" onSubmit={save}>
       <label className="field">
-        <span>Fact</span>
+        <span>{t("settings.facts.fact")}</span>
         <textarea rows={2} value={content} required autoFocus onChange={(e) => setContent(e.target.value)} />
       </label>
       <div className="fact-editor-row">
-        <CategorySelect label="Category" value={category} onChange={setCategory} disabled={busy} />
+        <CategorySelect label={t("settings.common.category")} value={category} onChange={setCategory} disabled={busy} />
         <div className="form-actions">
           <button type="button" className="btn btn-sm" onClick={onCancel} disabled={busy}>
-            Cancel
+            {t("settings.common.cancel")}
           </button>
           <button type="submit" className="btn btn-sm btn-primary" disabled={busy || !changed || !content.trim()}>
-            {busy ? "Saving…" : "Save"}
+            {busy ? t("settings.common.saving") : t("settings.common.save")}
           </button>
         </div>
       </div>

@@ -4,8 +4,10 @@ import { useState } from "react";
 import { api } from "../api/client";
 import { Dialog } from "../components/Dialog";
 import { FormError, useFormAction } from "../components/Form";
+import { Trans } from "react-i18next";
+import { useT } from "../i18n";
 
-/** The word to type. */
+/** The word to type; the translated one (`settings.forget.word`) is taken too. */
 const WORD = "forget";
 
 /** The dialog; `onForgotten` gets how many facts went. */
@@ -18,9 +20,12 @@ export function ForgetAllDialog({
   onClose: () => void;
   onForgotten: (count: number) => void;
 }) {
+  const t = useT();
   const [typed, setTyped] = useState("");
   const { busy, error, setError, submit } = useFormAction();
-  const confirmed = typed.trim().toLowerCase() === WORD;
+  const word = t("settings.forget.word");
+  const answer = typed.trim().toLocaleLowerCase();
+  const confirmed = answer === WORD || answer === word.toLocaleLowerCase();
   const close = () => {
     setTyped("");
     setError(undefined);
@@ -34,16 +39,16 @@ export function ForgetAllDialog({
   return (
     <Dialog
       open={open}
-      title="Forget everything?"
+      title={t("settings.forget.title")}
       onClose={close}
       role="alertdialog"
       footer={
         <>
           <button type="button" className="btn" onClick={close}>
-            Cancel
+            {t("settings.common.cancel")}
           </button>
           <button type="submit" form="forget-all-form" className="btn btn-danger" disabled={!confirmed || busy}>
-            {busy ? "Forgetting…" : "Forget everything"}
+            {busy ? t("settings.forget.forgetting") : t("settings.forget.confirm")}
           </button>
         </>
       }
@@ -54,13 +59,10 @@ export function ForgetAllDialog({
         // Enter in the box does nothing until the word is right.
         onSubmit={(e) => (confirmed ? forget(e) : e.preventDefault())}
       >
-        <p>
-          Every fact the agent remembers about you goes, with its history. This cannot be undone; export first to keep
-          a copy.
-        </p>
+        <p>{t("settings.forget.text")}</p>
         <label className="field">
           <span>
-            Type <strong>{WORD}</strong> to confirm
+            <Trans t={t} i18nKey="settings.forget.typeToConfirm" values={{ word }} components={{ strong: <strong /> }} />
           </span>
           <input value={typed} autoComplete="off" autoFocus onChange={(e) => setTyped(e.target.value)} />
         </label>

@@ -8,7 +8,8 @@ import { Findings } from "../components/ArchiveDetails";
 import { Dialog } from "../components/Dialog";
 import { Icon } from "../components/Icon";
 import { ErrorState, Spinner } from "../components/States";
-import { pluralize } from "../lib/format";
+import { Trans } from "react-i18next";
+import { useT } from "../i18n";
 
 type Step =
   | { kind: "form" }
@@ -28,6 +29,7 @@ export function GitImportDialog({
   onClose: () => void;
   onImported: (result: ImportResult) => void;
 }) {
+  const t = useT();
   const [url, setUrl] = useState("");
   const [gitRef, setGitRef] = useState("");
   const [includeHidden, setIncludeHidden] = useState(false);
@@ -110,13 +112,13 @@ export function GitImportDialog({
   return (
     <Dialog
       open={open}
-      title="Add skills from Git"
+      title={t("settings.gitImport.title")}
       onClose={onClose}
       className="install-dialog"
       footer={
         <>
           <button type="button" className="btn" onClick={onClose}>
-            Cancel
+            {t("settings.common.cancel")}
           </button>
           <button
             type="button"
@@ -125,14 +127,14 @@ export function GitImportDialog({
             onClick={() => void install()}
             data-testid="confirm-import"
           >
-            {installing ? "Installing…" : `Install ${pluralize(selected.length, "skill")}`}
+            {installing ? t("settings.install.installing") : t("settings.gitImport.install", { count: selected.length })}
           </button>
         </>
       }
     >
       <form className="git-import-form" onSubmit={(e) => void preview(e)}>
         <label className="field">
-          Repository
+          {t("settings.gitImport.repository")}
           <input
             type="text"
             required
@@ -146,10 +148,10 @@ export function GitImportDialog({
         </label>
         <div className="git-import-row">
           <label className="field">
-            Branch, tag or commit
+            {t("settings.gitImport.ref")}
             <input
               type="text"
-              placeholder="optional: the default branch"
+              placeholder={t("settings.gitImport.refPlaceholder")}
               value={gitRef}
               onChange={(e) => setGitRef(e.target.value)}
               data-testid="import-ref"
@@ -163,14 +165,14 @@ export function GitImportDialog({
               onChange={(e) => setIncludeHidden(e.target.checked)}
               data-testid="import-hidden"
             />{" "}
-            Also search dot-folders like <code>.curated/</code>
+            <Trans t={t} i18nKey="settings.gitImport.hidden" components={{ code: <code /> }} />
           </label>
           <button type="submit" className="btn" disabled={!url.trim() || step.kind === "fetching"} data-testid="import-preview">
-            <Icon name="search" size={14} /> Preview
+            <Icon name="search" size={14} /> {t("settings.gitImport.preview")}
           </button>
         </div>
       </form>
-      {step.kind === "fetching" && <Spinner label="Fetching the repository…" />}
+      {step.kind === "fetching" && <Spinner label={t("settings.gitImport.fetching")} />}
       {step.kind === "failed" && (
         <div role="alert" data-testid="import-failed">
           <ErrorState message={step.message} />
@@ -178,21 +180,32 @@ export function GitImportDialog({
         </div>
       )}
       {result && (
-        <section className="git-import-preview" aria-label="Skills in the repository" data-testid="import-preview-list">
+        <section className="git-import-preview" aria-label={t("settings.gitImport.listLabel")} data-testid="import-preview-list">
           <p className="muted small">
-            {pluralize(result.skills.length, "skill")} in <code>{result.url}</code>
+            <Trans
+              t={t}
+              i18nKey="settings.gitImport.found"
+              count={result.skills.length}
+              values={{ count: result.skills.length, url: result.url }}
+              components={{ code: <code /> }}
+            />
             {result.commit && (
               <>
                 {" "}
-                at <code>{result.commit.slice(0, 12)}</code>
+                <Trans
+                  t={t}
+                  i18nKey="settings.gitImport.at"
+                  values={{ commit: result.commit.slice(0, 12) }}
+                  components={{ code: <code /> }}
+                />
               </>
             )}
             {result.hidden_skipped.length > 0 && !includeHidden && (
-              <> · not searched: {result.hidden_skipped.join(", ")}</>
+              <> · {t("settings.gitImport.notSearched", { list: result.hidden_skipped.join(", ") })}</>
             )}
           </p>
-          {result.truncated && <p className="banner banner-warn">The search stopped at its limit; some skills may be missing.</p>}
-          {result.skills.length === 0 && <p>No folder with a SKILL.md was found.</p>}
+          {result.truncated && <p className="banner banner-warn">{t("settings.gitImport.truncated")}</p>}
+          {result.skills.length === 0 && <p>{t("settings.gitImport.noneFound")}</p>}
           <ul className="import-list">
             {result.skills.map((c) => (
               <li key={keyOf(c)} className={c.installable ? "" : "refused"} data-testid="import-candidate">
@@ -202,22 +215,22 @@ export function GitImportDialog({
                     checked={chosen.has(keyOf(c))}
                     disabled={!c.installable}
                     onChange={() => toggle(c)}
-                    aria-label={`Install ${c.name}`}
+                    aria-label={t("settings.gitImport.installName", { name: c.name })}
                   />
                   <span className="import-name">{c.name}</span>
                   <code className="muted small">{c.path || "."}</code>
-                  {c.exists && <span className="badge">installed</span>}
-                  {!c.installable && <span className="badge badge-error">refused</span>}
+                  {c.exists && <span className="badge">{t("settings.gitImport.installedBadge")}</span>}
+                  {!c.installable && <span className="badge badge-error">{t("settings.gitImport.refusedBadge")}</span>}
                 </label>
                 {c.description && <p className="muted small">{c.description}</p>}
-                {!c.installable && <Findings findings={c.findings} title={`Why “${c.name}” cannot be installed`} />}
+                {!c.installable && <Findings findings={c.findings} title={t("settings.gitImport.whyRefused", { name: c.name })} />}
               </li>
             ))}
           </ul>
           {replacing.length > 0 && (
             <label className="install-conflict" data-testid="import-overwrite">
-              <input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.target.checked)} /> Replace{" "}
-              {replacing.map((s) => s.name).join(", ")} (the current versions are kept in the history folder)
+              <input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.target.checked)} />{" "}
+              {t("settings.gitImport.replace", { names: replacing.map((s) => s.name).join(", ") })}
             </label>
           )}
         </section>
@@ -225,7 +238,7 @@ export function GitImportDialog({
       {installError && (
         <div role="alert">
           <ErrorState message={installError.message} />
-          <Findings findings={installError.findings} title="Import refused" />
+          <Findings findings={installError.findings} title={t("settings.gitImport.refused")} />
         </div>
       )}
     </Dialog>

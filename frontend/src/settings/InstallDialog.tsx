@@ -8,6 +8,8 @@ import { Dialog } from "../components/Dialog";
 import { Icon } from "../components/Icon";
 import { ErrorState, Spinner } from "../components/States";
 import { useFileDrop } from "../hooks/useFileDrop";
+import { Trans } from "react-i18next";
+import { useT } from "../i18n";
 import { formatBytes } from "../lib/format";
 
 type Step =
@@ -36,6 +38,7 @@ export function InstallDialog({
   onClose: () => void;
   onInstalled: (result: InstallResult) => void;
 }) {
+  const t = useT();
   const [file, setFile] = useState<File | null>(null);
   const [forEveryone, setForEveryone] = useState(true);
   const [step, setStep] = useState<Step>({ kind: "pick" });
@@ -92,17 +95,17 @@ export function InstallDialog({
   return (
     <Dialog
       open={open}
-      title="Install a skill from a file"
+      title={t("settings.install.title")}
       onClose={onClose}
       className="install-dialog"
       footer={
         <>
           <button type="button" className="btn" onClick={onClose}>
-            Cancel
+            {t("settings.common.cancel")}
           </button>
           {outcome.kind === "exists" ? (
             <button type="button" className="btn btn-danger" onClick={() => void install(true)} data-testid="replace-existing">
-              Replace existing
+              {t("settings.install.replaceExisting")}
             </button>
           ) : (
             <button
@@ -112,7 +115,7 @@ export function InstallDialog({
               onClick={() => void install(false)}
               data-testid="confirm-install"
             >
-              {outcome.kind === "busy" ? "Installing…" : "Install"}
+              {outcome.kind === "busy" ? t("settings.install.installing") : t("settings.install.install")}
             </button>
           )}
         </>
@@ -121,11 +124,14 @@ export function InstallDialog({
       <div className={`dropzone ${drop.dragging ? "dragging" : ""}`} {...drop.handlers} data-testid="skill-dropzone">
         <Icon name="upload" size={24} />
         <p>
-          Drop a <code>.skill</code> file here, or{" "}
-          <button type="button" className="link-button" onClick={() => input.current?.click()}>
-            choose a file
-          </button>
-          .
+          <Trans
+            t={t}
+            i18nKey="settings.install.drop"
+            components={{
+              code: <code />,
+              button: <button type="button" className="link-button" onClick={() => input.current?.click()} />,
+            }}
+          />
         </p>
         <input
           ref={input}
@@ -147,10 +153,10 @@ export function InstallDialog({
       </div>
       {canShare ? (
         <fieldset className="install-scope">
-          <legend>Install for</legend>
+          <legend>{t("settings.install.installFor")}</legend>
           <label>
-            <input type="radio" name="scope" checked={forEveryone} onChange={() => setForEveryone(true)} /> Everyone (a
-            custom skill)
+            <input type="radio" name="scope" checked={forEveryone} onChange={() => setForEveryone(true)} />{" "}
+            {t("settings.install.everyone")}
           </label>
           <label>
             <input
@@ -160,15 +166,15 @@ export function InstallDialog({
               onChange={() => setForEveryone(false)}
               data-testid="install-personal"
             />{" "}
-            Only me (a personal skill)
+            {t("settings.install.onlyMe")}
           </label>
         </fieldset>
       ) : (
         <p className="muted small" data-testid="install-personal-note">
-          It becomes a personal skill: offered to your conversations only.
+          {t("settings.install.personalNote")}
         </p>
       )}
-      {step.kind === "previewing" && <Spinner label="Checking the archive…" />}
+      {step.kind === "previewing" && <Spinner label={t("settings.install.checking")} />}
       {step.kind === "preview-failed" && (
         <>
           <ErrorState message={step.message} />
@@ -183,13 +189,13 @@ export function InstallDialog({
       )}
       {outcome.kind === "exists" && (
         <div className="install-conflict" role="alert" data-testid="skill-exists">
-          <Icon name="alert" /> {outcome.message} Replace it? The current version is kept in the history folder.
+          <Icon name="alert" /> {outcome.message} {t("settings.install.replaceIt")}
         </div>
       )}
       {outcome.kind === "refused" && (
         <div role="alert">
           <ErrorState message={outcome.message} />
-          <Findings findings={outcome.findings} title="Install refused" />
+          <Findings findings={outcome.findings} title={t("settings.install.refused")} />
         </div>
       )}
     </Dialog>

@@ -6,7 +6,7 @@ import { errorMessage } from "../api/http";
 import type { McpServer, McpServerState, McpTransport } from "../api/types";
 import { Icon } from "../components/Icon";
 import { useToast } from "../components/Toasts";
-import { pluralize } from "../lib/format";
+import { t as translate, useT } from "../i18n";
 import { McpToolList } from "./McpToolList";
 
 const TRANSPORTS: Record<McpTransport, string> = {
@@ -15,29 +15,31 @@ const TRANSPORTS: Record<McpTransport, string> = {
   sse: "SSE",
 };
 
+/** A state's badge: the catalogue key of its label, and its style. */
 const BADGES: Record<McpServerState, { label: string; className: string }> = {
-  connected: { label: "connected", className: "badge-ok" },
-  idle: { label: "idle", className: "" },
-  failed: { label: "failed", className: "badge-error" },
-  disabled: { label: "disabled", className: "badge-warn" },
+  connected: { label: "settings.mcp.state.connected", className: "badge-ok" },
+  idle: { label: "settings.mcp.state.idle", className: "" },
+  failed: { label: "settings.mcp.state.failed", className: "badge-error" },
+  disabled: { label: "settings.mcp.state.disabled", className: "badge-warn" },
 };
 
-/** Why a server lists no tools, by state. */
+/** Why a server lists no tools, by state (catalogue keys). */
 const NO_TOOLS: Record<McpServerState, string> = {
-  connected: "It offers no tools.",
-  idle: "Its tools are listed once it has started.",
-  failed: "No tools while it is not running.",
-  disabled: "Disabled in the configuration: its tools are not offered.",
+  connected: "settings.mcp.noTools.connected",
+  idle: "settings.mcp.noTools.idle",
+  failed: "settings.mcp.noTools.failed",
+  disabled: "settings.mcp.noTools.disabled",
 };
 
 function StateBadge({ state }: { state: McpServerState }) {
+  const t = useT();
   const { label, className } = BADGES[state];
   return (
     <span className="mcp-state">
       <span className={`badge ${className}`} data-testid="mcp-state">
-        {label}
+        {t(label)}
       </span>
-      {state === "idle" && <span className="muted small">starts on first use</span>}
+      {state === "idle" && <span className="muted small">{t("settings.mcp.startsOnFirstUse")}</span>}
     </span>
   );
 }
@@ -67,6 +69,7 @@ export function McpServerCard({
   onRestarted: () => void;
   manage?: McpServerActions;
 }) {
+  const t = useT();
   const toast = useToast();
   // The status a restart answered, shown until the list is loaded again.
   const [restarted, setRestarted] = useState<McpServer | null>(null);
@@ -82,12 +85,13 @@ export function McpServerCard({
       const status = await api.restartMcpServer(server.name);
       setRestarted(status);
       if (status.state === "failed") {
-        toast({ kind: "error", message: `“${server.name}” did not start again.` });
+        toast({ kind: "error", message: t("settings.mcp.didNotStart", { name: server.name }) });
       } else {
-        toast({ kind: "success", message: `Restarted “${server.name}”: ${BADGES[status.state].label}.` });
+        const state = translate(BADGES[status.state].label);
+        toast({ kind: "success", message: t("settings.mcp.restarted", { name: server.name, state }) });
       }
     } catch (e) {
-      setError(`Restart failed: ${errorMessage(e)}`);
+      setError(t("settings.mcp.restartFailed", { error: errorMessage(e) }));
     } finally {
       setBusy(false);
       onRestarted();
@@ -98,12 +102,12 @@ export function McpServerCard({
     <li className="mcp-server" data-testid="mcp-server" data-server={server.name} aria-busy={busy}>
       <div className="mcp-server-head">
         <h2 className="mcp-server-name">{server.name}</h2>
-        <span className="badge" title="How Antler reaches it">
+        <span className="badge" title={t("settings.mcp.transportTitle")}>
           {TRANSPORTS[server.transport] ?? server.transport}
         </span>
         {server.sandboxed && (
-          <span className="badge" title="Started inside each conversation's sandbox" data-testid="mcp-sandboxed">
-            in sandbox
+          <span className="badge" title={t("settings.mcp.sandboxedTitle")} data-testid="mcp-sandboxed">
+            {t("settings.mcp.inSandbox")}
           </span>
         )}
         <StateBadge state={server.state} />
@@ -113,11 +117,11 @@ export function McpServerCard({
             className="btn btn-sm mcp-restart"
             onClick={() => void restart()}
             disabled={busy || server.state === "disabled"}
-            aria-label={`Restart ${server.name}`}
-            title={server.state === "disabled" ? "Disabled in the configuration" : undefined}
+            aria-label={t("settings.mcp.restartLabel", { name: server.name })}
+            title={server.state === "disabled" ? t("settings.mcp.disabledTitle") : undefined}
           >
             {busy ? <span className="spinner spinner-xs" aria-hidden="true" /> : <Icon name="refresh" size={14} />}
-            {busy ? "Restarting…" : "Restart"}
+            {busy ? t("settings.mcp.restarting") : t("settings.mcp.restart")}
           </button>
         )}
         {manage && (
@@ -127,27 +131,29 @@ export function McpServerCard({
               className="btn btn-sm"
               onClick={manage.onEdit}
               disabled={manage.busy}
-              aria-label={`Edit ${server.name}`}
+              aria-label={t("settings.common.editNamed", { name: server.name })}
             >
-              <Icon name="edit" size={14} /> Edit
+              <Icon name="edit" size={14} /> {t("settings.common.edit")}
             </button>
             <button
               type="button"
               className="btn btn-sm"
               onClick={() => manage.onSetEnabled(server.state === "disabled")}
               disabled={manage.busy}
-              aria-label={`${server.state === "disabled" ? "Enable" : "Disable"} ${server.name}`}
+              aria-label={t(server.state === "disabled" ? "settings.common.enableNamed" : "settings.common.disableNamed", {
+                name: server.name,
+              })}
             >
-              {server.state === "disabled" ? "Enable" : "Disable"}
+              {server.state === "disabled" ? t("settings.common.enable") : t("settings.common.disable")}
             </button>
             <button
               type="button"
               className="btn btn-sm btn-danger"
               onClick={manage.onRemove}
               disabled={manage.busy}
-              aria-label={`Remove ${server.name}`}
+              aria-label={t("settings.common.removeNamed", { name: server.name })}
             >
-              <Icon name="trash" size={14} /> Remove
+              <Icon name="trash" size={14} /> {t("settings.common.remove")}
             </button>
           </span>
         )}
@@ -164,16 +170,16 @@ export function McpServerCard({
         </p>
       )}
       <p className="muted small" data-testid="mcp-calls">
-        {pluralize(server.calls, "call")} · {server.failed_calls} failed
-        {server.sandboxed && ` · running in ${pluralize(server.running_in_threads, "conversation")}`}
+        {t("settings.mcp.calls", { count: server.calls })} · {t("settings.mcp.failedCalls", { n: server.failed_calls })}
+        {server.sandboxed && ` · ${t("settings.mcp.runningIn", { count: server.running_in_threads })}`}
       </p>
       {server.tools.length > 0 ? (
         <McpToolList server={server.name} tools={server.tools} />
       ) : (
         <p className="muted small">
           {server.sandboxed && server.state !== "disabled"
-            ? "Its tools are listed in each conversation's sandbox."
-            : NO_TOOLS[server.state]}
+            ? t("settings.mcp.sandboxTools")
+            : t(NO_TOOLS[server.state])}
         </p>
       )}
     </li>

@@ -6,30 +6,45 @@ import type { McpServerConfigView, McpTransport } from "../api/types";
 import { Dialog } from "../components/Dialog";
 import { Field, FormError, useFormAction } from "../components/Form";
 import { Icon } from "../components/Icon";
+import { Trans } from "react-i18next";
+import { useT } from "../i18n";
 import { ErrorState, Spinner } from "../components/States";
 import {
   type KeyValueRow,
   type McpServerDraft,
   SERVER_NAME,
-  SERVER_NAME_RULE,
   changeMcpServers,
   draftOfServer,
   hiddenLabel,
   rowId,
+  serverNameRule,
   serverOfDraft,
 } from "../lib/mcpConfig";
 import { api } from "../api/client";
 import { useResource } from "../lib/useResource";
 
-const TRANSPORT_CHOICES: { value: McpTransport; label: string }[] = [
-  { value: "stdio", label: "stdio (a program on the server host)" },
+/** The transports; `key`: the catalogue key of a label that needs translating. */
+const TRANSPORT_CHOICES: { value: McpTransport; label: string; key?: string }[] = [
+  { value: "stdio", label: "stdio", key: "settings.mcpForm.stdioLabel" },
   { value: "streamable_http", label: "Streamable HTTP" },
   { value: "sse", label: "SSE" },
 ];
 
-export const STDIO_WARNING = "Runs on the server host, outside the sandbox — add only programs you trust.";
-export const SANDBOXED_NOTE =
-  "Runs inside each conversation's sandbox: it sees only that conversation's files and has no network.";
+/** The catalogue keys of what the rows of each kind are called. */
+const KV_TEXT = {
+  variable: {
+    name: "settings.mcpForm.variableName",
+    value: "settings.mcpForm.variableValue",
+    item: "settings.mcpForm.variableItem",
+    add: "settings.mcpForm.addVariable",
+  },
+  header: {
+    name: "settings.mcpForm.headerName",
+    value: "settings.mcpForm.headerValue",
+    item: "settings.mcpForm.headerItem",
+    add: "settings.mcpForm.addHeader",
+  },
+} as const;
 
 /** The environment variables or headers as rows of name and value. */
 function KeyValueRows({
@@ -39,27 +54,29 @@ function KeyValueRows({
   onRows,
 }: {
   legend: string;
-  /** "variable" or "header". */
-  what: string;
+  /** What a row is (also its test id). */
+  what: "variable" | "header";
   rows: KeyValueRow[];
   onRows: (rows: KeyValueRow[]) => void;
 }) {
+  const t = useT();
+  const text = KV_TEXT[what];
   const update = (id: number, change: Partial<KeyValueRow>) =>
     onRows(rows.map((r) => (r.id === id ? { ...r, ...change } : r)));
   return (
     <fieldset className="mcp-kv" data-testid={`mcp-${what}s`}>
       <legend>{legend}</legend>
-      {rows.length === 0 && <p className="muted small">None.</p>}
+      {rows.length === 0 && <p className="muted small">{t("settings.mcpForm.none")}</p>}
       {rows.map((row, i) => (
         <div className="mcp-kv-row" key={row.id} data-testid={`mcp-${what}`} data-key={row.key}>
           {row.hidden ? (
-            <code className="mcp-kv-key" title="Configured">
+            <code className="mcp-kv-key" title={t("settings.mcpForm.configured")}>
               {row.key}
             </code>
           ) : (
             <input
               className="mcp-kv-key"
-              aria-label={`Name of ${what} ${i + 1}`}
+              aria-label={t(text.name, { n: i + 1 })}
               value={row.key}
               onChange={(e) => update(row.id, { key: e.target.value })}
               autoComplete="off"
@@ -68,10 +85,10 @@ function KeyValueRows({
           )}
           <input
             className="mcp-kv-value"
-            aria-label={row.hidden ? `New value of ${row.key}` : `Value of ${what} ${i + 1}`}
+            aria-label={row.hidden ? t("settings.mcpForm.newValueOf", { key: row.key }) : t(text.value, { n: i + 1 })}
             value={row.value}
-            placeholder={row.hidden ? hiddenLabel(row.hidden) : "value, or $VAR"}
-            title={row.hidden ? "Left empty, the current value is kept" : undefined}
+            placeholder={row.hidden ? hiddenLabel(row.hidden) : t("settings.mcpForm.valuePlaceholder")}
+            title={row.hidden ? t("settings.mcpForm.keepTitle") : undefined}
             onChange={(e) => update(row.id, { value: e.target.value })}
             autoComplete="off"
             spellCheck={false}
@@ -79,7 +96,7 @@ function KeyValueRows({
           <button
             type="button"
             className="btn btn-ghost btn-icon btn-sm"
-            aria-label={`Remove ${row.key.trim() ? row.key.trim() : `${what} ${i + 1}`}`}
+            aria-label={t("settings.common.removeNamed", { name: row.key.trim() || t(text.item, { n: i + 1 }) })}
             onClick={() => onRows(rows.filter((r) => r.id !== row.id))}
           >
             <Icon name="x" size={14} />
@@ -87,15 +104,14 @@ function KeyValueRows({
         </div>
       ))}
       <p className="muted small">
-        Values may name the server host&apos;s environment variables as <code>$VAR</code> or <code>{"${VAR}"}</code>;
-        they are expanded when the server starts. Configured values are never shown: leave one empty to keep it.
+        <Trans t={t} i18nKey="settings.mcpForm.valuesHint" components={{ code: <code /> }} />
       </p>
       <button
         type="button"
         className="btn btn-sm"
         onClick={() => onRows([...rows, { id: rowId(), key: "", hidden: null, value: "" }])}
       >
-        Add {what}
+        {t(text.add)}
       </button>
     </fieldset>
   );
@@ -113,6 +129,7 @@ function McpServerFormBody({
   onCancel: () => void;
   onSaved: (name: string) => void;
 }) {
+  const t = useT();
   const [draft, setDraft] = useState<McpServerDraft>(() => draftOfServer(name ?? "", view));
   const { busy, error, setError, submit } = useFormAction();
   const set =
@@ -124,13 +141,13 @@ function McpServerFormBody({
   const save = submit(async () => {
     const serverName = isNew ? draft.name.trim() : name;
     if (!SERVER_NAME.test(serverName)) {
-      setError(`The name is ${SERVER_NAME_RULE}.`);
+      setError(t("settings.mcpForm.nameInvalid", { rule: serverNameRule() }));
       return;
     }
     await changeMcpServers((servers, read) => {
       const current = read.servers[serverName] ?? null;
-      if (isNew && current) throw new Error(`A server named “${serverName}” exists already.`);
-      if (!isNew && !current) throw new Error(`“${serverName}” is no longer configured.`);
+      if (isNew && current) throw new Error(t("settings.mcpForm.exists", { name: serverName }));
+      if (!isNew && !current) throw new Error(t("settings.common.notConfigured", { name: serverName }));
       servers[serverName] = serverOfDraft(draft, current);
     });
     onSaved(serverName);
@@ -139,27 +156,27 @@ function McpServerFormBody({
     <form
       className="mcp-server-form"
       onSubmit={save}
-      aria-label={isNew ? "New MCP server" : `Edit ${name}`}
+      aria-label={isNew ? t("settings.mcpForm.newServer") : t("settings.common.editNamed", { name })}
       noValidate
     >
       {isNew && (
         <Field
-          label="Name"
+          label={t("settings.common.name")}
           required
           maxLength={32}
           value={draft.name}
           onValue={set("name")}
           autoComplete="off"
           spellCheck={false}
-          placeholder={SERVER_NAME_RULE}
+          placeholder={serverNameRule()}
         />
       )}
       <label className="field">
-        <span>Transport</span>
+        <span>{t("settings.mcpForm.transport")}</span>
         <select value={draft.transport} onChange={(e) => set("transport")(e.target.value as McpTransport)}>
-          {TRANSPORT_CHOICES.map((t) => (
-            <option key={t.value} value={t.value}>
-              {t.label}
+          {TRANSPORT_CHOICES.map((choice) => (
+            <option key={choice.value} value={choice.value}>
+              {choice.key ? t(choice.key) : choice.label}
             </option>
           ))}
         </select>
@@ -172,7 +189,7 @@ function McpServerFormBody({
             data-testid="mcp-stdio-warning"
           >
             <Icon name={draft.sandboxed ? "check" : "alert"} size={14} />{" "}
-            {draft.sandboxed ? SANDBOXED_NOTE : STDIO_WARNING}
+            {draft.sandboxed ? t("settings.mcpForm.sandboxedNote") : t("settings.mcpForm.stdioWarning")}
           </p>
           <label className="check">
             <input
@@ -180,11 +197,11 @@ function McpServerFormBody({
               checked={draft.sandboxed}
               onChange={(e) => set("sandboxed")(e.target.checked)}
             />{" "}
-            Run inside each conversation's sandbox
-            <span className="muted small"> — the program must be in the sandbox image or the conversation's files</span>
+            {t("settings.mcpForm.sandboxedCheck")}
+            <span className="muted small">{t("settings.mcpForm.sandboxedCheckHint")}</span>
           </label>
           <Field
-            label="Command"
+            label={t("settings.mcpForm.command")}
             required
             value={draft.command}
             onValue={set("command")}
@@ -193,7 +210,7 @@ function McpServerFormBody({
             placeholder="npx"
           />
           <label className="field">
-            <span>Arguments (one per line)</span>
+            <span>{t("settings.mcpForm.args")}</span>
             <textarea
               rows={3}
               value={draft.args}
@@ -205,7 +222,7 @@ function McpServerFormBody({
         </>
       ) : (
         <Field
-          label="URL"
+          label={t("settings.mcpForm.url")}
           type="url"
           required
           value={draft.url}
@@ -216,28 +233,29 @@ function McpServerFormBody({
         />
       )}
       <Field
-        label="Description"
+        label={t("settings.common.description")}
         value={draft.description}
         onValue={set("description")}
-        placeholder="What it is for"
+        placeholder={t("settings.common.whatFor")}
         autoComplete="off"
       />
       {stdio ? (
-        <KeyValueRows legend="Environment variables" what="variable" rows={draft.env} onRows={set("env")} />
+        <KeyValueRows legend={t("settings.mcpForm.envVars")} what="variable" rows={draft.env} onRows={set("env")} />
       ) : (
-        <KeyValueRows legend="Headers" what="header" rows={draft.headers} onRows={set("headers")} />
+        <KeyValueRows legend={t("settings.mcpForm.headers")} what="header" rows={draft.headers} onRows={set("headers")} />
       )}
       <label className="check">
-        <input type="checkbox" checked={draft.enabled} onChange={(e) => set("enabled")(e.target.checked)} /> Enabled
-        <span className="muted small"> — its tools are offered to the agent</span>
+        <input type="checkbox" checked={draft.enabled} onChange={(e) => set("enabled")(e.target.checked)} />{" "}
+        {t("settings.mcpForm.enabled")}
+        <span className="muted small">{t("settings.mcpForm.enabledHint")}</span>
       </label>
       <label className="check">
-        <input type="checkbox" checked={draft.eager} onChange={(e) => set("eager")(e.target.checked)} /> Start at
-        startup
-        <span className="muted small"> — instead of on first use</span>
+        <input type="checkbox" checked={draft.eager} onChange={(e) => set("eager")(e.target.checked)} />{" "}
+        {t("settings.mcpForm.eager")}
+        <span className="muted small">{t("settings.mcpForm.eagerHint")}</span>
       </label>
       <Field
-        label="Call timeout (seconds)"
+        label={t("settings.mcpForm.callTimeout")}
         type="number"
         min={1}
         step={1}
@@ -246,14 +264,14 @@ function McpServerFormBody({
         onValue={set("callTimeout")}
       />
       <Field
-        label="Only these tools (comma separated; all when empty)"
+        label={t("settings.mcpForm.allowTools")}
         value={draft.allowTools}
         onValue={set("allowTools")}
         autoComplete="off"
         spellCheck={false}
       />
       <Field
-        label="Never these tools (comma separated)"
+        label={t("settings.mcpForm.denyTools")}
         value={draft.denyTools}
         onValue={set("denyTools")}
         autoComplete="off"
@@ -262,10 +280,10 @@ function McpServerFormBody({
       <FormError error={error} testId="mcp-form-error" />
       <div className="form-actions">
         <button type="button" className="btn" onClick={onCancel}>
-          Cancel
+          {t("settings.common.cancel")}
         </button>
         <button type="submit" className="btn btn-primary" disabled={busy} data-testid="save-mcp-server">
-          {busy ? "Saving…" : isNew ? "Add server" : "Save"}
+          {busy ? t("settings.common.saving") : isNew ? t("settings.mcpForm.addServer") : t("settings.common.save")}
         </button>
       </div>
     </form>
@@ -287,21 +305,27 @@ export function McpServerForm({
   onClose: () => void;
   onSaved: (name: string) => void;
 }) {
+  const t = useT();
   const load = useCallback((signal: AbortSignal) => api.mcpConfig(signal), []);
   const config = useResource(open && name !== null ? `mcp-config:${name}` : null, load);
   const view = name !== null ? config.data?.servers[name] : null;
   return (
-    <Dialog open={open} title={name === null ? "Add MCP server" : `Edit “${name}”`} onClose={onClose} className="mcp-dialog">
+    <Dialog
+      open={open}
+      title={name === null ? t("settings.mcpForm.dialogAdd") : t("settings.common.editQuoted", { name })}
+      onClose={onClose}
+      className="mcp-dialog"
+    >
       {name === null ? (
         <McpServerFormBody key="new" name={null} view={null} onCancel={onClose} onSaved={onSaved} />
       ) : config.error ? (
-        <ErrorState message={`Configuration: ${config.error}`} onRetry={config.reload} />
+        <ErrorState message={t("settings.mcpForm.configError", { error: config.error })} onRetry={config.reload} />
       ) : config.data && !view ? (
-        <ErrorState message={`“${name}” is no longer configured.`} />
+        <ErrorState message={t("settings.common.notConfigured", { name })} />
       ) : view ? (
         <McpServerFormBody key={name} name={name} view={view} onCancel={onClose} onSaved={onSaved} />
       ) : (
-        <Spinner label="Loading its configuration…" />
+        <Spinner label={t("settings.mcpForm.loadingConfig")} />
       )}
     </Dialog>
   );

@@ -3,21 +3,22 @@
 import { useId, useState } from "react";
 import type { McpTool } from "../api/types";
 import { Icon } from "../components/Icon";
-import { pluralize } from "../lib/format";
+import { useT } from "../i18n";
 import { schemaParams } from "../lib/schemaParams";
 
 function Params({ tool }: { tool: McpTool }) {
+  const t = useT();
   const params = schemaParams(tool.input_schema);
-  if (params.length === 0) return <p className="muted small">No arguments.</p>;
+  if (params.length === 0) return <p className="muted small">{t("settings.mcpTools.noArgs")}</p>;
   return (
     <div className="table-scroll">
-      <table className="param-table" aria-label={`Arguments of ${tool.name}`}>
+      <table className="param-table" aria-label={t("settings.mcpTools.argsOf", { name: tool.name })}>
         <thead>
           <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Type</th>
-            <th scope="col">Required</th>
-            <th scope="col">Description</th>
+            <th scope="col">{t("settings.common.name")}</th>
+            <th scope="col">{t("settings.mcpTools.type")}</th>
+            <th scope="col">{t("settings.mcpTools.required")}</th>
+            <th scope="col">{t("settings.common.description")}</th>
           </tr>
         </thead>
         <tbody>
@@ -29,7 +30,7 @@ function Params({ tool }: { tool: McpTool }) {
               <td>
                 <code className="param-type">{p.type}</code>
               </td>
-              <td>{p.required ? "yes" : "no"}</td>
+              <td>{p.required ? t("settings.mcpTools.yes") : t("settings.mcpTools.no")}</td>
               <td>{p.description}</td>
             </tr>
           ))}
@@ -41,6 +42,7 @@ function Params({ tool }: { tool: McpTool }) {
 
 /** The server's tools behind a toggle (drawn only when open: a server may offer hundreds). */
 export function McpToolList({ server, tools }: { server: string; tools: McpTool[] }) {
+  const t = useT();
   const [open, setOpen] = useState(false);
   const listId = useId();
   return (
@@ -50,26 +52,26 @@ export function McpToolList({ server, tools }: { server: string; tools: McpTool[
         className="btn btn-ghost btn-sm mcp-tools-toggle"
         aria-expanded={open}
         aria-controls={listId}
-        aria-label={`${open ? "Hide" : "Show"} the ${pluralize(tools.length, "tool")} of ${server}`}
+        aria-label={t(open ? "settings.mcpTools.hide" : "settings.mcpTools.show", { count: tools.length, server })}
         onClick={() => setOpen(!open)}
       >
         <span className={`chevron ${open ? "open" : ""}`} aria-hidden="true">
           <Icon name="chevron" size={14} />
         </span>
-        {pluralize(tools.length, "tool")}
+        {t("settings.mcpTools.count", { count: tools.length })}
       </button>
       {open && (
-        <ul className="mcp-tool-list" id={listId} aria-label={`Tools of ${server}`}>
-          {tools.map((t) => (
-            <li key={t.model_name} data-testid="mcp-tool">
+        <ul className="mcp-tool-list" id={listId} aria-label={t("settings.mcpTools.toolsOf", { server })}>
+          {tools.map((tool) => (
+            <li key={tool.model_name} data-testid="mcp-tool">
               <div className="mcp-tool-names">
-                <span className="mcp-tool-name">{t.name}</span>
-                <code className="mcp-tool-model-name" title="The name the model calls it by">
-                  {t.model_name}
+                <span className="mcp-tool-name">{tool.name}</span>
+                <code className="mcp-tool-model-name" title={t("settings.mcpTools.modelNameTitle")}>
+                  {tool.model_name}
                 </code>
               </div>
-              {t.description && <p className="mcp-tool-desc">{t.description}</p>}
-              <Params tool={t} />
+              {tool.description && <p className="mcp-tool-desc">{tool.description}</p>}
+              <Params tool={tool} />
             </li>
           ))}
         </ul>

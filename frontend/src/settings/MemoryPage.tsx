@@ -10,7 +10,7 @@ import { Icon } from "../components/Icon";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
 import { useDebounced } from "../hooks/useDebounced";
-import { pluralize } from "../lib/format";
+import { useT } from "../i18n";
 import { AddFactForm } from "./AddFactForm";
 import { CategorySelect } from "./CategorySelect";
 import { FactRow, factPreview } from "./FactRow";
@@ -25,6 +25,7 @@ const PAGE = 100;
 const SEARCH_DELAY_MS = 300;
 
 export function MemoryPage() {
+  const t = useT();
   const toast = useToast();
   const [search, setSearch] = useState("");
   const [category, setCategory] = useState<FactCategory | "">("");
@@ -44,9 +45,9 @@ export function MemoryPage() {
     try {
       await api.deleteFact(deleting.fact_id);
       edits.removed(deleting.fact_id);
-      toast({ kind: "success", message: `Forgot “${factPreview(deleting)}”.` });
+      toast({ kind: "success", message: t("settings.memory.forgot", { name: factPreview(deleting) }) });
     } catch (e) {
-      toast({ kind: "error", message: `Delete failed: ${errorMessage(e)}` });
+      toast({ kind: "error", message: t("settings.common.deleteFailed", { error: errorMessage(e) }) });
     } finally {
       setDeleteBusy(false);
       setDeleting(null);
@@ -58,17 +59,16 @@ export function MemoryPage() {
   return (
     <main id="main" className="page settings-page memory-page">
       <div className="page-head">
-        <h1>Memory</h1>
+        <h1>{t("settings.memory.title")}</h1>
         <div className="page-actions">
           <MemoryTransfer onResult={setTransfer} onImported={reload} />
           <button type="button" className="btn btn-sm btn-danger" onClick={() => setForgetting(true)} disabled={!list}>
-            <Icon name="trash" size={14} /> Forget everything
+            <Icon name="trash" size={14} /> {t("settings.forget.confirm")}
           </button>
         </div>
       </div>
       <p className="muted">
-        The agent remembers facts about you across conversations and uses the relevant ones when it answers. Only you
-        see them here; correct or delete anything that is wrong.
+        {t("settings.memory.intro")}
       </p>
       {transfer && (
         <p
@@ -80,7 +80,7 @@ export function MemoryPage() {
         </p>
       )}
       {error && <ErrorState message={error} onRetry={reload} />}
-      {!list && !error && <Spinner label="Loading memory…" />}
+      {!list && !error && <Spinner label={t("settings.memory.loading")} />}
       {list && (
         <>
           <MemorySwitch settings={list} onSaved={edits.settingsSaved} />
@@ -89,29 +89,29 @@ export function MemoryPage() {
           <section className="memory-facts" aria-labelledby="memory-facts-title">
             <div className="memory-toolbar">
               <h2 id="memory-facts-title">
-                Facts <span className="muted small">({list.total})</span>
+                {t("settings.memory.facts")} <span className="muted small">({list.total})</span>
               </h2>
               <label className="search">
                 <Icon name="search" size={14} />
-                <span className="visually-hidden">Search facts</span>
+                <span className="visually-hidden">{t("settings.memory.search")}</span>
                 <input
                   type="search"
-                  placeholder="Search facts"
+                  placeholder={t("settings.memory.search")}
                   value={search}
                   onChange={(e) => setSearch(e.target.value)}
                 />
               </label>
               <CategorySelect
-                label="Filter by category"
+                label={t("settings.memory.filter")}
                 value={category}
                 onChange={setCategory}
-                anyLabel="All categories"
+                anyLabel={t("settings.memory.allCategories")}
                 hideLabel
               />
               {loading && <span className="spinner spinner-xs" aria-hidden="true" />}
             </div>
             {facts.length > 0 && (
-              <ul className="fact-list" aria-label="Facts">
+              <ul className="fact-list" aria-label={t("settings.memory.facts")}>
                 {facts.map((f) => (
                   <FactRow
                     key={f.fact_id}
@@ -128,18 +128,17 @@ export function MemoryPage() {
             )}
             {facts.length === 0 &&
               (filtered ? (
-                <EmptyState icon="search" title="No facts match">
-                  Try other words or another category.
+                <EmptyState icon="search" title={t("settings.memory.noMatchTitle")}>
+                  {t("settings.memory.noMatchText")}
                 </EmptyState>
               ) : (
-                <EmptyState title="Nothing remembered yet">
-                  The agent learns facts about you from your conversations, a little while after they end. You can
-                  also add facts here yourself.
+                <EmptyState title={t("settings.memory.emptyTitle")}>
+                  {t("settings.memory.emptyText")}
                 </EmptyState>
               ))}
             {facts.length >= limit && (
               <button type="button" className="btn btn-sm memory-more" onClick={() => setLimit(limit + PAGE)}>
-                Show more
+                {t("settings.memory.more")}
               </button>
             )}
           </section>
@@ -147,14 +146,9 @@ export function MemoryPage() {
       )}
       <ConfirmDialog
         open={deleting !== null}
-        title="Delete this fact?"
-        message={
-          <>
-            The agent forgets “{deleting?.content}”, with its earlier versions. It may learn it again from a later
-            conversation.
-          </>
-        }
-        confirmLabel="Delete"
+        title={t("settings.memory.deleteTitle")}
+        message={t("settings.memory.deleteMessage", { content: deleting?.content ?? "" })}
+        confirmLabel={t("settings.common.delete")}
         danger
         busy={deleteBusy}
         onConfirm={() => void confirmDelete()}
@@ -165,7 +159,7 @@ export function MemoryPage() {
         onClose={() => setForgetting(false)}
         onForgotten={(count) => {
           setForgetting(false);
-          toast({ kind: "success", message: `Forgot ${pluralize(count, "fact")}.` });
+          toast({ kind: "success", message: t("settings.memory.forgotCount", { count }) });
           reload();
         }}
       />

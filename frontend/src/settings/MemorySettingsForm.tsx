@@ -5,9 +5,11 @@ import { errorMessage } from "../api/http";
 import type { MemorySettings } from "../api/types";
 import { FormError, useFormAction } from "../components/Form";
 import { Switch } from "../components/Switch";
+import { useT } from "../i18n";
 
 /** The switch; turning it saves at once (with the saved summary: a PUT sets both). */
 export function MemorySwitch({ settings, onSaved }: { settings: MemorySettings; onSaved: (s: MemorySettings) => void }) {
+  const t = useT();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const toggle = async (enabled: boolean) => {
@@ -16,18 +18,17 @@ export function MemorySwitch({ settings, onSaved }: { settings: MemorySettings; 
     try {
       onSaved(await api.setMemorySettings({ enabled, summary: settings.summary ?? null }));
     } catch (e) {
-      setError(`Could not turn memory ${enabled ? "on" : "off"}: ${errorMessage(e)}`);
+      const key = enabled ? "settings.memorySettings.turnOnFailed" : "settings.memorySettings.turnOffFailed";
+      setError(t(key, { error: errorMessage(e) }));
     } finally {
       setBusy(false);
     }
   };
   return (
     <div className="memory-switch">
-      <Switch checked={settings.enabled} onChange={(on) => void toggle(on)} label="Remember facts about me" busy={busy} />
+      <Switch checked={settings.enabled} onChange={(on) => void toggle(on)} label={t("settings.memorySettings.switch")} busy={busy} />
       <p className="memory-switch-text" data-testid="memory-switch-text">
-        {settings.enabled
-          ? "On: the agent learns facts about you from your conversations and is given the relevant ones when it answers."
-          : "Off: the agent learns nothing new and is given no facts; the ones below are kept."}
+        {settings.enabled ? t("settings.memorySettings.on") : t("settings.memorySettings.off")}
       </p>
       <FormError error={error} />
     </div>
@@ -36,6 +37,7 @@ export function MemorySwitch({ settings, onSaved }: { settings: MemorySettings; 
 
 /** The summary of the person's context, edited here and saved with its button. */
 export function SummaryForm({ settings, onSaved }: { settings: MemorySettings; onSaved: (s: MemorySettings) => void }) {
+  const t = useT();
   const saved = settings.summary ?? "";
   // `null`: not edited, the saved summary is shown.
   const [draft, setDraft] = useState<string | null>(null);
@@ -51,27 +53,27 @@ export function SummaryForm({ settings, onSaved }: { settings: MemorySettings; o
   return (
     <form className="settings-form memory-summary" onSubmit={save}>
       <label className="field">
-        <span>Summary</span>
+        <span>{t("settings.memorySettings.summary")}</span>
         <textarea
           rows={3}
           value={text}
-          placeholder="A few lines about you and your work that the agent should always know."
+          placeholder={t("settings.memorySettings.summaryPlaceholder")}
           onChange={(e) => {
             setDraft(e.target.value);
             setDone(false);
           }}
         />
       </label>
-      <p className="muted small">Given to the agent with the facts, while memory is on.</p>
+      <p className="muted small">{t("settings.memorySettings.summaryHint")}</p>
       <FormError error={error} testId="memory-summary-error" />
       <div className="form-actions">
         {done && (
           <span className="muted small" role="status">
-            Saved.
+            {t("settings.memorySettings.saved")}
           </span>
         )}
         <button type="submit" className="btn btn-sm btn-primary" disabled={busy || text === saved}>
-          {busy ? "Saving…" : "Save summary"}
+          {busy ? t("settings.common.saving") : t("settings.memorySettings.saveSummary")}
         </button>
       </div>
     </form>

@@ -5,7 +5,7 @@ import { errorMessage } from "../api/http";
 import type { MemoryExport } from "../api/types";
 import { Icon } from "../components/Icon";
 import { saveJson } from "../lib/download";
-import { pluralize } from "../lib/format";
+import { t as translate, useT } from "../i18n";
 
 /** The file Export saves. */
 export const EXPORT_FILENAME = "antler-memory.json";
@@ -22,10 +22,10 @@ function exportOf(text: string): MemoryExport {
   try {
     data = JSON.parse(text);
   } catch {
-    throw new Error("This file is not JSON.");
+    throw new Error(translate("settings.transfer.notJson"));
   }
   if (!data || typeof data !== "object" || !Array.isArray((data as { facts?: unknown }).facts)) {
-    throw new Error("This file is not a memory export: it has no list of facts.");
+    throw new Error(translate("settings.transfer.notExport"));
   }
   return data as MemoryExport;
 }
@@ -38,15 +38,17 @@ export function MemoryTransfer({
   onResult: (result: TransferResult) => void;
   onImported: () => void;
 }) {
+  const t = useT();
   const [busy, setBusy] = useState(false);
   const picker = useRef<HTMLInputElement>(null);
 
-  const run = async (action: () => Promise<string>, failure: string) => {
+  /** `failure` says what went wrong, given the error's message. */
+  const run = async (action: () => Promise<string>, failure: (error: string) => string) => {
     setBusy(true);
     try {
       onResult({ ok: true, message: await action() });
     } catch (e) {
-      onResult({ ok: false, message: `${failure}: ${errorMessage(e)}` });
+      onResult({ ok: false, message: failure(errorMessage(e)) });
     } finally {
       setBusy(false);
     }
@@ -56,35 +58,37 @@ export function MemoryTransfer({
     run(async () => {
       const data = await api.exportMemory();
       saveJson(EXPORT_FILENAME, data);
-      return `Exported ${pluralize(data.facts.length, "fact")} to ${EXPORT_FILENAME}.`;
-    }, "Export failed");
+      return t("settings.transfer.exported", { count: data.facts.length, file: EXPORT_FILENAME });
+    }, (error) => t("settings.transfer.exportFailed", { error }));
 
   const importFile = (file: File) =>
     run(async () => {
       const r = await api.importMemory(exportOf(await file.text()));
       onImported();
       const notes = [
-        r.duplicates > 0 && `${pluralize(r.duplicates, "fact")} already remembered`,
-        r.not_kept > 0 && `${pluralize(r.not_kept, "fact")} not kept (over the limit)`,
-        r.evicted > 0 && `${pluralize(r.evicted, "older fact")} forgotten to make room`,
+        r.duplicates > 0 && t("settings.transfer.duplicates", { count: r.duplicates }),
+        r.not_kept > 0 && t("settings.transfer.notKept", { count: r.not_kept }),
+        r.evicted > 0 && t("settings.transfer.evicted", { count: r.evicted }),
       ].filter(Boolean);
-      return `Imported ${pluralize(r.count, "fact")}${notes.length ? ` (${notes.join("; ")})` : ""}.`;
-    }, "Import failed");
+      return notes.length
+        ? t("settings.transfer.importedNotes", { count: r.count, notes: notes.join(t("settings.transfer.noteSeparator")) })
+        : t("settings.transfer.imported", { count: r.count });
+    }, (error) => t("settings.transfer.importFailed", { error }));
 
   return (
     <>
       <button type="button" className="btn btn-sm" onClick={() => void exportAll()} disabled={busy}>
-        <Icon name="download" size={14} /> Export
+        <Icon name="download" size={14} /> {t("settings.transfer.export")}
       </button>
       <button type="button" className="btn btn-sm" onClick={() => picker.current?.click()} disabled={busy}>
-        <Icon name="upload" size={14} /> Import
+        <Icon name="upload" size={14} /> {t("settings.transfer.import")}
       </button>
       <input
         ref={picker}
         type="file"
         accept="application/json,.json"
         hidden
-        aria-label="Memory file to import"
+        aria-label={t("settings.transfer.fileLabel")}
         data-testid="memory-import-file"
         onChange={(e) => {
           const file = e.target.files?.[0];

@@ -1,8 +1,11 @@
 // "All of them" or a checklist: which skills or tools an agent may use.
 import { useId, useState } from "react";
 import { Icon } from "../components/Icon";
+import { useT } from "../i18n";
 
 export interface NameChoiceProps {
+  /** The fieldset's `data-testid` (stable whatever the language of `legend`). */
+  testId?: string;
   /** What is chosen ("Skills"). */
   legend: string;
   /** The "all" option ("All enabled skills"). */
@@ -29,7 +32,18 @@ function ordered(all: string[], chosen: Set<string>): string[] {
  * Radio buttons "all" or "these", and under "these" a checklist of the names (with the
  * chosen ones no longer offered kept, marked, so saving does not drop them unseen).
  */
-export function NameChoice({ legend, allLabel, someLabel, names, value, onChange, searchable, missingNote }: NameChoiceProps) {
+export function NameChoice({
+  testId,
+  legend,
+  allLabel,
+  someLabel,
+  names,
+  value,
+  onChange,
+  searchable,
+  missingNote,
+}: NameChoiceProps) {
+  const t = useT();
   const group = useId();
   const [query, setQuery] = useState("");
   // Going back to "these" restores the last checklist rather than an empty one.
@@ -60,7 +74,7 @@ export function NameChoice({ legend, allLabel, someLabel, names, value, onChange
     set(next);
   };
   return (
-    <fieldset className="name-choice" data-testid={`choice-${legend.toLowerCase()}`}>
+    <fieldset className="name-choice" data-testid={testId}>
       <legend>{legend}</legend>
       <label className="name-choice-mode">
         <input type="radio" name={group} checked={value === null} onChange={() => onChange(null)} /> {allLabel}
@@ -75,21 +89,28 @@ export function NameChoice({ legend, allLabel, someLabel, names, value, onChange
             {searchable && (
               <label className="search">
                 <Icon name="search" size={14} />
-                <span className="visually-hidden">Search {legend.toLowerCase()}</span>
-                <input type="search" placeholder="Filter by name" value={query} onChange={(e) => setQuery(e.target.value)} />
+                <span className="visually-hidden">{t("settings.nameChoice.search", { what: legend.toLocaleLowerCase() })}</span>
+                <input
+                  type="search"
+                  placeholder={t("settings.nameChoice.filterPlaceholder")}
+                  value={query}
+                  onChange={(e) => setQuery(e.target.value)}
+                />
               </label>
             )}
             <span className="muted small" aria-live="polite">
-              {chosen.size} of {all.length} checked
+              {t("settings.nameChoice.checked", { n: chosen.size, total: all.length })}
             </span>
             {shown.length > 0 && (
               <button type="button" className="btn btn-xs" onClick={checkShown}>
-                {allShownChosen ? "Uncheck" : "Check"} {q ? "these" : "all"}
+                {allShownChosen
+                  ? t(q ? "settings.nameChoice.uncheckThese" : "settings.nameChoice.uncheckAll")
+                  : t(q ? "settings.nameChoice.checkThese" : "settings.nameChoice.checkAll")}
               </button>
             )}
           </div>
-          {all.length === 0 && <p className="muted small">None available.</p>}
-          {all.length > 0 && shown.length === 0 && <p className="muted small">No name matches.</p>}
+          {all.length === 0 && <p className="muted small">{t("settings.nameChoice.none")}</p>}
+          {all.length > 0 && shown.length === 0 && <p className="muted small">{t("settings.nameChoice.noMatch")}</p>}
           <ul className="checklist">
             {shown.map((name) => (
               <li key={name}>

@@ -9,6 +9,8 @@ import { ConfirmDialog } from "../components/Dialog";
 import { Field, FormError, useFormAction } from "../components/Form";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
+import { Trans } from "react-i18next";
+import { t as translate, useT } from "../i18n";
 import { domainsOf } from "../lib/agents";
 import { useResource } from "../lib/useResource";
 
@@ -28,6 +30,7 @@ function draftOf(s: SecretInfo): Draft {
 }
 
 function SecretForm({ editing, onSaved, onCancel }: { editing: SecretInfo | null; onSaved: () => void; onCancel: () => void }) {
+  const t = useT();
   const [draft, setDraft] = useState<Draft>(editing ? draftOf(editing) : EMPTY);
   const { busy, error, submit } = useFormAction();
   const set = (key: keyof Draft) => (value: string) => setDraft((d) => ({ ...d, [key]: value }));
@@ -43,20 +46,24 @@ function SecretForm({ editing, onSaved, onCancel }: { editing: SecretInfo | null
     onSaved();
   });
   return (
-    <form className="settings-form" onSubmit={save} aria-label={editing ? `Change ${editing.name}` : "New secret"}>
+    <form
+      className="settings-form"
+      onSubmit={save}
+      aria-label={editing ? t("settings.secrets.changeLabel", { name: editing.name }) : t("settings.secrets.newLabel")}
+    >
       <Field
-        label="Name"
+        label={t("settings.common.name")}
         required
         value={draft.name}
         onValue={set("name")}
         disabled={!!editing}
         placeholder="IMAGE_API_KEY"
         pattern="[A-Za-z_][A-Za-z0-9_]{0,63}"
-        title="The environment variable it becomes: letters, digits and _"
+        title={t("settings.secrets.nameTitle")}
         autoComplete="off"
       />
       <Field
-        label={editing ? "New value (empty keeps the stored one)" : "Value"}
+        label={editing ? t("settings.secrets.newValue") : t("settings.secrets.value")}
         type="password"
         required={!editing}
         minLength={8}
@@ -64,29 +71,31 @@ function SecretForm({ editing, onSaved, onCancel }: { editing: SecretInfo | null
         onValue={set("value")}
         autoComplete="new-password"
       />
-      <Field label="What it is for" maxLength={500} value={draft.description} onValue={set("description")} autoComplete="off" />
       <Field
-        label="Skills that get it"
+        label={t("settings.common.whatFor")}
+        maxLength={500} value={draft.description} onValue={set("description")} autoComplete="off" />
+      <Field
+        label={t("settings.secrets.skills")}
         value={draft.skills}
         onValue={set("skills")}
-        placeholder="imagegen, pdf (a run that uses one of them)"
+        placeholder={t("settings.secrets.skillsPlaceholder")}
         autoComplete="off"
       />
       <Field
-        label="Agents that get it"
+        label={t("settings.secrets.agents")}
         value={draft.agents}
         onValue={set("agents")}
-        placeholder="agent ids, or * for every agent"
+        placeholder={t("settings.secrets.agentsPlaceholder")}
         autoComplete="off"
       />
       <div className="form-actions">
         {editing && (
           <button type="button" className="btn btn-sm" onClick={onCancel}>
-            Cancel
+            {t("settings.common.cancel")}
           </button>
         )}
         <button type="submit" className="btn btn-primary btn-sm" disabled={busy}>
-          {editing ? "Save changes" : "Add secret"}
+          {editing ? t("settings.secrets.saveChanges") : t("settings.secrets.add")}
         </button>
       </div>
       <FormError error={error} />
@@ -96,12 +105,16 @@ function SecretForm({ editing, onSaved, onCancel }: { editing: SecretInfo | null
 
 function grantsLabel(s: SecretInfo): string {
   const parts = [];
-  if (s.skills.length) parts.push(`skills: ${s.skills.join(", ")}`);
-  if (s.agents.length) parts.push(`agents: ${s.agents.includes("*") ? "every agent" : s.agents.join(", ")}`);
-  return parts.length ? parts.join(" · ") : "no skill or agent gets it yet";
+  if (s.skills.length) parts.push(translate("settings.secrets.grantSkills", { list: s.skills.join(", ") }));
+  if (s.agents.length) {
+    const list = s.agents.includes("*") ? translate("settings.secrets.everyAgent") : s.agents.join(", ");
+    parts.push(translate("settings.secrets.grantAgents", { list }));
+  }
+  return parts.length ? parts.join(" · ") : translate("settings.secrets.noGrants");
 }
 
 export function SecretsPage() {
+  const t = useT();
   const auth = useOptionalAuth();
   const isAdmin = !auth || auth.me.role === "admin";
   const { data, error, reload } = useResource("secrets", () => api.secrets());
@@ -112,7 +125,7 @@ export function SecretsPage() {
   if (!isAdmin) {
     return (
       <main className="page" id="main">
-        <EmptyState icon="alert" title="Only admins manage secrets" />
+        <EmptyState icon="alert" title={t("settings.secrets.onlyAdmins")} />
       </main>
     );
   }
@@ -121,7 +134,7 @@ export function SecretsPage() {
     setDeleteBusy(true);
     try {
       await api.deleteSecret(deleting.name);
-      toast({ kind: "success", message: `${deleting.name} deleted.` });
+      toast({ kind: "success", message: t("settings.secrets.deleted", { name: deleting.name }) });
     } catch (err) {
       toast({ kind: "error", message: errorMessage(err) });
     }
@@ -132,24 +145,21 @@ export function SecretsPage() {
   return (
     <main className="page settings-page" id="main">
       <div className="page-head">
-        <h1>Secrets</h1>
+        <h1>{t("settings.secrets.title")}</h1>
       </div>
       <p className="muted">
-        API keys and tokens for skills and agents. A run gets a secret as an environment variable of its name when its
-        agent is listed or it uses a listed skill. Values are never shown again, and wherever one would appear (command
-        output, messages, files listed) it reads <code>[secret:NAME]</code>.
+        <Trans t={t} i18nKey="settings.secrets.intro" components={{ code: <code /> }} />
       </p>
       {data && !data.available && (
         <div className="banner banner-warn" role="status" data-testid="secrets-unavailable">
-          The server has no key for secrets: set <code>ANTLER_SECRETS_KEY</code> (32 bytes, e.g.{" "}
-          <code>openssl rand -base64 32</code>) and restart it to store them.
+          <Trans t={t} i18nKey="settings.secrets.noKey" components={{ code: <code /> }} />
         </div>
       )}
       <SecretForm
         key={editing?.name ?? "new"}
         editing={editing}
         onSaved={() => {
-          toast({ kind: "success", message: "Secret saved." });
+          toast({ kind: "success", message: t("settings.secrets.saved") });
           setEditing(null);
           reload();
         }}
@@ -157,9 +167,9 @@ export function SecretsPage() {
       />
       {error && <ErrorState message={error} onRetry={reload} />}
       {!data && !error && <Spinner />}
-      {data && data.secrets.length === 0 && <EmptyState icon="tool" title="No secrets yet" />}
+      {data && data.secrets.length === 0 && <EmptyState icon="tool" title={t("settings.secrets.empty")} />}
       {data && data.secrets.length > 0 && (
-        <ul className="plain-list" aria-label="Secrets">
+        <ul className="plain-list" aria-label={t("settings.secrets.list")}>
           {data.secrets.map((s) => (
             <li key={s.name} data-testid="secret-row">
               <code>{s.name}</code>
@@ -168,16 +178,16 @@ export function SecretsPage() {
                 {grantsLabel(s)}
               </span>
               {!s.readable && (
-                <span className="badge badge-warn" title="Sealed with another key: runs do not get it; store its value again">
-                  not readable
+                <span className="badge badge-warn" title={t("settings.secrets.unreadableTitle")}>
+                  {t("settings.secrets.unreadable")}
                 </span>
               )}
               <span className="row-actions">
                 <button type="button" className="btn btn-xs" onClick={() => setEditing(s)}>
-                  Change
+                  {t("settings.secrets.change")}
                 </button>
                 <button type="button" className="btn btn-xs" onClick={() => setDeleting(s)}>
-                  Delete
+                  {t("settings.common.delete")}
                 </button>
               </span>
             </li>
@@ -186,9 +196,9 @@ export function SecretsPage() {
       )}
       <ConfirmDialog
         open={deleting !== null}
-        title="Delete secret?"
-        message={<>Runs started from now on no longer get {deleting?.name}.</>}
-        confirmLabel="Delete"
+        title={t("settings.secrets.deleteTitle")}
+        message={t("settings.secrets.deleteMessage", { name: deleting?.name ?? "" })}
+        confirmLabel={t("settings.common.delete")}
         danger
         busy={deleteBusy}
         onConfirm={() => void confirmDelete()}

@@ -10,27 +10,37 @@ import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
 import { useOptionalAuth } from "../auth/auth";
 import { useFileDrop } from "../hooks/useFileDrop";
-import { pluralize } from "../lib/format";
+import { Trans } from "react-i18next";
+import { useT } from "../i18n";
 import { GitImportDialog } from "./GitImportDialog";
 import { InstallDialog } from "./InstallDialog";
 import { SkillDrawer } from "./SkillDrawer";
 import { SkillRow } from "./SkillRow";
 import { skillKey, useSkills } from "./useSkills";
 
+/** The tabs, with the catalogue keys of their labels. */
 const TABS: { id: SkillCategory; label: string }[] = [
-  { id: "public", label: "Public" },
-  { id: "custom", label: "Custom" },
-  { id: "user", label: "Personal" },
+  { id: "public", label: "settings.skills.tab.public" },
+  { id: "custom", label: "settings.skills.tab.custom" },
+  { id: "user", label: "settings.skills.tab.user" },
 ];
 
 function tabOf(value: string | null): SkillCategory {
   return value === "custom" || value === "user" ? value : "public";
 }
 
+/** The catalogue keys of an empty tab's title. */
 const EMPTY_TITLE: Record<SkillCategory, string> = {
-  public: "No public skills",
-  custom: "No custom skills yet",
-  user: "No personal skills yet",
+  public: "settings.skills.empty.public",
+  custom: "settings.skills.empty.custom",
+  user: "settings.skills.empty.user",
+};
+
+/** The catalogue keys of a tab's list label. */
+const LIST_LABEL: Record<SkillCategory, string> = {
+  public: "settings.skills.listLabel.public",
+  custom: "settings.skills.listLabel.custom",
+  user: "settings.skills.listLabel.user",
 };
 
 export function matchesQuery(skill: Pick<Skill, "name" | "description">, query: string): boolean {
@@ -40,6 +50,7 @@ export function matchesQuery(skill: Pick<Skill, "name" | "description">, query: 
 }
 
 export function SkillsPage() {
+  const t = useT();
   const auth = useOptionalAuth();
   // Outside the sign-in gate (unit tests) everything is shown.
   const canManage = auth ? auth.me.role === "admin" : true;
@@ -59,9 +70,9 @@ export function SkillsPage() {
   const [reloading, setReloading] = useState(false);
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
 
-  const setTab = (t: SkillCategory) =>
+  const setTab = (category: SkillCategory) =>
     setParams((p) => {
-      p.set("tab", t);
+      p.set("tab", category);
       p.delete("skill");
       return p;
     });
@@ -88,9 +99,9 @@ export function SkillsPage() {
     if (!dir) return;
     e.preventDefault();
     const next = (index + dir + TABS.length) % TABS.length;
-    const t = TABS[next];
-    if (t) {
-      setTab(t.id);
+    const target = TABS[next];
+    if (target) {
+      setTab(target.id);
       tabRefs.current[next]?.focus();
     }
   };
@@ -104,12 +115,13 @@ export function SkillsPage() {
       p.set("skill", result.skill.name);
       return p;
     });
-    toast({
-      kind: "success",
-      message: `Installed “${result.skill.name}”${result.replaced ? " (replaced the previous version)" : ""}.${
-        result.warnings.length ? ` ${pluralize(result.warnings.length, "warning")}.` : ""
-      }`,
+    const installed = t(result.replaced ? "settings.skills.installedReplaced" : "settings.skills.installed", {
+      name: result.skill.name,
     });
+    const warnings = result.warnings.length
+      ? ` ${t("settings.skills.warningsSentence", { count: result.warnings.length })}`
+      : "";
+    toast({ kind: "success", message: installed + warnings });
   };
 
   const onImported = (result: ImportResult) => {
@@ -121,7 +133,8 @@ export function SkillsPage() {
       p.delete("skill");
       return p;
     });
-    toast({ kind: "success", message: `Imported ${names.join(", ")} from ${result.url}.` });
+    const list = names.join(t("settings.skills.nameSeparator"));
+    toast({ kind: "success", message: t("settings.skills.imported", { names: list, url: result.url }) });
   };
 
   const confirmDelete = async () => {
@@ -130,10 +143,10 @@ export function SkillsPage() {
     try {
       await api.deleteSkill(deleting.name, deleting.category);
       setData((d) => d && { ...d, skills: d.skills.filter((s) => skillKey(s) !== skillKey(deleting)) });
-      toast({ kind: "success", message: `Deleted “${deleting.name}”.` });
+      toast({ kind: "success", message: t("settings.common.deletedQuoted", { name: deleting.name }) });
       void load();
     } catch (e) {
-      toast({ kind: "error", message: `Delete failed: ${errorMessage(e)}` });
+      toast({ kind: "error", message: t("settings.common.deleteFailed", { error: errorMessage(e) }) });
     } finally {
       setDeleteBusy(false);
       setDeleting(null);
@@ -144,9 +157,9 @@ export function SkillsPage() {
     setReloading(true);
     try {
       const list = await reload();
-      toast({ kind: "success", message: `Reloaded: ${list.skills.length} skills.` });
+      toast({ kind: "success", message: t("settings.skills.reloaded", { n: list.skills.length }) });
     } catch (e) {
-      toast({ kind: "error", message: `Reload failed: ${errorMessage(e)}` });
+      toast({ kind: "error", message: t("settings.skills.reloadFailed", { error: errorMessage(e) }) });
     } finally {
       setReloading(false);
     }
@@ -155,38 +168,36 @@ export function SkillsPage() {
   return (
     <main id="main" className="page skills-page" {...drop.handlers}>
       <div className="page-head">
-        <h1>Skills</h1>
+        <h1>{t("settings.skills.title")}</h1>
         <div className="page-actions">
           {canManage && (
             <button type="button" className="btn btn-sm" onClick={() => void doReload()} disabled={reloading}>
-              <Icon name="refresh" size={14} /> {reloading ? "Reloading…" : "Reload"}
+              <Icon name="refresh" size={14} /> {reloading ? t("settings.skills.reloading") : t("settings.skills.reload")}
             </button>
           )}
           {canManage && (
             <button type="button" className="btn btn-sm" onClick={() => setImportOpen(true)}>
-              <Icon name="download" size={14} /> Add from Git
+              <Icon name="download" size={14} /> {t("settings.skills.addFromGit")}
             </button>
           )}
           <button type="button" className="btn btn-primary btn-sm" onClick={() => setInstallOpen(true)}>
-            <Icon name="upload" size={14} /> Install from file
+            <Icon name="upload" size={14} /> {t("settings.skills.installFromFile")}
           </button>
         </div>
       </div>
       {!canManage && (
         <p className="banner banner-info" role="status" data-testid="skills-read-only">
-          <Icon name="info" /> Shared skills are managed by admins; you can see which ones the agent is offered. Skills
-          you install are personal: only your conversations use them.
+          <Icon name="info" /> {t("settings.skills.readOnly")}
         </p>
       )}
       <p className="muted">
-        Enabled skills are offered to the agent (name, description and location); it reads a skill’s SKILL.md when a
-        request fits. Drop a <code>.skill</code> file anywhere on this page to install it.
+        <Trans t={t} i18nKey="settings.skills.intro" components={{ code: <code /> }} />
       </p>
       {data && data.errors.length > 0 && (
         <div className="banner banner-warn" role="status">
           <Icon name="alert" />
           <div>
-            <strong>{pluralize(data.errors.length, "skill")} could not be loaded:</strong>
+            <strong>{t("settings.skills.loadErrors", { count: data.errors.length })}</strong>
             <ul>
               {data.errors.map((e) => (
                 <li key={e.path}>
@@ -198,43 +209,48 @@ export function SkillsPage() {
         </div>
       )}
       <div className="skills-toolbar">
-        <div role="tablist" aria-label="Skill category" className="tabs">
-          {TABS.map((t, i) => (
+        <div role="tablist" aria-label={t("settings.skills.tablist")} className="tabs">
+          {TABS.map((item, i) => (
             <button
-              key={t.id}
+              key={item.id}
               ref={(el) => {
                 tabRefs.current[i] = el;
               }}
               type="button"
               role="tab"
-              id={`tab-${t.id}`}
-              aria-selected={tab === t.id}
-              aria-controls={`panel-${t.id}`}
-              tabIndex={tab === t.id ? 0 : -1}
+              id={`tab-${item.id}`}
+              aria-selected={tab === item.id}
+              aria-controls={`panel-${item.id}`}
+              tabIndex={tab === item.id ? 0 : -1}
               className="tab"
-              onClick={() => setTab(t.id)}
+              onClick={() => setTab(item.id)}
               onKeyDown={(e) => onTabKey(e, i)}
             >
-              {t.label} <span className="count">{data ? counts[t.id] : "…"}</span>
+              {t(item.label)} <span className="count">{data ? counts[item.id] : "…"}</span>
             </button>
           ))}
         </div>
         <label className="search">
           <Icon name="search" size={14} />
-          <span className="visually-hidden">Search skills</span>
-          <input type="search" placeholder="Search by name or description" value={query} onChange={(e) => setQuery(e.target.value)} />
+          <span className="visually-hidden">{t("settings.skills.search")}</span>
+          <input
+            type="search"
+            placeholder={t("settings.skills.searchPlaceholder")}
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+          />
         </label>
       </div>
       <section role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="skills-panel">
         {error && !data && <ErrorState message={error} onRetry={() => void load()} />}
-        {!data && !error && <Spinner label="Loading skills…" />}
+        {!data && !error && <Spinner label={t("settings.skills.loading")} />}
         {data && visible.length === 0 && (
-          <EmptyState icon={query ? "search" : "info"} title={query ? "No skills match" : EMPTY_TITLE[tab]}>
-            {query ? "Try another search." : tab === "public" ? null : "Install one from a .skill file, or ask the agent to create one."}
+          <EmptyState icon={query ? "search" : "info"} title={query ? t("settings.skills.noMatch") : t(EMPTY_TITLE[tab])}>
+            {query ? t("settings.skills.tryAnother") : tab === "public" ? null : t("settings.skills.emptyHint")}
           </EmptyState>
         )}
         {data && visible.length > 0 && (
-          <ul className="skill-list" aria-label={`${tab} skills`}>
+          <ul className="skill-list" aria-label={t(LIST_LABEL[tab])}>
             {visible.map((s) => (
               <SkillRow
                 key={skillKey(s)}
@@ -252,7 +268,7 @@ export function SkillsPage() {
       </section>
       {drop.dragging && (
         <div className="drop-overlay" aria-hidden="true">
-          <Icon name="upload" size={28} /> Drop a .skill file to install it
+          <Icon name="upload" size={28} /> {t("settings.skills.dropOverlay")}
         </div>
       )}
       <SkillDrawer skill={details} onClose={() => setDetails(null)} />
@@ -269,14 +285,11 @@ export function SkillsPage() {
       <GitImportDialog open={importOpen} onClose={() => setImportOpen(false)} onImported={onImported} />
       <ConfirmDialog
         open={deleting !== null}
-        title="Delete skill?"
-        message={
-          <>
-            “{deleting?.name}” will be removed from the {deleting?.category === "user" ? "personal" : "custom"} skills (a
-            copy is kept in the history folder).
-          </>
-        }
-        confirmLabel="Delete"
+        title={t("settings.skills.deleteTitle")}
+        message={t(deleting?.category === "user" ? "settings.skills.deletePersonal" : "settings.skills.deleteCustom", {
+          name: deleting?.name ?? "",
+        })}
+        confirmLabel={t("settings.common.delete")}
         danger
         busy={deleteBusy}
         onConfirm={() => void confirmDelete()}

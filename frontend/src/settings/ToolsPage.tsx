@@ -9,12 +9,15 @@ import { ConfirmDialog } from "../components/Dialog";
 import { Icon } from "../components/Icon";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
+import { Trans } from "react-i18next";
+import { useT } from "../i18n";
 import { type McpServersBody, changeMcpServers } from "../lib/mcpConfig";
 import { useResource } from "../lib/useResource";
 import { McpServerCard } from "./McpServerCard";
 import { McpServerForm } from "./McpServerForm";
 
 export function ToolsPage() {
+  const t = useT();
   const isAdmin = useOptionalAuth()?.me.role === "admin";
   const toast = useToast();
   const { data, error, loading, reload } = useResource("mcp-servers", (signal) => api.mcpServers(signal));
@@ -28,23 +31,28 @@ export function ToolsPage() {
   const onSaved = (name: string) => {
     toast({
       kind: "success",
-      message: editing === null ? `Added “${name}”.` : `Saved “${name}”: it starts again on next use.`,
+      message: editing === null ? t("settings.tools.added", { name }) : t("settings.tools.savedRestart", { name }),
     });
     setEditing(undefined);
     reload();
   };
 
-  /** Changes one server in the configuration, then loads the list again. */
-  const change = async (name: string, what: string, done: string, edit: (servers: McpServersBody) => void) => {
+  /** Changes one server in the configuration, then loads the list again; `failed` words a refusal. */
+  const change = async (
+    name: string,
+    failed: (error: string) => string,
+    done: string,
+    edit: (servers: McpServersBody) => void,
+  ) => {
     setChanging(name);
     try {
       await changeMcpServers((all) => {
-        if (!(name in all)) throw new Error(`“${name}” is no longer configured.`);
+        if (!(name in all)) throw new Error(t("settings.common.notConfigured", { name }));
         edit(all);
       });
       toast({ kind: "success", message: done });
     } catch (e) {
-      toast({ kind: "error", message: `Could not ${what} “${name}”: ${errorMessage(e)}` });
+      toast({ kind: "error", message: failed(errorMessage(e)) });
     } finally {
       setChanging(null);
       reload();
@@ -52,50 +60,65 @@ export function ToolsPage() {
   };
 
   const setEnabled = (name: string, enabled: boolean) =>
-    void change(name, enabled ? "enable" : "disable", `${enabled ? "Enabled" : "Disabled"} “${name}”.`, (all) => {
-      const server = all[name];
-      if (server) server.enabled = enabled;
-    });
+    void change(
+      name,
+      (error) => t(enabled ? "settings.common.couldNotEnable" : "settings.common.couldNotDisable", { name, error }),
+      t(enabled ? "settings.tools.enabled" : "settings.tools.disabled", { name }),
+      (all) => {
+        const server = all[name];
+        if (server) server.enabled = enabled;
+      },
+    );
 
   const confirmRemove = async () => {
     const name = removing;
     if (name === null) return;
-    await change(name, "remove", `Removed “${name}”.`, (all) => {
-      delete all[name];
-    });
+    await change(
+      name,
+      (error) => t("settings.common.couldNotRemove", { name, error }),
+      t("settings.tools.removed", { name }),
+      (all) => {
+        delete all[name];
+      },
+    );
     setRemoving(null);
   };
 
   return (
     <main id="main" className="page settings-page tools-page">
       <div className="page-head">
-        <h1>Tools</h1>
+        <h1>{t("settings.tools.title")}</h1>
         <div className="page-actions">
           {isAdmin && (
             <button type="button" className="btn btn-sm btn-primary" onClick={() => setEditing(null)}>
-              <Icon name="plus" size={14} /> Add server
+              <Icon name="plus" size={14} /> {t("settings.tools.addServer")}
             </button>
           )}
-          <button type="button" className="btn btn-sm" onClick={reload} disabled={loading} aria-label="Refresh the servers">
-            <Icon name="refresh" size={14} /> {loading && data ? "Refreshing…" : "Refresh"}
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={reload}
+            disabled={loading}
+            aria-label={t("settings.tools.refreshLabel")}
+          >
+            <Icon name="refresh" size={14} />{" "}
+            {loading && data ? t("settings.tools.refreshing") : t("settings.tools.refresh")}
           </button>
         </div>
       </div>
       <p className="muted">
-        Besides its built-in tools, the agent can call the tools of these MCP servers. Asking here starts nothing: an
-        idle server starts when a run first needs it.
-        {!isAdmin && " Admins configure and restart them."}
+        {t("settings.tools.intro")}
+        {!isAdmin && ` ${t("settings.tools.adminsNote")}`}
       </p>
       {error && <ErrorState message={error} onRetry={reload} />}
-      {!data && !error && <Spinner label="Loading MCP servers…" />}
+      {!data && !error && <Spinner label={t("settings.tools.loading")} />}
       {servers && servers.length === 0 && (
-        <EmptyState title="No MCP servers configured">
-          Admins add them under <code>mcp.servers</code> in the configuration; stdio servers run on the server host,
-          outside the sandbox.
+        <EmptyState title={t("settings.tools.emptyTitle")}>
+          <Trans t={t} i18nKey="settings.tools.emptyText" components={{ code: <code /> }} />
         </EmptyState>
       )}
       {servers && servers.length > 0 && (
-        <ul className="mcp-server-list" aria-label="MCP servers">
+        <ul className="mcp-server-list" aria-label={t("settings.tools.list")}>
           {servers.map((s) => (
             <McpServerCard
               key={s.name}
@@ -126,13 +149,9 @@ export function ToolsPage() {
           />
           <ConfirmDialog
             open={removing !== null}
-            title="Remove MCP server?"
-            message={
-              <>
-                “{removing}” will be stopped and removed from the configuration; the agent can no longer call its tools.
-              </>
-            }
-            confirmLabel="Remove"
+            title={t("settings.tools.removeTitle")}
+            message={t("settings.tools.removeMessage", { name: removing ?? "" })}
+            confirmLabel={t("settings.common.remove")}
             danger
             busy={changing !== null}
             onConfirm={() => void confirmRemove()}

@@ -7,9 +7,11 @@ import { useAuth } from "../auth/auth";
 import { Field, FormError, PasswordField, useFormAction } from "../components/Form";
 import { EmptyState, ErrorState, Spinner } from "../components/States";
 import { useToast } from "../components/Toasts";
+import { useT } from "../i18n";
 import { useResource } from "../lib/useResource";
 
 function NewUserForm({ onCreated }: { onCreated: () => void }) {
+  const t = useT();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [role, setRole] = useState<Role>("user");
@@ -21,18 +23,18 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
     onCreated();
   });
   return (
-    <form className="settings-form inline-form" onSubmit={add} aria-label="New account">
-      <Field label="Email" type="email" required value={email} onValue={setEmail} />
-      <PasswordField label="Initial password" value={password} onValue={setPassword} fresh />
+    <form className="settings-form inline-form" onSubmit={add} aria-label={t("settings.users.newAccount")}>
+      <Field label={t("settings.users.email")} type="email" required value={email} onValue={setEmail} />
+      <PasswordField label={t("settings.users.initialPassword")} value={password} onValue={setPassword} fresh />
       <label className="field">
-        <span>Role</span>
+        <span>{t("settings.users.role")}</span>
         <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
-          <option value="user">user</option>
-          <option value="admin">admin</option>
+          <option value="user">{t("settings.roles.user")}</option>
+          <option value="admin">{t("settings.roles.admin")}</option>
         </select>
       </label>
       <button type="submit" className="btn btn-primary btn-sm" disabled={busy}>
-        Add account
+        {t("settings.users.addAccount")}
       </button>
       <FormError error={error} />
     </form>
@@ -40,6 +42,7 @@ function NewUserForm({ onCreated }: { onCreated: () => void }) {
 }
 
 function UserRow({ user, self, onChanged }: { user: UserInfo; self: boolean; onChanged: () => void }) {
+  const t = useT();
   const toast = useToast();
   const change = async (body: Parameters<typeof api.updateUser>[1], done: string) => {
     try {
@@ -51,27 +54,30 @@ function UserRow({ user, self, onChanged }: { user: UserInfo; self: boolean; onC
     onChanged();
   };
   const reset = () => {
-    const password = window.prompt(`New password for ${user.email} (at least 8 characters)`);
-    if (password) void change({ password }, `Password of ${user.email} reset; their sessions ended.`);
+    const password = window.prompt(t("settings.users.resetPrompt", { email: user.email }));
+    if (password) void change({ password }, t("settings.users.resetDone", { email: user.email }));
   };
   return (
     <li data-testid="user-row">
       <span>{user.email}</span>
-      <span className="badge">{user.role}</span>
-      {user.disabled && <span className="badge badge-warn">disabled</span>}
+      <span className="badge">{t(`settings.roles.${user.role}`)}</span>
+      {user.disabled && <span className="badge badge-warn">{t("settings.users.disabledBadge")}</span>}
       {!self && (
         <span className="row-actions">
           <button type="button" className="btn btn-xs" onClick={reset}>
-            Reset password
+            {t("settings.users.resetPassword")}
           </button>
           <button
             type="button"
             className="btn btn-xs"
             onClick={() =>
-              void change({ disabled: !user.disabled }, `${user.email} ${user.disabled ? "enabled" : "disabled"}.`)
+              void change(
+                { disabled: !user.disabled },
+                t(user.disabled ? "settings.users.enabledDone" : "settings.users.disabledDone", { email: user.email }),
+              )
             }
           >
-            {user.disabled ? "Enable" : "Disable"}
+            {user.disabled ? t("settings.common.enable") : t("settings.common.disable")}
           </button>
         </span>
       )}
@@ -80,19 +86,20 @@ function UserRow({ user, self, onChanged }: { user: UserInfo; self: boolean; onC
 }
 
 export function UsersPage() {
+  const t = useT();
   const { me } = useAuth();
   const { data, error, reload } = useResource("users", () => api.users());
   if (me.role !== "admin") {
     return (
       <main className="page" id="main">
-        <EmptyState icon="alert" title="Only admins manage accounts" />
+        <EmptyState icon="alert" title={t("settings.users.onlyAdmins")} />
       </main>
     );
   }
   return (
     <main className="page settings-page" id="main">
       <div className="page-head">
-        <h1>Users</h1>
+        <h1>{t("settings.users.title")}</h1>
       </div>
       <NewUserForm onCreated={reload} />
       {error && <ErrorState message={error} onRetry={reload} />}

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from "react";
 import { api } from "../api/client";
 import { errorMessage } from "../api/http";
 import type { Skill, SkillList } from "../api/types";
+import { t } from "../i18n";
 
 export function skillKey(s: Pick<Skill, "category" | "name">): string {
   return `${s.category}/${s.name}`;
@@ -39,7 +40,8 @@ export function useSkills(onError: (message: string) => void) {
         setData(await api.skills());
       } catch (e) {
         patch(key, { enabled: !enabled });
-        onError(`Could not ${enabled ? "enable" : "disable"} “${skill.name}”: ${errorMessage(e)}`);
+        const failed = enabled ? "settings.common.couldNotEnable" : "settings.common.couldNotDisable";
+        onError(t(failed, { name: skill.name, error: errorMessage(e) }));
       } finally {
         setPending((p) => {
           const next = new Set(p);

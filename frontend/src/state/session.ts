@@ -3,9 +3,11 @@
 // (Edit, Regenerate, ‹ i/n ›) come from the checkpoint history. Kept outside React so
 // navigating between pages never drops a stream.
 import { api } from "../api/client";
+import { runErrorText } from "../api/errorText";
 import { ApiError, errorMessage } from "../api/http";
 import { ASSISTANT_ID, STREAM_MODES, langgraph, sdkErrorMessage } from "../api/langgraph";
 import type { CustomEvent, RunFailure, Summary, ThreadState, ThreadValues } from "../api/types";
+import { t } from "../i18n";
 import { resolveAgent } from "../lib/agents";
 import { type Branch, type BranchView, branchTo, branchView, newestCheckpoint } from "../lib/branches";
 import {
@@ -29,6 +31,7 @@ import type { Todo } from "../lib/todos";
 import { type UsageLimit, usageLimitOf } from "../lib/usageLimit";
 import { NO_SOURCES, type SourceMap, sourcesEventOf, withSources } from "../lib/webSources";
 import type { PastedImage } from "../chat/usePastedImages";
+import { type Suggested, lateSuggestions, suggestedOf } from "../chat/suggestions";
 import { assistantsStore } from "./assistants";
 import { agentChoice, effectiveChoice } from "./modelChoice";
 import { runContext } from "./planMode";
@@ -81,6 +84,8 @@ export interface SessionState {
   /** The model and thinking level the next run asks for: picked in the composer, else the
    * thread's last choice (`metadata.model_choice`). None: the one new conversations use. */
   modelChoice?: ModelChoice | undefined;
+  /** Follow-up suggestions for an answer (shown while it is the last message). */
+  suggestions?: Suggested | undefined;
 }
 
 const initial: SessionState = {
@@ -103,6 +108,8 @@ const initial: SessionState = {
 export class ThreadSession {
   readonly store = new Store<SessionState>(initial);
   private abort?: AbortController;
+  /** The wait for an answer's late follow-up suggestions (a new run stops it). */
+  private suggesting?: AbortController;
   private loadPromise?: Promise<void>;
   /** Token chunks, applied once per frame rather than once per token. */
   private readonly chunks = new FrameBatch<unknown>((chunks) =>
@@ -168,6 +175,8 @@ export class ThreadSession {
       if (typeof assistantId === "string" && assistantId && !this.picked) this.store.update({ assistantId });
       const modelChoice = parseChoice(thread?.metadata["model_choice"]);
       if (modelChoice && !this.pickedModel) this.store.update({ modelChoice });
+      const suggested = suggestedOf(thread?.metadata["suggestions"]);
+      if (suggested && !this.store.get().streaming) this.store.update({ suggestions: suggested });
       this.applyState(state.values);
       this.store.update({ loaded: true, loading: false });
     } catch (e) {
@@ -321,7 +330,7 @@ export class ThreadSession {
   /** Joins a run that is already going (after a reload, or from another tab). */
   join(runId: string): void {
     const abort = this.begin();
-    this.store.update({ runId, notice: "Reconnected to the running answer." });
+    this.store.update({ runId, notice: t("lib.session.reconnected") });
     const stream = langgraph().runs.joinStream(this.threadId, runId, { signal: abort.signal });
     void this.consume(stream as AsyncIterable<StreamPart>, abort);
   }
@@ -330,6 +339,7 @@ export class ThreadSession {
     const abort = this.abort;
     this.abort = undefined;
     abort?.abort();
+    this.suggesting?.abort();
     this.store.update({ streaming: false, stopping: false, toolProgress: NO_PROGRESS });
   }
 
@@ -358,7 +368,7 @@ export class ThreadSession {
     } catch (e) {
       // 409: the run had already ended by itself.
       const ended = e instanceof ApiError && e.status === 409;
-      this.store.update({ stopped: false, ...(ended ? {} : { error: `Could not stop the run: ${errorMessage(e)}` }) });
+      this.store.update({ stopped: false, ...(ended ? {} : { error: t("lib.session.stopFailed", { error: errorMessage(e) }) }) });
     } finally {
       // The stream ends with the run; do not wait forever if it does not.
       const abort = this.abort;
@@ -383,9 +393,10 @@ export class ThreadSession {
   private begin(): AbortController {
     this.viewFresh = false;
     this.abort?.abort();
+    this.suggesting?.abort();
     const abort = new AbortController();
     this.abort = abort;
-    this.store.update({ streaming: true, stopping: false, runId: undefined, loaded: true, toolProgress: NO_PROGRESS, limit: undefined });
+    this.store.update({ streaming: true, stopping: false, runId: undefined, loaded: true, toolProgress: NO_PROGRESS, limit: undefined, suggestions: undefined });
     return abort;
   }
 
@@ -419,8 +430,7 @@ export class ThreadSession {
       // The person stopped the run: the server's "cancelled" error is expected.
       if (this.store.get().stopped) return;
       const d = (data ?? {}) as Partial<RunFailure>;
-      const message = typeof d.message === "string" ? d.message : String(d.error ?? "The run failed.");
-      this.store.update({ error: message });
+      this.store.update({ error: runErrorText(d.error ?? d.name, d.message) });
     }
   }
 
@@ -439,14 +449,14 @@ export class ThreadSession {
         break;
       case "llm_retry":
         this.store.update({
-          notice: `The model call failed (${event.reason}); retrying, attempt ${event.attempt} of ${event.max_retries}…`,
+          notice: t("lib.session.llmRetry", { reason: event.reason, attempt: event.attempt, max: event.max_retries }),
         });
         break;
       case "loop_warning":
-        this.store.update({ notice: "The agent is repeating the same tool calls; it was asked to change approach." });
+        this.store.update({ notice: t("lib.session.loopWarning") });
         break;
       case "loop_detected":
-        this.store.update({ notice: "The agent kept repeating the same tool calls and was stopped." });
+        this.store.update({ notice: t("lib.session.loopDetected") });
         break;
       case "tool_progress":
         this.store.set((s) => ({ ...s, toolProgress: withProgress(s.toolProgress, event) }));
@@ -457,6 +467,9 @@ export class ThreadSession {
       case "sources":
         // Kept above: the reply's Sources list and citations read them until the result
         // (whose artifact carries the same) arrives.
+        break;
+      case "suggestions":
+        this.store.update({ suggestions: suggestedOf(event) });
         break;
       default: {
         // A kind this UI does not know yet (a newer server): nothing to show.
@@ -486,7 +499,20 @@ export class ThreadSession {
     this.store.update({ streaming: false, stopping: false, notice: undefined, toolProgress: NO_PROGRESS });
     await this.sync();
     void refreshThreads();
+    this.followSuggestions();
     await this.loadHistory();
+  }
+
+  /** After an answer that came without follow-up suggestions: those still being written. */
+  private followSuggestions(): void {
+    const s = this.store.get();
+    if (s.streaming || s.error || s.stopped || s.limit || s.suggestions) return;
+    this.suggesting?.abort();
+    const suggesting = new AbortController();
+    this.suggesting = suggesting;
+    void lateSuggestions(this.threadId, suggesting.signal).then((found) => {
+      if (found && !suggesting.signal.aborted && !this.store.get().streaming) this.store.update({ suggestions: found });
+    });
   }
 
   /** After a run: the stored state is the truth (a stopped answer keeps what streamed). */
@@ -520,7 +546,7 @@ export function sessionFor(threadId: string): ThreadSession {
   let s = sessions.get(threadId);
   if (!s) {
     s = new ThreadSession(threadId);
-    if (deleted.has(threadId)) s.store.update({ loaded: true, notFound: true, loadError: "This conversation was deleted." });
+    if (deleted.has(threadId)) s.store.update({ loaded: true, notFound: true, loadError: t("lib.session.deleted") });
     sessions.set(threadId, s);
   }
   return s;

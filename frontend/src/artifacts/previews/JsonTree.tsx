@@ -1,4 +1,5 @@
 // JSON as a collapsible tree (objects and arrays open to two levels).
+import { useT } from "../../i18n";
 
 function Leaf({ value }: { value: unknown }) {
   if (value === null) return <span className="json-null">null</span>;
@@ -46,8 +47,9 @@ function Node({ name, value, depth }: { name?: string; value: unknown; depth: nu
 }
 
 export function JsonTree({ value }: { value: unknown }) {
+  const t = useT();
   return (
-    <ul className="json-tree" role="tree" aria-label="JSON tree">
+    <ul className="json-tree" role="tree" aria-label={t("artifacts.text.jsonTree")}>
       <Node value={value} depth={0} />
     </ul>
   );

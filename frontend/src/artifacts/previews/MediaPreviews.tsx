@@ -1,4 +1,5 @@
 import { ErrorState, Spinner } from "../../components/States";
+import { useT } from "../../i18n";
 import { basename } from "../../lib/fileKind";
 import { useBlobUrl } from "../useArtifacts";
 
@@ -11,10 +12,12 @@ export function ImagePreview({ url, path }: { url: string; path: string }) {
 }
 
 export function PdfPreview({ url, path }: { url: string; path: string }) {
+  const t = useT();
+  const name = basename(path);
   return (
-    <object className="pdf-frame" data={url} type="application/pdf" aria-label={`PDF ${basename(path)}`}>
+    <object className="pdf-frame" data={url} type="application/pdf" aria-label={t("artifacts.pdf.label", { name })}>
       <p>
-        This browser cannot show PDFs inline. <a href={url}>Open {basename(path)}</a>
+        {t("artifacts.pdf.noInline")} <a href={url}>{t("artifacts.pdf.open", { name })}</a>
       </p>
     </object>
   );
@@ -22,15 +25,17 @@ export function PdfPreview({ url, path }: { url: string; path: string }) {
 
 /** An office file as the PDF the server renders of it (in the sandbox, on first view). */
 export function OfficePreview({ url, path }: { url: string; path: string }) {
+  const t = useT();
+  const name = basename(path);
   const { blobUrl, error, loading } = useBlobUrl(`${url}?preview=pdf`);
-  if (loading) return <Spinner label="Rendering it as PDF…" />;
+  if (loading) return <Spinner label={t("artifacts.pdf.rendering")} />;
   if (error !== null || !blobUrl) {
-    return <ErrorState message={`No preview: ${error ?? "nothing came back"}. Download it to open it.`} />;
+    return <ErrorState message={t("artifacts.pdf.noPreview", { error: error ?? t("artifacts.pdf.nothingCameBack") })} />;
   }
   return (
-    <object className="pdf-frame" data={blobUrl} type="application/pdf" aria-label={`PDF of ${basename(path)}`} data-testid="office-preview">
+    <object className="pdf-frame" data={blobUrl} type="application/pdf" aria-label={t("artifacts.pdf.of", { name })} data-testid="office-preview">
       <p>
-        This browser cannot show PDFs inline. <a href={`${url}?preview=pdf`}>Open the PDF of {basename(path)}</a>
+        {t("artifacts.pdf.noInline")} <a href={`${url}?preview=pdf`}>{t("artifacts.pdf.openOf", { name })}</a>
       </p>
     </object>
   );

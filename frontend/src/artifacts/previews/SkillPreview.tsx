@@ -7,6 +7,7 @@ import { ArchiveSummary, EntryList, Findings } from "../../components/ArchiveDet
 import { Icon } from "../../components/Icon";
 import { ErrorState, Spinner } from "../../components/States";
 import { useToast } from "../../components/Toasts";
+import { useT } from "../../i18n";
 import { useResource } from "../../lib/useResource";
 import { useText } from "../useArtifacts";
 import { MarkdownDoc } from "./TextPreviews";
@@ -33,6 +34,7 @@ export function SkillPreview({ url, path, threadId }: { url: string; path: strin
   const install: InstallState = installOf.url === url ? installOf.state : { kind: "idle" };
   const setInstall = (state: InstallState) => setInstallOf({ url, state });
   const toast = useToast();
+  const t = useT();
   const mdUrl = preview ? skillMdUrl(url, preview) : null;
   const skillMd = useText(mdUrl, !!mdUrl);
 
@@ -43,10 +45,12 @@ export function SkillPreview({ url, path, threadId }: { url: string; path: strin
       setInstall({ kind: "done", name: result.skill.name });
       toast({
         kind: "success",
-        message: `Installed “${result.skill.name}”${result.replaced ? " (replaced the previous version)" : ""}.`,
+        message: t(result.replaced ? "artifacts.skill.installedReplaced" : "artifacts.skill.installed", {
+          name: result.skill.name,
+        }),
         link: {
           to: `/settings/skills?tab=${result.skill.category}&skill=${encodeURIComponent(result.skill.name)}`,
-          label: "View in Settings",
+          label: t("artifacts.skill.viewInSettings"),
         },
       });
     } catch (e) {
@@ -55,21 +59,21 @@ export function SkillPreview({ url, path, threadId }: { url: string; path: strin
     }
   };
 
-  if (error) return <ErrorState message={`Cannot read the archive: ${error}`} />;
-  if (!preview) return <Spinner label="Reading the archive…" />;
+  if (error) return <ErrorState message={t("artifacts.skill.cannotRead", { error })} />;
+  if (!preview) return <Spinner label={t("artifacts.skill.reading")} />;
   return (
     <div className="skill-preview" data-testid="skill-preview">
       <ArchiveSummary preview={preview} />
       <div className="install-bar">
         {install.kind === "done" ? (
           <p className="install-ok" role="status">
-            <Icon name="check" /> Installed and enabled.
+            <Icon name="check" /> {t("artifacts.skill.installedEnabled")}
           </p>
         ) : install.kind === "exists" ? (
           <div className="install-conflict" role="alert">
             <p>{install.message}</p>
             <button type="button" className="btn btn-danger" onClick={() => void doInstall(true)}>
-              Replace existing
+              {t("artifacts.skill.replace")}
             </button>
           </div>
         ) : (
@@ -80,7 +84,7 @@ export function SkillPreview({ url, path, threadId }: { url: string; path: strin
             disabled={!preview.skill.valid || install.kind === "busy"}
             data-testid="install-skill"
           >
-            <Icon name="download" /> {install.kind === "busy" ? "Installing…" : "Install"}
+            <Icon name="download" /> {install.kind === "busy" ? t("artifacts.skill.installing") : t("artifacts.skill.install")}
           </button>
         )}
         {install.kind === "failed" && (
@@ -89,14 +93,14 @@ export function SkillPreview({ url, path, threadId }: { url: string; path: strin
           </div>
         )}
       </div>
-      {install.kind === "failed" && <Findings findings={install.findings} title="Install refused" />}
+      {install.kind === "failed" && <Findings findings={install.findings} title={t("artifacts.skill.installRefused")} />}
       <EntryList preview={preview} />
       <section className="skill-md" aria-label="SKILL.md">
         <h3>SKILL.md</h3>
         {!mdUrl ? (
-          <p className="muted">The archive has no SKILL.md at its root.</p>
+          <p className="muted">{t("artifacts.skill.noSkillMd")}</p>
         ) : skillMd.loading ? (
-          <Spinner label="Loading SKILL.md…" />
+          <Spinner label={t("artifacts.skill.loadingSkillMd")} />
         ) : skillMd.error ? (
           <ErrorState message={skillMd.error} />
         ) : (

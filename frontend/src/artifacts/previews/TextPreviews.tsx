@@ -2,6 +2,7 @@
 import { type ReactNode, useMemo, useState } from "react";
 import { Markdown } from "../../components/Markdown";
 import { ErrorState, Spinner } from "../../components/States";
+import { useT } from "../../i18n";
 import { detectDelimiter, parseCsv } from "../../lib/csv";
 import { languageFor } from "../../lib/fileKind";
 import { splitFrontmatter } from "../../lib/frontmatter";
@@ -16,8 +17,9 @@ interface TextProps {
 
 function WithText({ url, children }: { url: string; children: (text: string) => ReactNode }) {
   const { text, error, loading } = useText(url);
-  if (loading) return <Spinner label="Loading the file…" />;
-  if (error !== null) return <ErrorState message={`Cannot load the file: ${error}`} />;
+  const t = useT();
+  if (loading) return <Spinner label={t("artifacts.text.loading")} />;
+  if (error !== null) return <ErrorState message={t("artifacts.text.cannotLoad", { error })} />;
   return <>{children(text ?? "")}</>;
 }
 
@@ -46,29 +48,32 @@ export function PlainTextPreview({ url }: TextProps) {
 
 function JsonView({ text }: { text: string }) {
   const [mode, setMode] = useState<"tree" | "raw">("tree");
+  const t = useT();
   const parsed = useMemo(() => {
     try {
       return { ok: true as const, value: JSON.parse(text) as unknown };
     } catch (e) {
-      return { ok: false as const, error: e instanceof Error ? e.message : "invalid JSON" };
+      return { ok: false as const, error: e instanceof Error ? e.message : null };
     }
   }, [text]);
   if (!parsed.ok) {
     return (
       <>
-        <p className="muted">Not valid JSON ({parsed.error}); shown as text.</p>
+        <p className="muted">
+          {t("artifacts.text.invalidJson", { error: parsed.error ?? t("artifacts.text.invalidJsonReason") })}
+        </p>
         <pre className="plain-text">{text}</pre>
       </>
     );
   }
   return (
     <div>
-      <div className="segmented" role="group" aria-label="JSON view">
+      <div className="segmented" role="group" aria-label={t("artifacts.text.jsonView")}>
         <button type="button" aria-pressed={mode === "tree"} onClick={() => setMode("tree")}>
-          Tree
+          {t("artifacts.text.tree")}
         </button>
         <button type="button" aria-pressed={mode === "raw"} onClick={() => setMode("raw")}>
-          Pretty
+          {t("artifacts.text.pretty")}
         </button>
       </div>
       {mode === "tree" ? (
@@ -88,7 +93,8 @@ const MAX_ROWS = 500;
 
 function CsvTable({ text, path }: { text: string; path: string }) {
   const { rows, truncated } = useMemo(() => parseCsv(text, detectDelimiter(text, path), MAX_ROWS + 1), [text, path]);
-  if (rows.length === 0) return <p className="muted">The file is empty.</p>;
+  const t = useT();
+  if (rows.length === 0) return <p className="muted">{t("artifacts.text.empty")}</p>;
   const [header = [], ...body] = rows;
   return (
     <div>
@@ -115,7 +121,12 @@ function CsvTable({ text, path }: { text: string; path: string }) {
         </table>
       </div>
       <p className="muted small">
-        {truncated ? `Showing the first ${MAX_ROWS} rows.` : `${body.length} rows, ${header.length} columns.`}
+        {truncated
+          ? t("artifacts.text.firstRows", { count: MAX_ROWS })
+          : t("artifacts.text.size", {
+              rows: t("artifacts.text.rows", { count: body.length }),
+              columns: t("artifacts.text.columns", { count: header.length }),
+            })}
       </p>
     </div>
   );
@@ -127,10 +138,11 @@ export function CsvPreview({ url, path }: TextProps) {
 
 /** HTML in a sandboxed frame: scripts may run, but in an opaque origin (no same-origin). */
 export function HtmlPreview({ url, path }: TextProps) {
+  const t = useT();
   return (
     <WithText url={url}>
       {(text) => (
-        <iframe className="html-frame" title={`Preview of ${path}`} sandbox="allow-scripts" srcDoc={text} referrerPolicy="no-referrer" />
+        <iframe className="html-frame" title={t("artifacts.text.htmlTitle", { path })} sandbox="allow-scripts" srcDoc={text} referrerPolicy="no-referrer" />
       )}
     </WithText>
   );
