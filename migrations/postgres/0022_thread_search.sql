@@ -1,7 +1,9 @@
 -- Kept in step with migrations/sqlite/0022_thread_search.sql: full-text search over each
 -- person's conversations, a thread's title and the text of its messages (human and AI text
--- whole up to 20,000 characters a message, tool output only its first 500), kept by a
--- trigger so that every write of a thread updates it; a delete takes it away.
+-- whole up to 20,000 characters a message, tool output only its first 500; the newest
+-- 200,000 characters of a long conversation), kept by a trigger when a thread is written
+-- while no run works on it and when a run ends (not on each of a run's checkpoints); a
+-- delete takes it away.
 --
 -- Words are found with a `tsvector` (the `simple` configuration: no stemming, any language)
 -- and its GIN index, which also ranks; any substring, Chinese and words of one or two
@@ -20,7 +22,7 @@ $$;
 
 CREATE FUNCTION thread_search_body(state JSONB) RETURNS TEXT
 LANGUAGE SQL IMMUTABLE AS $$
-    SELECT left(COALESCE(string_agg(text, E'\n' ORDER BY n), ''), 200000) FROM (
+    SELECT right(COALESCE(string_agg(text, E'\n' ORDER BY n), ''), 200000) FROM (
         SELECT m.n, left(
             CASE jsonb_typeof(m.value -> 'content')
                 WHEN 'string' THEN m.value ->> 'content'
@@ -47,6 +49,11 @@ CREATE TABLE thread_search (
         setweight(to_tsvector('simple', title), 'A') || setweight(to_tsvector('simple', body), 'B')
     ) STORED
 );
+-- Conversations from before this migration (before the indexes, which are then built once).
+INSERT INTO thread_search (thread_id, owner, title, body)
+SELECT thread_id, owner, thread_search_title(metadata, state), thread_search_body(state)
+FROM threads;
+
 CREATE INDEX thread_search_owner ON thread_search (owner);
 CREATE INDEX thread_search_document ON thread_search USING GIN (document);
 
@@ -64,15 +71,17 @@ BEGIN
 END
 $$;
 
--- Writes only when the text changed (a status change or another metadata key writes nothing).
+-- Writes only when the text or the owner changed.
 CREATE FUNCTION thread_search_sync() RETURNS TRIGGER
 LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO thread_search (thread_id, owner, title, body)
     VALUES (NEW.thread_id, NEW.owner, thread_search_title(NEW.metadata, NEW.state),
             thread_search_body(NEW.state))
-    ON CONFLICT (thread_id) DO UPDATE SET title = excluded.title, body = excluded.body
-    WHERE thread_search.title IS DISTINCT FROM excluded.title
+    ON CONFLICT (thread_id) DO UPDATE
+    SET owner = excluded.owner, title = excluded.title, body = excluded.body
+    WHERE thread_search.owner IS DISTINCT FROM excluded.owner
+       OR thread_search.title IS DISTINCT FROM excluded.title
        OR thread_search.body IS DISTINCT FROM excluded.body;
     RETURN NULL;
 END
@@ -80,10 +89,10 @@ $$;
 
 CREATE TRIGGER thread_search_thread_insert AFTER INSERT ON threads
     FOR EACH ROW EXECUTE FUNCTION thread_search_sync();
-CREATE TRIGGER thread_search_thread_update AFTER UPDATE OF state, metadata ON threads
-    FOR EACH ROW EXECUTE FUNCTION thread_search_sync();
+CREATE TRIGGER thread_search_thread_update AFTER UPDATE OF state, metadata, owner, status ON threads
+    FOR EACH ROW
+    WHEN (NEW.status <> 'busy' AND (OLD.status IS DISTINCT FROM NEW.status
+        OR OLD.owner IS DISTINCT FROM NEW.owner OR OLD.state IS DISTINCT FROM NEW.state
+        OR OLD.metadata IS DISTINCT FROM NEW.metadata))
+    EXECUTE FUNCTION thread_search_sync();
 
--- Conversations from before this migration.
-INSERT INTO thread_search (thread_id, owner, title, body)
-SELECT thread_id, owner, thread_search_title(metadata, state), thread_search_body(state)
-FROM threads;

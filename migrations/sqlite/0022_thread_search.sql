@@ -1,7 +1,10 @@
 -- Full-text search over each person's conversations: a thread's title and the text of its
 -- messages (human and AI text whole up to 20,000 characters a message, tool output only its
--- first 500), kept by triggers so that every write of a thread (a run's checkpoints, a state
--- update, a title change, a copy) updates it, and a delete takes it away. An FTS5 index with
+-- first 500; the newest 200,000 characters of a long conversation), kept by triggers: a
+-- thread is indexed when it is written while no run works on it (a state update, a title
+-- change, a copy, a change of owner) and when a run ends (its status leaves `busy`), not on
+-- each of a run's checkpoints (re-reading the whole conversation at every step costs more
+-- the longer it gets); a delete takes it away. An FTS5 index with
 -- the trigram tokenizer finds any substring of three or more characters, Chinese included;
 -- shorter words are matched with LIKE on `thread_search` (the owner's rows only).
 
@@ -31,7 +34,7 @@ SELECT
             WHERE json_type(threads.state, '$.messages') = 'array' AND m.type = 'object'
               AND json_extract(m.value, '$.type') IN ('human', 'ai', 'tool')
         ) WHERE text IS NOT NULL AND text <> ''
-    ), ''), 1, 200000) AS body
+    ), ''), -200000) AS body
 FROM threads;
 
 -- One row per thread; `id` is the FTS rowid (declared, so VACUUM keeps it; AUTOINCREMENT,
@@ -63,17 +66,22 @@ CREATE TRIGGER thread_search_fts_update AFTER UPDATE ON thread_search BEGIN
     INSERT INTO thread_search_fts (rowid, title, body) VALUES (NEW.id, NEW.title, NEW.body);
 END;
 
--- The content table follows the threads. An update that leaves the text as it was (a status
--- or metadata change other than the title) writes nothing.
+-- The content table follows the threads. An update that leaves the text and owner as they
+-- were writes nothing.
 CREATE TRIGGER thread_search_thread_insert AFTER INSERT ON threads BEGIN
     INSERT INTO thread_search (thread_id, owner, title, body)
     SELECT thread_id, owner, title, body FROM thread_search_source WHERE thread_id = NEW.thread_id;
 END;
-CREATE TRIGGER thread_search_thread_update AFTER UPDATE OF state, metadata ON threads BEGIN
+CREATE TRIGGER thread_search_thread_update AFTER UPDATE OF state, metadata, owner, status ON threads
+WHEN NEW.status <> 'busy' AND (OLD.status IS NOT NEW.status OR OLD.owner IS NOT NEW.owner
+    OR OLD.state IS NOT NEW.state OR OLD.metadata IS NOT NEW.metadata)
+BEGIN
     INSERT INTO thread_search (thread_id, owner, title, body)
     SELECT thread_id, owner, title, body FROM thread_search_source WHERE thread_id = NEW.thread_id
-    ON CONFLICT (thread_id) DO UPDATE SET title = excluded.title, body = excluded.body
-    WHERE thread_search.title IS NOT excluded.title OR thread_search.body IS NOT excluded.body;
+    ON CONFLICT (thread_id) DO UPDATE
+    SET owner = excluded.owner, title = excluded.title, body = excluded.body
+    WHERE thread_search.owner IS NOT excluded.owner OR thread_search.title IS NOT excluded.title
+       OR thread_search.body IS NOT excluded.body;
 END;
 -- The foreign key removes the row too; said here as well so the FTS trigger runs whatever
 -- the foreign-key setting of the connection.

@@ -116,12 +116,20 @@ pub fn markdown(thread: &Thread, now: chrono::DateTime<chrono::Utc>) -> String {
         now.format("%Y-%m-%d %H:%M UTC")
     );
     let messages = &thread.values.messages;
-    let result_of = |call: &str| {
-        messages.iter().find_map(|m| match m {
-            Message::Tool(t) if t.tool_call_id == call => Some(t),
-            _ => None,
-        })
-    };
+    // Looked up by call id once, not by scanning every message for each call (long
+    // conversations have thousands).
+    let mut results = std::collections::HashMap::new();
+    let mut calls = std::collections::HashSet::new();
+    for m in messages {
+        match m {
+            Message::Tool(t) => {
+                results.entry(t.tool_call_id.as_str()).or_insert(t);
+            }
+            Message::Ai(a) => calls.extend(a.tool_calls.iter().map(|c| c.id.as_str())),
+            _ => {}
+        }
+    }
+    let result_of = |call: &str| results.get(call).copied();
     for message in messages {
         match message {
             Message::Human(m) => {
@@ -136,10 +144,7 @@ pub fn markdown(thread: &Thread, now: chrono::DateTime<chrono::Utc>) -> String {
             }
             Message::Tool(t) => {
                 // Results of calls the conversation shows go with their call.
-                let answered = messages.iter().any(|m| match m {
-                    Message::Ai(a) => a.tool_calls.iter().any(|c| c.id == t.tool_call_id),
-                    _ => false,
-                });
+                let answered = calls.contains(t.tool_call_id.as_str());
                 if !answered {
                     let name = t.name.as_deref().unwrap_or("tool");
                     let _ = writeln!(

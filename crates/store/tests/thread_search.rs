@@ -34,19 +34,7 @@ fn page() -> ThreadQuery {
 async fn thread(store: &Store, owner: &str, id: &str, title: Option<&str>, messages: Value) {
     let metadata = title.map_or_else(Map::new, |t| map(json!({"title": t})));
     store.threads.create(owner, id, metadata).await.unwrap();
-    let values = json!({"messages": messages});
-    store
-        .state
-        .save(NewCheckpoint {
-            thread_id: id,
-            values: &values,
-            status: ThreadStatus::Idle,
-            run_id: None,
-            parent_id: None,
-            metadata: &Map::new(),
-        })
-        .await
-        .unwrap();
+    save(store, id, messages, ThreadStatus::Idle).await;
 }
 
 async fn ids(store: &Store, owner: &str, words: &[&str], query: &ThreadQuery) -> Vec<String> {
@@ -465,4 +453,66 @@ async fn conversations_from_before_the_upgrade_are_found() {
         ["old"],
         "postgres"
     );
+}
+
+/// Saves `messages` as the thread's values with `status` (as each step of a run does).
+async fn save(store: &Store, id: &str, messages: Value, status: ThreadStatus) {
+    let values = json!({"messages": messages});
+    store
+        .state
+        .save(NewCheckpoint {
+            thread_id: id,
+            values: &values,
+            status,
+            run_id: None,
+            parent_id: None,
+            metadata: &Map::new(),
+        })
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_running_thread_is_indexed_when_its_run_ends_and_adopted_threads_move_with_their_owner() {
+    let (_tmp, stores) = stores().await;
+    for (engine, store) in stores {
+        store
+            .threads
+            .create("local", "t-run", Map::new())
+            .await
+            .unwrap();
+        let asked = json!([{"type": "human", "content": "tell me about zebrafish", "id": "h1"}]);
+        // A run's steps do not re-index the conversation each time...
+        save(&store, "t-run", asked.clone(), ThreadStatus::Busy).await;
+        assert!(
+            ids(&store, "local", &["zebrafish"], &page())
+                .await
+                .is_empty(),
+            "{engine}: indexed mid-run"
+        );
+        // ... its end does, with everything it wrote.
+        let answered = json!([
+            {"type": "human", "content": "tell me about zebrafish", "id": "h1"},
+            {"type": "ai", "content": "Zebrafish regrow fins.", "id": "a1"},
+        ]);
+        save(&store, "t-run", answered, ThreadStatus::Idle).await;
+        assert_eq!(
+            ids(&store, "local", &["regrow"], &page()).await,
+            ["t-run"],
+            "{engine}"
+        );
+        // When the first admin adopts the local person's conversations, search follows them.
+        store.accounts.adopt("local", "admin-1").await.unwrap();
+        assert_eq!(
+            ids(&store, "admin-1", &["zebrafish"], &page()).await,
+            ["t-run"],
+            "{engine}"
+        );
+        assert!(
+            ids(&store, "local", &["zebrafish"], &page())
+                .await
+                .is_empty(),
+            "{engine}"
+        );
+    }
 }

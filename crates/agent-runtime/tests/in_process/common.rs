@@ -142,10 +142,12 @@ impl Harness {
             ..ModelConfig::default()
         })
         .expect("a model client");
+        // The scripted model answers the run's calls only: no title or suggestions calls.
         let mut cfg = AgentConfig {
             generate_titles: false,
             ..AgentConfig::default()
         };
+        cfg.suggestions.enabled = false;
         tweak(&mut cfg);
         let deps = RunDeps {
             store: store.clone(),

@@ -433,6 +433,21 @@ impl AccountRepo for SqlAccounts {
             .bind(to)
             .execute(&mut *tx)
             .await?;
+            // Feedback follows the runs, and preferences their person (unless the new owner
+            // has set some).
+            sqlx::query("UPDATE run_feedback SET owner = $2 WHERE owner = $1")
+                .bind(from)
+                .bind(to)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(
+                "UPDATE user_preferences SET owner = $2 WHERE owner = $1 AND NOT EXISTS \
+                 (SELECT 1 FROM user_preferences t WHERE t.owner = $2)",
+            )
+            .bind(from)
+            .bind(to)
+            .execute(&mut *tx)
+            .await?;
             // Personal skill states follow their skills (one the new owner already has a
             // state for keeps it).
             sqlx::query(
