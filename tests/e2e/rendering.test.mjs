@@ -2,7 +2,9 @@
 // `render-diagrams`) streams a Mermaid flowchart, a broken diagram, a diagram and formulas full
 // of script, inline and display math and prices. The flowchart is drawn (an image of an SVG with
 // its nodes and labels), the broken one shows its source and a note (and no diagram ever showed
-// an error while it streamed), the math is KaTeX, prices stay text, and no injected script ran.
+// an error while it streamed), the math is KaTeX, prices stay text, and no injected script ran;
+// nothing is fetched from another site (a diagram with an image shape is not drawn, an image
+// from another site loads only when clicked).
 // The diagram follows the dark theme; a Markdown file with a diagram and a formula previews
 // rendered too.
 import assert from "node:assert/strict";
@@ -11,6 +13,7 @@ import { after, before, describe, it } from "node:test";
 import { SCREENSHOTS, Stack, screenshot, sendMessage, threadIdOf, until } from "./harness.mjs";
 
 const SHOTS = join(SCREENSHOTS, "rendering");
+const PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 const stack = new Stack({ screenshots: SHOTS });
 
 /** Before any page script: a trap for injected code, and a log of every diagram that ever
@@ -74,6 +77,14 @@ describe("diagrams and math", { concurrency: false }, () => {
         dialogs.push(d.message());
         void d.dismiss();
       });
+      const foreign = [];
+      page.on("request", (r) => {
+        if (new URL(r.url()).hostname === "exfil.invalid") foreign.push(r.url());
+      });
+      // Answered here (a 1×1 PNG), so that an asked-for image loads without a network.
+      await page.route("http://exfil.invalid/**", (route) =>
+        route.fulfill({ status: 200, contentType: "image/png", body: Buffer.from(PIXEL, "base64") }),
+      );
       await page.addInitScript(watchPage);
       await page.goto("/");
       await page.getByTestId("model-label").waitFor();
@@ -87,8 +98,8 @@ describe("diagrams and math", { concurrency: false }, () => {
       });
 
       const blocks = answer.getByTestId("mermaid");
-      await until(async () => (await blocks.count()) === 3, { message: "three diagram blocks" });
-      const [good, broken, hostile] = [blocks.nth(0), blocks.nth(1), blocks.nth(2)];
+      await until(async () => (await blocks.count()) === 4, { message: "four diagram blocks" });
+      const [good, broken, hostile, exfil] = [blocks.nth(0), blocks.nth(1), blocks.nth(2), blocks.nth(3)];
       await until(async () => (await good.getAttribute("data-state")) === "drawn", { timeout: 30_000, message: "the flowchart to be drawn" });
       await until(async () => (await hostile.getAttribute("data-state")) !== "drawing", { timeout: 30_000, message: "the hostile diagram to settle" });
       await until(async () => (await broken.getAttribute("data-state")) === "failed", { message: "the broken diagram to fail" });
@@ -119,10 +130,16 @@ describe("diagrams and math", { concurrency: false }, () => {
       await hostile.getByRole("button", { name: "Show diagram" }).click();
       await hostile.locator(".mermaid-diagram img").waitFor();
 
-      // While the answer streamed, only the broken diagram ever showed as failed.
+      // The diagram that would fetch from another site: not drawn, its source shown.
+      await until(async () => (await exfil.getAttribute("data-state")) === "failed", { message: "the fetching diagram to be refused" });
+      assert.match(await exfil.getByTestId("mermaid-error").textContent(), /another site/);
+      assert.equal(await exfil.locator("img").count(), 0);
+
+      // While the answer streamed, only the broken and the refused diagrams ever showed as failed.
       const failed = await page.evaluate(() => window.__failedDiagrams);
-      assert.equal(failed.length, 1, JSON.stringify(failed));
-      assert.match(failed[0], /Render broken/);
+      assert.equal(failed.length, 2, JSON.stringify(failed));
+      assert.ok(failed.some((f) => /Render broken/.test(f)), JSON.stringify(failed));
+      assert.ok(failed.some((f) => /Render exfil/.test(f)), JSON.stringify(failed));
 
       // Math: inline (dollars and \( \)), display, and the hostile formulas as plain KaTeX text.
       const tex = await answer.locator(".katex annotation").allTextContents();
@@ -145,6 +162,13 @@ describe("diagrams and math", { concurrency: false }, () => {
 
       assert.equal(await page.evaluate(() => window.__pwned), undefined, "no injected script ran");
       assert.deepEqual(dialogs, []);
+      // Nothing went to the other site; its image loads only when the person asks.
+      assert.deepEqual(foreign, []);
+      const external = answer.getByTestId("external-image");
+      assert.match(await external.textContent(), /exfil\.invalid/);
+      await external.click();
+      await until(() => foreign.length === 1, { message: "the image to be requested once asked" });
+      assert.match(foreign[0], /leak\.png/);
       s.assertNoErrors();
     } finally {
       await s.close();

@@ -1,9 +1,13 @@
-// Exporting the conversation as a file: a small menu of the formats, each a download link
-// to `GET /api/threads/{id}/export` (the session cookie goes with it; the server names the
-// file after the title).
+// Exporting the conversation as a file: a small menu of the formats, each fetching
+// `GET /api/threads/{id}/export` (the session cookie goes with it; the server names the file
+// after the title) and saving the answer, so that a failure shows as a message rather than
+// as a saved error page.
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
+import { errorFrom, errorMessage } from "../api/http";
 import { Icon } from "../components/Icon";
-import { useT } from "../i18n";
+import { useToast } from "../components/Toasts";
+import { t as tr, useT } from "../i18n";
+import { dispositionName, saveBlob } from "../lib/download";
 
 /** The formats offered, in menu order. */
 export const EXPORT_FORMATS = ["markdown", "json"] as const;
@@ -14,15 +18,37 @@ export function exportUrl(threadId: string, format: ExportFormat): string {
   return `/api/threads/${encodeURIComponent(threadId)}/export?format=${format}`;
 }
 
+/** Fetches the export and saves it (throws the server's error). */
+export async function downloadExport(threadId: string, format: ExportFormat): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(exportUrl(threadId, format), { credentials: "same-origin" });
+  } catch {
+    throw new Error(tr("errors.network_error"));
+  }
+  if (!response.ok) throw await errorFrom(response);
+  const fallback = `conversation.${format === "json" ? "json" : "md"}`;
+  saveBlob(dispositionName(response.headers.get("content-disposition")) ?? fallback, await response.blob());
+}
+
 export function ExportMenu({ threadId }: { threadId: string }) {
   const t = useT();
+  const toast = useToast();
   const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const save = (format: ExportFormat) => {
+    setOpen(false);
+    setBusy(true);
+    downloadExport(threadId, format)
+      .catch((e: unknown) => toast({ kind: "error", message: t("export.failed", { error: errorMessage(e) }) }))
+      .finally(() => setBusy(false));
+  };
   const root = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
     if (!open) return;
-    root.current?.querySelector<HTMLAnchorElement>("a[role=menuitem]")?.focus();
+    root.current?.querySelector<HTMLButtonElement>("[role=menuitem]")?.focus();
     const outside = (e: MouseEvent) => {
       if (!root.current?.contains(e.target as Node)) setOpen(false);
     };
@@ -31,8 +57,8 @@ export function ExportMenu({ threadId }: { threadId: string }) {
   }, [open]);
 
   const onMenuKey = (e: KeyboardEvent<HTMLDivElement>) => {
-    const items = Array.from(root.current?.querySelectorAll<HTMLAnchorElement>("a[role=menuitem]") ?? []);
-    const at = items.indexOf(document.activeElement as HTMLAnchorElement);
+    const items = Array.from(root.current?.querySelectorAll<HTMLButtonElement>("[role=menuitem]") ?? []);
+    const at = items.indexOf(document.activeElement as HTMLButtonElement);
     if (e.key === "Escape") {
       e.preventDefault();
       setOpen(false);
@@ -52,6 +78,8 @@ export function ExportMenu({ threadId }: { threadId: string }) {
         className="btn btn-sm btn-ghost"
         aria-haspopup="menu"
         aria-expanded={open}
+        aria-busy={busy}
+        disabled={busy}
         onClick={() => setOpen(!open)}
         data-testid="export-button"
       >
@@ -60,17 +88,16 @@ export function ExportMenu({ threadId }: { threadId: string }) {
       {open && (
         <div className="export-menu-list" role="menu" aria-label={t("export.menu")}>
           {EXPORT_FORMATS.map((format) => (
-            <a
+            <button
               key={format}
+              type="button"
               role="menuitem"
               className="export-menu-item"
-              href={exportUrl(threadId, format)}
-              download
-              onClick={() => setOpen(false)}
+              onClick={() => save(format)}
               data-testid={`export-${format}`}
             >
               {t(`export.${format}`)}
-            </a>
+            </button>
           ))}
         </div>
       )}

@@ -104,8 +104,8 @@ export function SidebarSearch({ children, onNavigate }: { children: ReactNode; o
         e.preventDefault();
         first.focus();
       }
-    } else if (e.key === "Enter") {
-      // Enter opens the best match.
+    } else if (e.key === "Enter" && !searching) {
+      // Enter opens the best match (of this query: not while the results are an older one's).
       const first = links()[0];
       if (first) {
         e.preventDefault();

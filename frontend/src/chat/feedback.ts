@@ -57,16 +57,33 @@ export async function loadFeedback(threadId: string): Promise<void> {
   const status = store.get().status;
   if (status === "loading" || status === "loaded") return;
   store.update({ status: "loading" });
+  const changed = new Set<string>();
+  changedWhileLoading.set(threadId, changed);
   try {
     const { feedback } = await feedbackApi.list(threadId);
     const byRun: Record<string, Feedback> = {};
-    for (const f of feedback) byRun[f.run_id] = f;
-    // Changes made while it loaded are newer than what it read.
-    store.set((s) => ({ status: "loaded", byRun: { ...byRun, ...s.byRun } }));
+    for (const f of feedback) if (!changed.has(f.run_id)) byRun[f.run_id] = f;
+    // Changes made while it loaded (ratings given or taken back) are newer than what it read.
+    store.set((s) => {
+      const merged = { ...byRun };
+      for (const runId of changed) {
+        const now = s.byRun[runId];
+        if (now) merged[runId] = now;
+      }
+      return { status: "loaded", byRun: merged };
+    });
   } catch {
     store.update({ status: "failed" });
+  } finally {
+    changedWhileLoading.delete(threadId);
   }
 }
+
+/** Runs rated or un-rated while a thread's feedback loads (their state wins over the list). */
+const changedWhileLoading = new Map<string, Set<string>>();
+/** Per run: the number of the latest click, and the chain of its requests. */
+const clicks = new Map<string, number>();
+const requests = new Map<string, Promise<unknown>>();
 
 function setRun(threadId: string, runId: string, feedback: Feedback | undefined): void {
   feedbackStore(threadId).set((s) => {
@@ -82,6 +99,10 @@ function setRun(threadId: string, runId: string, feedback: Feedback | undefined)
  * earlier state comes back when the server refuses, and the error is thrown.
  */
 export async function rateRun(threadId: string, runId: string, rating: Rating | undefined, comment?: string): Promise<void> {
+  const key = `${threadId}\n${runId}`;
+  const click = (clicks.get(key) ?? 0) + 1;
+  clicks.set(key, click);
+  changedWhileLoading.get(threadId)?.add(runId);
   const before = feedbackStore(threadId).get().byRun[runId];
   const now = new Date().toISOString();
   setRun(
@@ -96,11 +117,17 @@ export async function rateRun(threadId: string, runId: string, rating: Rating | 
       updated_at: now,
     },
   );
+  // One request at a time per run, in click order, so the server ends with the last choice;
+  // only the last click's answer (or failure) changes what is shown.
+  const request = (requests.get(key) ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(() => (rating ? feedbackApi.put(threadId, runId, rating, comment) : feedbackApi.remove(threadId, runId)));
+  requests.set(key, request);
   try {
-    if (rating) setRun(threadId, runId, await feedbackApi.put(threadId, runId, rating, comment));
-    else await feedbackApi.remove(threadId, runId);
+    const saved = await request;
+    if (clicks.get(key) === click && rating && saved) setRun(threadId, runId, saved as Feedback);
   } catch (e) {
-    setRun(threadId, runId, before);
+    if (clicks.get(key) === click) setRun(threadId, runId, before);
     throw e;
   }
 }

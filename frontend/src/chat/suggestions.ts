@@ -18,7 +18,9 @@ export function suggestedOf(data: unknown): Suggested | undefined {
   if (!data || typeof data !== "object") return undefined;
   const d = data as { run_id?: unknown; message_id?: unknown; suggestions?: unknown };
   if (typeof d.message_id !== "string" || !Array.isArray(d.suggestions)) return undefined;
-  const items = d.suggestions.filter((s): s is string => typeof s === "string" && s.trim() !== "").slice(0, 3);
+  const texts = d.suggestions.filter((s): s is string => typeof s === "string" && s.trim() !== "");
+  // Each once (a chip per text), at most three.
+  const items = [...new Set(texts)].slice(0, 3);
   if (items.length === 0) return undefined;
   return { runId: typeof d.run_id === "string" ? d.run_id : "", messageId: d.message_id, items };
 }

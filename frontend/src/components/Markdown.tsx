@@ -18,6 +18,7 @@ import { KATEX_OPTIONS, normalizeMathDelimiters, remarkCurrencyGuard } from "../
 import { OPEN_FENCE_CLASS, remarkOpenFence } from "../lib/openFence";
 import type { CitationTarget } from "../lib/webSources";
 import { CopyButton } from "./CopyButton";
+import { ExternalImage } from "./ExternalImage";
 import { MermaidDiagram } from "./Mermaid";
 
 const schema = {
@@ -102,7 +103,7 @@ function Table({ node: _node, ...rest }: ComponentProps<"table"> & { node?: unkn
   );
 }
 
-const components: Components = { pre: CodeBlock, a: Link, table: Table };
+const components: Components = { pre: CodeBlock, a: Link, table: Table, img: ExternalImage };
 
 const plain: Options["rehypePlugins"] = [
   [rehypeSanitize, schema],

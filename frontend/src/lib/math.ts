@@ -92,25 +92,99 @@ function segments(text: string): { code: boolean; text: string }[] {
   return out;
 }
 
+/** Maximal runs of backticks: `[start, length]`, in order. */
+function backtickRuns(text: string): [number, number][] {
+  const runs: [number, number][] = [];
+  for (let i = 0; i < text.length; ) {
+    if (text[i] !== "`") {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (text[j] === "`") j++;
+    runs.push([i, j - i]);
+    i = j;
+  }
+  return runs;
+}
+
+/** Inline code spans (a run of k backticks closed by the next run of exactly k) found in one
+ * pass: a regex with a lazy middle and a back-reference takes cubic time on unclosed runs. */
 function inlineSegments(text: string): { code: boolean; text: string }[] {
+  const runs = backtickRuns(text);
+  // For each run, the index of the next run of the same length (or -1).
+  const next = new Array<number>(runs.length).fill(-1);
+  const seen = new Map<number, number>();
+  for (let r = runs.length - 1; r >= 0; r--) {
+    const len = runs[r]![1];
+    next[r] = seen.get(len) ?? -1;
+    seen.set(len, r);
+  }
   const out: { code: boolean; text: string }[] = [];
   let from = 0;
-  for (const m of text.matchAll(/(`+)[\s\S]*?[^`]\1(?!`)/g)) {
-    if (m.index === undefined) continue;
-    if (m.index > from) out.push({ code: false, text: text.slice(from, m.index) });
-    out.push({ code: true, text: m[0] });
-    from = m.index + m[0].length;
+  for (let r = 0; r < runs.length; r++) {
+    const close = next[r]!;
+    if (close === -1) continue;
+    const [start] = runs[r]!;
+    const [closeStart, closeLen] = runs[close]!;
+    if (start > from) out.push({ code: false, text: text.slice(from, start) });
+    from = closeStart + closeLen;
+    out.push({ code: true, text: text.slice(start, from) });
+    r = close;
   }
   if (from < text.length) out.push({ code: false, text: text.slice(from) });
   return out;
 }
 
-// `\[` / `\(` not preceded by another backslash (`\\[2pt]` is a LaTeX line break).
-const DISPLAY = /(?<!\\)\\\[([\s\S]+?)(?<!\\)\\\]/g;
-const INLINE = /(?<!\\)\\\(([^\n]+?)(?<!\\)\\\)/g;
+/** Positions of `token` (`\\[`, `\\]`…) not escaped by a backslash before it (`\\\\[2pt]` is a
+ * LaTeX line break), in order. */
+function unescaped(text: string, token: string): number[] {
+  const out: number[] = [];
+  for (let i = text.indexOf(token); i !== -1; i = text.indexOf(token, i + 1)) {
+    if (text[i - 1] !== "\\") out.push(i);
+  }
+  return out;
+}
+
+/** Each opener paired with the first closer after it (inner text non-empty; on one line when
+ * `oneLine`), rewritten by `render`; one linear pass (lazy regexes are quadratic on openers
+ * that never close). */
+function rewritePairs(
+  text: string,
+  open: string,
+  close: string,
+  oneLine: boolean,
+  render: (match: string, inner: string, offset: number) => string,
+): string {
+  const closers = unescaped(text, close);
+  let c = 0;
+  let from = 0;
+  let out = "";
+  // The first line break at or after the current opener (found again only when passed).
+  let newline = -1;
+  for (const start of unescaped(text, open)) {
+    if (start < from) continue;
+    const innerStart = start + open.length;
+    while (c < closers.length && closers[c]! <= innerStart) c++;
+    const end = closers[c];
+    if (end === undefined) break;
+    if (oneLine) {
+      if (newline !== Infinity && newline < innerStart) {
+        const found = text.indexOf("\n", innerStart);
+        newline = found === -1 ? Infinity : found;
+      }
+      if (newline < end) continue;
+    }
+    const inner = text.slice(innerStart, end);
+    out += text.slice(from, start) + render(text.slice(start, end + close.length), inner, start);
+    from = end + close.length;
+  }
+  return out + text.slice(from);
+}
 
 function convert(prose: string): string {
-  const display = prose.replace(DISPLAY, (match, inner: string, offset: number, whole: string) => {
+  const display = rewritePairs(prose, "\\[", "\\]", false, (match, inner, offset) => {
+    const whole = prose;
     const lineStart = whole.lastIndexOf("\n", offset - 1) + 1;
     const before = whole.slice(lineStart, offset);
     const afterEnd = whole.indexOf("\n", offset + match.length);
@@ -124,7 +198,7 @@ function convert(prose: string): string {
     }
     return `$$${inner.trim()}$$`;
   });
-  return display.replace(INLINE, (_m, inner: string) => `$$${inner.trim()}$$`);
+  return rewritePairs(display, "\\(", "\\)", true, (_m, inner) => `$$${inner.trim()}$$`);
 }
 
 /** `\(…\)` and `\[…\]` outside code written with dollars, which remark-math reads. */

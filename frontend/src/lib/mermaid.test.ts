@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from "vitest";
-import { svgImage } from "./mermaid";
+import { refusal, svgImage } from "./mermaid";
 
 const decode = (url: string) => decodeURIComponent(url.slice(url.indexOf(",") + 1));
 
@@ -21,7 +21,15 @@ describe("svgImage", () => {
   });
 
   it("refuses what is not an SVG", () => {
-    expect(() => svgImage("<html><body>no</body></html>")).toThrow(/not a valid SVG/);
-    expect(() => svgImage("<svg><g></svg>")).toThrow(/not a valid SVG/);
+    expect(() => svgImage("<html><body>no</body></html>")).toThrow(/could not be drawn/);
+    expect(() => svgImage("<svg><g></svg>")).toThrow(/could not be drawn/);
+  });
+});
+
+describe("refusal", () => {
+  it("refuses diagrams that would fetch from another site while drawing", () => {
+    expect(refusal('flowchart TD\n  A@{ img: "https://evil.example/x.png", label: "x" }')).toMatch(/another site/);
+    expect(refusal("flowchart TD\n  A-->B\n  classDef c fill:url(https://evil.example/p)")).toMatch(/another site/);
+    expect(refusal("flowchart TD\n  A-->B\n  style A fill:#f9f,stroke:#333")).toBeNull();
   });
 });

@@ -6,6 +6,7 @@
 // inert. (The price: no text selection in the diagram and no clickable nodes, which the
 // strict level disables anyway.)
 import type { MermaidConfig } from "mermaid";
+import { t } from "../i18n";
 
 /** The app's resolved colour scheme. */
 export type Scheme = "light" | "dark";
@@ -77,7 +78,7 @@ export function svgImage(svg: string): Diagram {
   const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
   const root = doc.documentElement;
   if (root.nodeName !== "svg" || doc.getElementsByTagName("parsererror").length > 0) {
-    throw new Error("the diagram is not a valid SVG");
+    throw new Error(t("markdown.mermaidInvalidSvg"));
   }
   const box = (root.getAttribute("viewBox") ?? "").trim().split(/[\s,]+/);
   const width = Math.ceil(dimension(box[2] ?? null) ?? dimension(root.getAttribute("width")) ?? 300);
@@ -90,6 +91,28 @@ export function svgImage(svg: string): Diagram {
   if (!root.getAttribute("xmlns")) root.setAttribute("xmlns", "http://www.w3.org/2000/svg");
   const xml = new XMLSerializer().serializeToString(root);
   return { url: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(xml)}`, width, height };
+}
+
+/** Diagram syntax that makes Mermaid fetch a URL while it draws (in the page, before the SVG
+ * becomes an inert image): image shapes (`A@{ img: "https://…" }`), CSS `url(…)` and
+ * `@import` in styles. Such a diagram is not drawn: a model steered by a web page could
+ * otherwise send the conversation to another site with no click. */
+const FETCHES = /@\{[^}]*\b(?:img|image)\s*:|\burl\s*\(|@import/i;
+
+/** Why `source` is not drawn, or null when it may be. */
+export function refusal(source: string): string | null {
+  return FETCHES.test(source) ? t("markdown.mermaidExternal") : null;
+}
+
+/** A diagram that takes longer than this is abandoned (the queue moves on). */
+const DRAW_TIMEOUT_MS = 10_000;
+
+function withTimeout<T>(work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(t("markdown.mermaidTimeout"))), DRAW_TIMEOUT_MS);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 let sequence = 0;
@@ -108,6 +131,8 @@ export function drawDiagram(source: string, scheme: Scheme): Promise<Diagram> {
   const key = `${scheme}\n${source}`;
   const hit = drawn.get(key);
   if (hit) return Promise.resolve(hit);
+  const refused = refusal(source);
+  if (refused) return Promise.reject(new Error(refused));
   const job = queue.then(async () => {
     // The same diagram may have been queued twice (a remount while the first was drawing).
     const done = drawn.get(key);
@@ -115,7 +140,7 @@ export function drawDiagram(source: string, scheme: Scheme): Promise<Diagram> {
     const mermaid = await load();
     mermaid.initialize(config(scheme));
     sequence += 1;
-    const { svg } = await mermaid.render(`antler-mermaid-${sequence}`, source);
+    const { svg } = await withTimeout(mermaid.render(`antler-mermaid-${sequence}`, source));
     const diagram = svgImage(svg);
     if (drawn.size >= CACHE_SIZE) {
       const oldest = drawn.keys().next().value;
