@@ -208,6 +208,19 @@ def cron_to_run(case):
     case.path_parameters["cron_id"] = made["cron_id"]
 
 
+def latest_version(case):
+    """A custom assistant and its first version (generated ids name no assistant, generated
+    version numbers rarely one it has, and the built-in one cannot change: 404 or 409)."""
+    assistant = _kept.get("versioned")
+    if assistant is None or not exists(f"/api/assistants/{assistant}"):
+        made = api("POST", "/api/assistants", json={"graph_id": "agent", "name": "Fuzz versions"})
+        assistant = made.json()["assistant_id"]
+        _kept["versioned"] = assistant
+    case.path_parameters["assistant_id"] = assistant
+    if isinstance(case.body, dict):
+        case.body["version"] = 1
+
+
 def batch_inputs(case):
     """Each run of a batch with a message to answer, and no question to resume."""
     for item in case.body:
@@ -244,6 +257,7 @@ SUBSTITUTIONS = {
     "create_cron": (cron_fields, 1, False),
     "create_thread_cron": (cron_fields, 1, False),
     "create_batch": (batch_inputs, 1, False),
+    "set_latest_assistant": (latest_version, 2, True),
     "run_cron_now": (cron_to_run, 1, True),
     "change_password": (change_password, 1, False),
     "get_artifact": (get_artifact, 1, True),
