@@ -113,7 +113,8 @@ def main():
         skills = work / "skills"
         (skills / "public").mkdir(parents=True)
         env = {"ANTLER_MODEL_BASE_URL": model, "ANTLER_MODEL": "mock",
-               "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_SANDBOX_PROVIDER": "local",
+               "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_AGENT_SUGGESTIONS_ENABLED": "false",
+               "ANTLER_SANDBOX_PROVIDER": "local",
                "ANTLER_SANDBOX_ALLOW_HOST_BASH": "true"}
         try:
             idle_before, idle_after, idle_n = floor(skills, env)

@@ -93,7 +93,8 @@ def main():
         (skills / "public").mkdir(parents=True)
         data = str(work / "data")
         env = {"ANTLER_MODEL_BASE_URL": model, "ANTLER_MODEL": "mock",
-               "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_SANDBOX_PROVIDER": "local",
+               "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_AGENT_SUGGESTIONS_ENABLED": "false",
+               "ANTLER_SANDBOX_PROVIDER": "local",
                "ANTLER_SKILLS_WATCH": "false", "ANTLER_MEMORY_EXTRACTION": "false",
                "ANTLER_MEMORY_MAX_FACTS": str(FACTS * 2)}
         try:

@@ -86,7 +86,8 @@ def main():
             spec["provider"] = provider
         config.write_text(json.dumps({"models": [spec]}))
         server = Server(skills, config=config, env={
-            "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_SANDBOX_PROVIDER": "local"})
+            "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_AGENT_SUGGESTIONS_ENABLED": "false",
+            "ANTLER_SANDBOX_PROVIDER": "local"})
         try:
             call(server.base, "/api/memory/import", {"facts": [
                 {"content": f"Fact {i}: prefers {w} reports", "category": "preference"}

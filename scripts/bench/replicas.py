@@ -43,7 +43,8 @@ def parallel(fns):
 
 def measure(label, skills, data, model, database, replicas):
     env = {"ANTLER_MODEL_BASE_URL": model, "ANTLER_MODEL": "mock",
-           "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_SANDBOX_PROVIDER": "local",
+           "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_AGENT_SUGGESTIONS_ENABLED": "false",
+           "ANTLER_SANDBOX_PROVIDER": "local",
            "ANTLER_SKILLS_WATCH": "false"}
     if database:
         env["ANTLER_DATABASE_URL"] = database

@@ -43,7 +43,8 @@ class Sink(http.server.BaseHTTPRequestHandler):
 def measure(skills, model, env):
     server = Server(skills, env={
         "ANTLER_MODEL_BASE_URL": model, "ANTLER_MODEL": "mock",
-        "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_SANDBOX_PROVIDER": "local", **env,
+        "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_AGENT_SUGGESTIONS_ENABLED": "false",
+        "ANTLER_SANDBOX_PROVIDER": "local", **env,
     })
     try:
         out = subprocess.run([str(TARGET / "release/examples/runs_bench"), server.base, model,

@@ -37,7 +37,8 @@ def main():
         (skills / "public").mkdir(parents=True)
         server = Server(skills, env={
             "ANTLER_MODEL_BASE_URL": model, "ANTLER_MODEL": "mock",
-            "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_SANDBOX_PROVIDER": "local",
+            "ANTLER_AGENT_GENERATE_TITLES": "false", "ANTLER_AGENT_SUGGESTIONS_ENABLED": "false",
+            "ANTLER_SANDBOX_PROVIDER": "local",
         })
         perf = None
         try:
