@@ -16,6 +16,7 @@ Reads FUZZ_BASE, FUZZ_TOKEN, FUZZ_ADMIN_PASSWORD and FUZZ_IMPORT_URL.
 import collections
 import io
 import os
+import re
 import sys
 import zipfile
 
@@ -236,6 +237,20 @@ def change_password(case):
     case.body.update(current=password, new=password)
 
 
+def mcp_config(case):
+    """Server names and servers the server takes (the schema can only call a server "an
+    object"; names are 1-32 letters, digits, `-` or `_`): each generated server becomes a
+    disabled one under a valid name, so that what decides is the rest of the document."""
+    servers = case.body.get("servers")
+    if not isinstance(servers, dict):
+        return
+    fixed = {}
+    for i, name in enumerate(servers):
+        valid = re.fullmatch(r"[A-Za-z0-9_-]{1,32}", name) and "__" not in name
+        fixed[name if valid else f"fuzz-{i}"] = {"command": "true", "enabled": False}
+    case.body["servers"] = fixed
+
+
 def restart_server(case):
     servers = api("GET", "/api/mcp/servers").json()["servers"]
     if not any(s["name"] == MCP_SERVER for s in servers):
@@ -266,6 +281,7 @@ SUBSTITUTIONS = {
     "update_fact": (fact, 1, True),
     "delete_fact": (fact, 1, True),
     "restart_server": (restart_server, 1, True),
+    "put_config": (mcp_config, 2, False),
     "get_run": (finished_run, 2, True),
     "join_run": (finished_run, 2, True),
     "join_stream": (finished_run, 2, True),
