@@ -400,6 +400,17 @@ const OLD_THREAD: &str = "INSERT INTO threads (thread_id, owner, created_at, upd
      VALUES ('old', 'ann', NOW, NOW, '{\"title\": \"Before\"}', 'idle', \
      '{\"messages\": [{\"type\": \"human\", \"id\": \"h\", \"content\": \"pelicans nest\"}, 1, \"x\"]}')";
 
+/// The migrations before conversation search (0022), as a database from before the upgrade has.
+fn before_search(mut all: sqlx::migrate::Migrator) -> sqlx::migrate::Migrator {
+    all.migrations = all
+        .migrations
+        .iter()
+        .filter(|m| m.version < 22)
+        .cloned()
+        .collect();
+    all
+}
+
 #[tokio::test]
 async fn conversations_from_before_the_upgrade_are_found() {
     let tmp = tempfile::tempdir().unwrap();
@@ -409,14 +420,10 @@ async fn conversations_from_before_the_upgrade_are_found() {
             .filename(&path)
             .create_if_missing(true);
         let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
-        let mut old = sqlx::migrate!("../../migrations/sqlite");
-        old.migrations = old
-            .migrations
-            .iter()
-            .filter(|m| m.version < 22)
-            .cloned()
-            .collect();
-        old.run(&pool).await.unwrap();
+        before_search(sqlx::migrate!("../../migrations/sqlite"))
+            .run(&pool)
+            .await
+            .unwrap();
         sqlx::query(&OLD_THREAD.replace("NOW", "'2026-11-01T10:00:00.000000Z'"))
             .execute(&pool)
             .await
@@ -433,14 +440,10 @@ async fn conversations_from_before_the_upgrade_are_found() {
     let url = common::fresh_database(&admin).await.unwrap();
     {
         let pool = sqlx::PgPool::connect(&url).await.unwrap();
-        let mut old = sqlx::migrate!("../../migrations/postgres");
-        old.migrations = old
-            .migrations
-            .iter()
-            .filter(|m| m.version < 22)
-            .cloned()
-            .collect();
-        old.run(&pool).await.unwrap();
+        before_search(sqlx::migrate!("../../migrations/postgres"))
+            .run(&pool)
+            .await
+            .unwrap();
         sqlx::query(&OLD_THREAD.replace("NOW", "NOW()"))
             .execute(&pool)
             .await
