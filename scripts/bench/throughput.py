@@ -44,7 +44,7 @@ def main():
         try:
             if os.environ.get("BENCH_PERF") == "1" and shutil.which("perf"):
                 perf = subprocess.Popen(
-                    ["perf", "record", "--call-graph", "dwarf,32768", "-F", "999", "-p", str(server.proc.pid),
+                    ["perf", "record", *os.environ.get("BENCH_PERF_ARGS", "--call-graph dwarf,32768 -F 999").split(), "-p", str(server.proc.pid),
                      "-o", str(TARGET / "bench-throughput.perf.data")],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             cpu_before = cpu_seconds(server.proc.pid)

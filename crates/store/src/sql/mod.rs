@@ -31,6 +31,7 @@ mod thread_search;
 mod threads;
 mod usage;
 mod wire;
+mod writer;
 
 use std::path::Path;
 use std::str::FromStr;
@@ -38,8 +39,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
+};
 
 use self::sqlite::SqliteDb;
 
@@ -73,8 +77,11 @@ pub(crate) trait Engine {
     type Database: sqlx::Database;
     /// How a time is stored.
     type Time;
+    /// A write transaction: dereferences to a connection, ends with `commit()`, rolls back
+    /// when dropped.
+    type Tx;
     /// Begins a write transaction.
-    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, Self::Database>, sqlx::Error>;
+    async fn begin_write(&self) -> Result<Self::Tx, sqlx::Error>;
     /// `t` as stored.
     fn time(&self, t: DateTime<Utc>) -> Self::Time;
     /// Appended to a `SELECT` that must lock the rows it reads (until commit).
@@ -87,10 +94,10 @@ pub(crate) trait Engine {
 impl Engine for SqliteDb {
     type Database = sqlx::Sqlite;
     type Time = String;
+    type Tx = writer::WriteTx;
 
-    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
-        // Take the write lock now rather than fail when a read upgrades to a write.
-        self.writer().begin_with("BEGIN IMMEDIATE").await
+    async fn begin_write(&self) -> Result<writer::WriteTx, sqlx::Error> {
+        self.writer().begin().await
     }
 
     fn time(&self, t: DateTime<Utc>) -> String {
@@ -115,8 +122,9 @@ impl Engine for SqliteDb {
 impl Engine for PgPool {
     type Database = sqlx::Postgres;
     type Time = DateTime<Utc>;
+    type Tx = sqlx::Transaction<'static, sqlx::Postgres>;
 
-    async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, sqlx::Error> {
+    async fn begin_write(&self) -> Result<Self::Tx, sqlx::Error> {
         self.begin().await
     }
 
@@ -152,21 +160,17 @@ impl Db {
             .busy_timeout(Duration::from_secs(5))
             .foreign_keys(true);
         // The writer stays open: its WAL files are there for the readers.
-        let write = SqlitePoolOptions::new()
-            .max_connections(1)
-            .min_connections(1)
-            .idle_timeout(None)
-            .max_lifetime(None)
-            .connect_with(options.clone())
-            .await?;
+        let mut write = SqliteConnection::connect_with(&options).await?;
         sqlx::migrate!("../../migrations/sqlite")
-            .run(&write)
+            .run(&mut write)
             .await?;
+        // A local file's connection does not go stale: no test query before each use.
         let read = SqlitePoolOptions::new()
             .max_connections(max_connections.max(1))
+            .test_before_acquire(false)
             .connect_with(options)
             .await?;
-        Ok(Db::Sqlite(SqliteDb::new(read, write)))
+        Ok(Db::Sqlite(SqliteDb::new(read, writer::Writer::new(write))))
     }
 
     /// Connects to a PostgreSQL database (a lock in the migrator keeps replicas from racing).

@@ -1,44 +1,40 @@
-//! A SQLite database as two pools: reads share several connections, every write goes through
-//! one. SQLite lets one writer in at a time, and a writer that finds the lock taken sleeps in
-//! its busy handler (1, 2, 5, 10 … ms): with several connections writing at once, runs spent
-//! most of their time asleep there. Queued for the one writing connection instead, each write
-//! starts the moment the previous one ends. In WAL mode readers never wait for the writer.
+//! A SQLite database as a pool of readers and one writing connection. SQLite lets one writer
+//! in at a time, and a writer that finds the lock taken sleeps in its busy handler (1, 2, 5,
+//! 10 … ms): with several connections writing at once, runs spent most of their time asleep
+//! there. Queued for the one writing connection instead, each write starts the moment the
+//! previous one ends, and writes queued together commit together ([`Writer`]). In WAL mode
+//! readers never wait for the writer.
 
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
 use sqlx::sqlite::{Sqlite, SqlitePool, SqliteQueryResult, SqliteRow, SqliteStatement};
 use sqlx::{Describe, Either, Execute, Executor};
 
-/// The two pools of one SQLite file; used where a pool is (`query.execute(&db)`), it sends
-/// each statement to the right one by its first word.
+use super::writer::Writer;
+
+/// The readers and the writer of one SQLite file; used where a pool is
+/// (`query.execute(&db)`), it sends each statement to the right one by its first word.
 #[derive(Debug, Clone)]
 pub(crate) struct SqliteDb {
     read: SqlitePool,
-    write: SqlitePool,
+    write: Writer,
 }
 
 impl SqliteDb {
-    /// Reads through `read`, writes and transactions through `write` (one connection).
-    pub(crate) fn new(read: SqlitePool, write: SqlitePool) -> SqliteDb {
+    /// Reads through `read`, writes and transactions through `write`.
+    pub(crate) fn new(read: SqlitePool, write: Writer) -> SqliteDb {
         SqliteDb { read, write }
     }
 
-    /// The pool that writes (and runs every transaction).
-    pub(crate) fn writer(&self) -> &SqlitePool {
+    /// The connection that writes (and runs every transaction).
+    pub(crate) fn writer(&self) -> &Writer {
         &self.write
     }
 
     /// The pool that reads.
     pub(crate) fn reader(&self) -> &SqlitePool {
         &self.read
-    }
-
-    fn pool_for(&self, sql: &str) -> &SqlitePool {
-        if is_read(sql) {
-            &self.read
-        } else {
-            &self.write
-        }
     }
 }
 
@@ -61,7 +57,23 @@ impl<'p> Executor<'p> for &'_ SqliteDb {
         'p: 'e,
         E: 'q + Execute<'q, Sqlite>,
     {
-        self.pool_for(query.sql()).fetch_many(query)
+        if is_read(query.sql()) {
+            return self.read.fetch_many(query);
+        }
+        let writer = self.write.clone();
+        // Answered after the commit, so collected first.
+        futures::stream::once(async move {
+            let mut member = writer.join().await?;
+            let out = member
+                .conn()
+                .fetch_many(query)
+                .try_collect::<Vec<_>>()
+                .await;
+            member.finish(out).await
+        })
+        .map_ok(|rows| futures::stream::iter(rows.into_iter().map(Ok)))
+        .try_flatten()
+        .boxed()
     }
 
     fn fetch_optional<'e, 'q: 'e, E>(
@@ -72,7 +84,15 @@ impl<'p> Executor<'p> for &'_ SqliteDb {
         'p: 'e,
         E: 'q + Execute<'q, Sqlite>,
     {
-        self.pool_for(query.sql()).fetch_optional(query)
+        if is_read(query.sql()) {
+            return self.read.fetch_optional(query);
+        }
+        let writer = self.write.clone();
+        Box::pin(async move {
+            let mut member = writer.join().await?;
+            let out = member.conn().fetch_optional(query).await;
+            member.finish(out).await
+        })
     }
 
     fn prepare_with<'e, 'q: 'e>(
@@ -83,7 +103,8 @@ impl<'p> Executor<'p> for &'_ SqliteDb {
     where
         'p: 'e,
     {
-        self.pool_for(sql).prepare_with(sql, parameters)
+        // Preparing writes nothing: any reader does.
+        self.read.prepare_with(sql, parameters)
     }
 
     fn describe<'e, 'q: 'e>(
@@ -93,7 +114,7 @@ impl<'p> Executor<'p> for &'_ SqliteDb {
     where
         'p: 'e,
     {
-        self.pool_for(sql).describe(sql)
+        self.read.describe(sql)
     }
 }
 

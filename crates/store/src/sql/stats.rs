@@ -32,11 +32,11 @@ impl StatsRepo for SqlStats {
     fn pool(&self) -> PoolStats {
         match &self.0 {
             Db::Sqlite(db) => {
-                let (r, w) = (of(db.reader()), of(db.writer()));
+                let r = of(db.reader());
                 PoolStats {
-                    size: r.size + w.size,
-                    idle: r.idle + w.idle,
-                    max: r.max + w.max,
+                    size: r.size + 1,
+                    idle: r.idle + u32::from(db.writer().idle()),
+                    max: r.max + 1,
                 }
             }
             Db::Postgres(pool) => of(pool),

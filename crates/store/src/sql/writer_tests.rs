@@ -1,0 +1,231 @@
+//! Group commit: what members of one group see of each other's failures and cancellations.
+
+use std::sync::Arc;
+
+use sqlx::Executor;
+
+use crate::sql::Db;
+use crate::sql::sqlite::SqliteDb;
+
+async fn db(dir: &std::path::Path) -> Arc<SqliteDb> {
+    let Db::Sqlite(db) = Db::sqlite(&dir.join("t.db"), 2).await.unwrap() else {
+        unreachable!("a SQLite path opens SQLite")
+    };
+    db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)")
+        .await
+        .unwrap();
+    Arc::new(db)
+}
+
+async fn values(db: &SqliteDb) -> Vec<String> {
+    sqlx::query_scalar("SELECT v FROM t ORDER BY v")
+        .fetch_all(db)
+        .await
+        .unwrap()
+}
+
+async fn insert(db: &SqliteDb, v: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO t (v) VALUES ($1)")
+        .bind(v)
+        .execute(db)
+        .await
+        .map(|_| ())
+}
+
+#[tokio::test]
+async fn concurrent_writes_commit_together_and_each_is_visible_when_answered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = db(tmp.path()).await;
+    let before = db.writer().group_commits().await;
+    let tasks: Vec<_> = (0..100)
+        .map(|i| {
+            let db = db.clone();
+            tokio::spawn(async move {
+                insert(&db, &format!("v{i:03}")).await.unwrap();
+                // Answered only after the commit: a reader (another connection) sees it.
+                let seen: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM t WHERE v = $1")
+                    .bind(format!("v{i:03}"))
+                    .fetch_one(&*db)
+                    .await
+                    .unwrap();
+                assert_eq!(seen, 1);
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert_eq!(values(&db).await.len(), 100);
+    let groups = db.writer().group_commits().await - before;
+    assert!(
+        groups < 50,
+        "100 writes at once took {groups} group commits"
+    );
+}
+
+#[tokio::test]
+async fn a_failing_statement_or_transaction_undoes_only_itself() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = db(tmp.path()).await;
+    insert(&db, "taken").await.unwrap();
+    let tasks: Vec<_> = (0..60)
+        .map(|i| {
+            let db = db.clone();
+            tokio::spawn(async move {
+                match i % 3 {
+                    // A unique violation fails that statement alone.
+                    0 => insert(&db, "taken").await.is_err(),
+                    // A transaction that writes, then fails, then is dropped: rolled back.
+                    1 => {
+                        let mut tx = crate::sql::Engine::begin_write(&*db).await.unwrap();
+                        sqlx::query("INSERT INTO t (v) VALUES ($1)")
+                            .bind(format!("undone{i}"))
+                            .execute(&mut *tx)
+                            .await
+                            .unwrap();
+                        sqlx::query("INSERT INTO t (v) VALUES ('taken')")
+                            .execute(&mut *tx)
+                            .await
+                            .is_err()
+                    }
+                    _ => insert(&db, &format!("kept{i:02}")).await.is_ok(),
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        assert!(t.await.unwrap());
+    }
+    let vs = values(&db).await;
+    assert_eq!(vs.len(), 21, "{vs:?}");
+    assert!(vs.iter().all(|v| v == "taken" || v.starts_with("kept")));
+}
+
+#[tokio::test]
+async fn a_committed_transaction_in_a_group_is_kept_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = db(tmp.path()).await;
+    let tasks: Vec<_> = (0..40)
+        .map(|i| {
+            let db = db.clone();
+            tokio::spawn(async move {
+                let mut tx = crate::sql::Engine::begin_write(&*db).await.unwrap();
+                for k in 0..3 {
+                    sqlx::query("INSERT INTO t (v) VALUES ($1)")
+                        .bind(format!("t{i:02}-{k}"))
+                        .execute(&mut *tx)
+                        .await
+                        .unwrap();
+                }
+                tx.commit().await.unwrap();
+                insert(&db, &format!("s{i:02}")).await.unwrap();
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert_eq!(values(&db).await.len(), 160);
+}
+
+#[tokio::test]
+async fn writers_cancelled_mid_group_leave_it_to_be_committed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = db(tmp.path()).await;
+    for round in 0..20 {
+        let tasks: Vec<_> = (0..10)
+            .map(|i| {
+                let db = db.clone();
+                tokio::spawn(async move {
+                    if i % 2 == 0 {
+                        // A transaction abandoned while open (a client that went away).
+                        let mut tx = crate::sql::Engine::begin_write(&*db).await.unwrap();
+                        sqlx::query("INSERT INTO t (v) VALUES ($1)")
+                            .bind(format!("abandoned{round}-{i}"))
+                            .execute(&mut *tx)
+                            .await
+                            .unwrap();
+                        std::future::pending::<()>().await;
+                    }
+                    insert(&db, &format!("w{round:02}-{i}")).await.unwrap();
+                })
+            })
+            .collect();
+        for _ in 0..round % 5 {
+            tokio::task::yield_now().await;
+        }
+        // Cancelled wherever they are: waiting, writing, holding their transaction or
+        // waiting for the commit.
+        for t in tasks.iter().step_by(2) {
+            t.abort();
+        }
+        for t in tasks.into_iter().skip(1).step_by(2) {
+            t.await.unwrap();
+        }
+    }
+    // Nothing waits any more; a tidy-up commits what the cancelled left open.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let vs = values(&db).await;
+        assert!(!vs.iter().any(|v| v.starts_with("abandoned")), "{vs:?}");
+        if vs.len() == 100 || tokio::time::Instant::now() > deadline {
+            assert_eq!(vs.len(), 100, "{vs:?}");
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // And the writer is free: a new write goes through at once.
+    insert(&db, "after").await.unwrap();
+    assert_eq!(values(&db).await.len(), 101);
+}
+
+#[tokio::test]
+async fn a_group_whose_members_all_went_away_is_still_closed() {
+    use sqlx::Connection;
+    let tmp = tempfile::tempdir().unwrap();
+    let db = db(tmp.path()).await;
+    for round in 0..10 {
+        let tasks: Vec<_> = (0..10)
+            .map(|i| {
+                let db = db.clone();
+                tokio::spawn(async move {
+                    if i == 0 {
+                        let mut tx = crate::sql::Engine::begin_write(&*db).await.unwrap();
+                        sqlx::query("INSERT INTO t (v) VALUES ('abandoned')")
+                            .execute(&mut *tx)
+                            .await
+                            .unwrap();
+                        std::future::pending::<()>().await;
+                    }
+                    insert(&db, &format!("w{round}-{i}")).await.unwrap();
+                })
+            })
+            .collect();
+        for _ in 0..=round {
+            tokio::task::yield_now().await;
+        }
+        for t in &tasks {
+            t.abort();
+        }
+        for t in tasks {
+            let _ = t.await;
+        }
+        // Another process (the command line beside the server) can write: no transaction
+        // was left open holding the database.
+        let mut other = sqlx::sqlite::SqliteConnection::connect_with(
+            &sqlx::sqlite::SqliteConnectOptions::new()
+                .filename(tmp.path().join("t.db"))
+                .busy_timeout(std::time::Duration::from_secs(5)),
+        )
+        .await
+        .unwrap();
+        sqlx::query("INSERT INTO t (v) VALUES ($1)")
+            .bind(format!("other{round}"))
+            .execute(&mut other)
+            .await
+            .unwrap();
+        other.close().await.unwrap();
+    }
+    let vs = values(&db).await;
+    assert!(!vs.iter().any(|v| v == "abandoned"), "{vs:?}");
+}
