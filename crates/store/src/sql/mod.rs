@@ -160,7 +160,11 @@ impl Db {
             .busy_timeout(Duration::from_secs(5))
             .foreign_keys(true);
         // The writer stays open: its WAL files are there for the readers.
-        let mut write = SqliteConnection::connect_with(&options).await?;
+        // Inside a group transaction every statement and savepoint keeps the pages it
+        // changes in a statement journal, so it can be undone alone: kept in memory, not in
+        // a temporary file (that was most of the writer's system calls).
+        let mut write =
+            SqliteConnection::connect_with(&options.clone().pragma("temp_store", "memory")).await?;
         sqlx::migrate!("../../migrations/sqlite")
             .run(&mut write)
             .await?;

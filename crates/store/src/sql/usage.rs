@@ -94,31 +94,50 @@ const UPSERT: &str = "INSERT INTO model_usage (owner, run_id, thread_id, model, 
     reasoning_tokens = model_usage.reasoning_tokens + excluded.reasoning_tokens, \
     cost_usd = model_usage.cost_usd + excluded.cost_usd";
 
+/// The statement adding `e` to its row.
+fn upsert<'q, E: super::Engine>(
+    _: &E,
+    e: &'q UsageEntry,
+) -> sqlx::query::Query<'q, E::Database, <E::Database as sqlx::Database>::Arguments<'q>>
+where
+    String: sqlx::Encode<'q, E::Database> + sqlx::Type<E::Database>,
+    &'q str: sqlx::Encode<'q, E::Database> + sqlx::Type<E::Database>,
+    i64: sqlx::Encode<'q, E::Database> + sqlx::Type<E::Database>,
+    f64: sqlx::Encode<'q, E::Database> + sqlx::Type<E::Database>,
+{
+    let c = &e.counts;
+    sqlx::query(UPSERT)
+        .bind(e.owner.as_str())
+        .bind(e.run_id.as_str())
+        .bind(e.thread_id.as_str())
+        .bind(e.model.as_str())
+        .bind(day_text(e.day))
+        .bind(stored(c.model_calls))
+        .bind(stored(c.input_tokens))
+        .bind(stored(c.cached_input_tokens))
+        .bind(stored(c.cache_write_tokens))
+        .bind(stored(c.output_tokens))
+        .bind(stored(c.reasoning_tokens))
+        .bind(c.cost_usd)
+}
+
 #[async_trait]
 impl UsageRepo for SqlUsage {
     async fn record(&self, entries: &[UsageEntry]) -> Result<(), StoreError> {
         if entries.is_empty() {
             return Ok(());
         }
+        if let [e] = entries {
+            // One row: one statement, no transaction around it.
+            on!(&self.0, p => {
+                upsert(p, e).execute(p).await?;
+            });
+            return Ok(());
+        }
         on!(&self.0, p => {
             let mut tx = p.begin_write().await?;
             for e in entries {
-                let c = &e.counts;
-                sqlx::query(UPSERT)
-                    .bind(&e.owner)
-                    .bind(&e.run_id)
-                    .bind(&e.thread_id)
-                    .bind(&e.model)
-                    .bind(day_text(e.day))
-                    .bind(stored(c.model_calls))
-                    .bind(stored(c.input_tokens))
-                    .bind(stored(c.cached_input_tokens))
-                    .bind(stored(c.cache_write_tokens))
-                    .bind(stored(c.output_tokens))
-                    .bind(stored(c.reasoning_tokens))
-                    .bind(c.cost_usd)
-                    .execute(&mut *tx)
-                    .await?;
+                upsert(p, e).execute(&mut *tx).await?;
             }
             tx.commit().await?;
         });

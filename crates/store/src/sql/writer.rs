@@ -2,13 +2,13 @@
 //!
 //! A SQLite commit costs far more than the statements in it (the WAL frames of every page
 //! touched, the file locks, the checksums): with 200 runs writing at once, one commit per
-//! statement was most of the server's time. So writes that queue up for the connection while
-//! another is being written share one transaction: the first of them begins it, each writes
-//! in turn, and it is committed once every writer that was waiting has written. Nobody is
-//! answered before that commit, so a write that returns is durable and visible to readers
-//! as before; if the commit fails, every member is told. An explicit transaction joins the
-//! group under a savepoint, so its own rollback undoes only its own writes. A writer alone
-//! (nobody waiting) writes in autocommit or in its own transaction, as without grouping.
+//! statement was most of the server's time. So writers busy at the same time share one
+//! transaction: the first begins it, each writes in turn, and it is committed once the
+//! writers that were ready have written. Nobody is answered before that commit, so a write
+//! that returns is durable and visible to readers as before; if the commit fails, every
+//! member is told. An explicit transaction joins the group under a savepoint, so its own
+//! rollback undoes only its own writes. A writer alone (no other in flight) writes in
+//! autocommit or in its own transaction, as without grouping.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,8 +21,9 @@ use tokio::sync::{Mutex, OwnedMutexGuard, watch};
 #[derive(Clone)]
 pub(crate) struct Writer {
     slot: Arc<Mutex<Slot>>,
-    /// Writers waiting for the connection (decides between writing alone and grouping).
-    wanting: Arc<AtomicUsize>,
+    /// Writers between asking for the connection and their answer (none: a writer may
+    /// write alone).
+    in_flight: Arc<AtomicUsize>,
 }
 
 impl std::fmt::Debug for Writer {
@@ -53,12 +54,15 @@ enum Dangling {
 /// One group transaction: its members wait for its outcome.
 struct Group {
     outcome: watch::Sender<Option<Result<(), String>>>,
+    /// A member has taken on committing it.
+    committer: std::sync::atomic::AtomicBool,
 }
 
 impl Group {
     fn new() -> Arc<Group> {
         Arc::new(Group {
             outcome: watch::Sender::new(None),
+            committer: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -185,10 +189,10 @@ impl Slot {
     }
 }
 
-/// Counts a writer as waiting until dropped (also when its wait is cancelled).
-struct Waiting<'a>(&'a AtomicUsize);
+/// Counts a writer as in flight until dropped (also when it is cancelled).
+struct InFlight(Arc<AtomicUsize>);
 
-impl Drop for Waiting<'_> {
+impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
     }
@@ -204,7 +208,7 @@ impl Writer {
                 dangling: Dangling::No,
                 commits: 0,
             })),
-            wanting: Arc::new(AtomicUsize::new(0)),
+            in_flight: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -214,15 +218,13 @@ impl Writer {
         Ok(slot)
     }
 
-    /// Takes the connection to write: in the open group when others wait or one is open,
-    /// else alone.
+    /// Takes the connection to write: alone when no other writer is in flight, else in the
+    /// open group.
     pub(crate) async fn join(&self) -> Result<Member, sqlx::Error> {
-        self.wanting.fetch_add(1, Ordering::SeqCst);
-        let waiting = Waiting(&self.wanting);
+        let others = self.in_flight.fetch_add(1, Ordering::SeqCst);
+        let in_flight = InFlight(self.in_flight.clone());
         let mut slot = self.lock().await?;
-        drop(waiting);
-        let alone = self.wanting.load(Ordering::SeqCst) == 0;
-        let group = if alone && slot.group.is_none() {
+        let group = if others == 0 && slot.group.is_none() {
             None
         } else {
             Some(slot.open().await?)
@@ -233,6 +235,7 @@ impl Writer {
                 writer: self.clone(),
                 group,
                 in_tx: false,
+                _in_flight: in_flight,
             },
         })
     }
@@ -271,10 +274,7 @@ impl Writer {
         };
         let writer = self.clone();
         rt.spawn(async move {
-            if let Ok(mut slot) = writer.lock().await
-                && writer.wanting.load(Ordering::SeqCst) == 0
-            {
-                // Writers waiting will commit the group themselves.
+            if let Ok(mut slot) = writer.lock().await {
                 slot.commit().await;
             }
         });
@@ -295,6 +295,7 @@ struct Watch {
     group: Option<Arc<Group>>,
     /// An explicit transaction is open.
     in_tx: bool,
+    _in_flight: InFlight,
 }
 
 impl Drop for Watch {
@@ -324,35 +325,25 @@ impl Member {
         out
     }
 
-    /// Leaves the group to writers still waiting, or commits it when none is (the mutex is
-    /// fair: when this member gets it back, everyone who was waiting has written).
+    /// Waits for the group's commit. The first member to get here commits it once every
+    /// task ready to run has run (those about to write join first, the mutex being fair),
+    /// so that one commit covers them all.
     async fn settle(self) -> Result<(), sqlx::Error> {
         let Member { slot, mut watch } = self;
         drop(slot);
         let Some(group) = watch.group.clone() else {
             return Ok(());
         };
-        let slot = match watch.writer.slot.clone().try_lock_owned() {
-            Ok(mut slot) => {
-                slot.clean().await?;
-                slot
+        if !group.committer.swap(true, Ordering::SeqCst) {
+            tokio::task::yield_now().await;
+            let slot = watch.writer.lock().await?;
+            if slot.is_open(&group) {
+                Slot::commit_owned(slot).await;
             }
-            Err(_) => tokio::select! {
-                biased;
-                done = group.outcome() => {
-                    watch.group = None;
-                    return done;
-                }
-                slot = watch.writer.lock() => slot?,
-            },
-        };
-        if slot.is_open(&group) {
-            Slot::commit_owned(slot).await;
-        } else {
-            drop(slot);
         }
+        let done = group.outcome().await;
         watch.group = None;
-        group.outcome().await
+        done
     }
 }
 
