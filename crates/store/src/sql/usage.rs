@@ -94,16 +94,15 @@ const UPSERT: &str = "INSERT INTO model_usage (owner, run_id, thread_id, model, 
     reasoning_tokens = model_usage.reasoning_tokens + excluded.reasoning_tokens, \
     cost_usd = model_usage.cost_usd + excluded.cost_usd";
 
-/// The statement adding `e` to its row.
-fn upsert<'q, E: super::Engine>(
-    _: &E,
+/// The statement adding `e` to its row (the engine follows from where it is executed).
+fn upsert<'q, DB: sqlx::Database>(
     e: &'q UsageEntry,
-) -> sqlx::query::Query<'q, E::Database, <E::Database as sqlx::Database>::Arguments<'q>>
+) -> sqlx::query::Query<'q, DB, <DB as sqlx::Database>::Arguments<'q>>
 where
-    String: sqlx::Encode<'q, E::Database> + sqlx::Type<E::Database>,
-    &'q str: sqlx::Encode<'q, E::Database> + sqlx::Type<E::Database>,
-    i64: sqlx::Encode<'q, E::Database> + sqlx::Type<E::Database>,
-    f64: sqlx::Encode<'q, E::Database> + sqlx::Type<E::Database>,
+    String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    &'q str: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    f64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
 {
     let c = &e.counts;
     sqlx::query(UPSERT)
@@ -130,14 +129,14 @@ impl UsageRepo for SqlUsage {
         if let [e] = entries {
             // One row: one statement, no transaction around it.
             on!(&self.0, p => {
-                upsert(p, e).execute(p).await?;
+                upsert(e).execute(p).await?;
             });
             return Ok(());
         }
         on!(&self.0, p => {
             let mut tx = p.begin_write().await?;
             for e in entries {
-                upsert(p, e).execute(&mut *tx).await?;
+                upsert(e).execute(&mut *tx).await?;
             }
             tx.commit().await?;
         });
