@@ -94,28 +94,55 @@ impl Checkpointing<'_> {
         source: Source,
         writes: Value,
     ) -> Result<String, StoreError> {
-        let step = head.step + 1;
-        let mut metadata = self.context.clone();
-        metadata.insert("source".into(), source.as_str().into());
-        metadata.insert("step".into(), step.into());
-        metadata.insert("parents".into(), json!({}));
-        metadata.insert("writes".into(), writes);
-        let saved = store
-            .state
-            .save(NewCheckpoint {
+        let ids = self
+            .save_chain(store, head, &[(values, source, &writes)], status)
+            .await?;
+        ids.into_iter()
+            .next()
+            .ok_or_else(|| StoreError::Corrupt("a checkpoint was saved without an id".into()))
+    }
+
+    /// Saves checkpoints made one after the other (`values`, source, writes) after `head`
+    /// at once, and moves `head` to the last; the thread takes the last values and `status`.
+    pub async fn save_chain(
+        &self,
+        store: &Store,
+        head: &mut Head,
+        links: &[(&Value, Source, &Value)],
+        status: ThreadStatus,
+    ) -> Result<Vec<String>, StoreError> {
+        let metadata: Vec<Map<String, Value>> = links
+            .iter()
+            .zip(head.step + 1..)
+            .map(|((_, source, writes), step)| {
+                let mut metadata = self.context.clone();
+                metadata.insert("source".into(), source.as_str().into());
+                metadata.insert("step".into(), step.into());
+                metadata.insert("parents".into(), json!({}));
+                metadata.insert("writes".into(), Value::clone(writes));
+                metadata
+            })
+            .collect();
+        let chain: Vec<NewCheckpoint<'_>> = links
+            .iter()
+            .zip(&metadata)
+            .map(|((values, _, _), metadata)| NewCheckpoint {
                 thread_id: self.thread_id,
                 values,
                 status,
                 run_id: self.run_id,
                 parent_id: head.checkpoint_id.as_deref(),
-                metadata: &metadata,
+                metadata,
             })
-            .await?;
-        *head = Head {
-            checkpoint_id: Some(saved.checkpoint_id.clone()),
-            step,
-        };
-        Ok(saved.checkpoint_id)
+            .collect();
+        let saved = store.state.save_chain(&chain).await?;
+        if let Some(last) = saved.last() {
+            *head = Head {
+                checkpoint_id: Some(last.checkpoint_id.clone()),
+                step: head.step + i64::try_from(saved.len()).unwrap_or(i64::MAX),
+            };
+        }
+        Ok(saved.into_iter().map(|s| s.checkpoint_id).collect())
     }
 }
 

@@ -82,7 +82,7 @@ async fn call(
     let mut rx = c
         .stream(
             messages,
-            tools,
+            tools.into_iter().map(std::sync::Arc::new).collect(),
             options,
             &CancellationToken::new(),
             &on_retry,

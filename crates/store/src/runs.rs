@@ -187,7 +187,19 @@ pub struct SavedCheckpoint {
 pub trait StateRepo: Send + Sync + 'static {
     /// Records a checkpoint (a time-ordered UUIDv7 id) and makes its values and status the
     /// thread's current ones; answered without its state, which the caller has.
-    async fn save(&self, checkpoint: NewCheckpoint<'_>) -> Result<SavedCheckpoint, StoreError>;
+    async fn save(&self, checkpoint: NewCheckpoint<'_>) -> Result<SavedCheckpoint, StoreError> {
+        let mut saved = self.save_chain(std::slice::from_ref(&checkpoint)).await?;
+        saved
+            .pop()
+            .ok_or_else(|| StoreError::Corrupt("a checkpoint was saved without a position".into()))
+    }
+    /// Records checkpoints made one after the other, at once (one transaction): each
+    /// continues the one before it (so only the first one's `parent_id` is read), and the
+    /// thread takes the last one's values and status. Answers their places, in order.
+    async fn save_chain(
+        &self,
+        chain: &[NewCheckpoint<'_>],
+    ) -> Result<Vec<SavedCheckpoint>, StoreError>;
     /// Sets only the thread's status.
     async fn set_status(&self, thread_id: &str, status: ThreadStatus) -> Result<(), StoreError>;
     /// The newest checkpoint.

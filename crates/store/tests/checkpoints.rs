@@ -84,6 +84,91 @@ async fn forks_of_a_large_message_store_only_what_changed() {
     }
 }
 
+/// A chain is saved at once, each checkpoint after the one before it; the thread takes the
+/// last values; a message is stored and counted once however often it is offered (small
+/// ones are offered with the insert, large ones asked about first).
+#[tokio::test]
+async fn a_chain_is_saved_in_order_and_counts_each_message_once() {
+    let (_tmp, stores) = stores().await;
+    for (engine, store) in stores {
+        store
+            .threads
+            .create("local", "t", Map::new())
+            .await
+            .unwrap()
+            .unwrap();
+        let head = save(&store, &json!({"messages": []}), None).await;
+        let small = json!({"type": "human", "id": "h1", "content": "hello"});
+        let large = json!({"type": "ai", "id": "a1", "content": "y".repeat(40 * 1024)});
+        let one = json!({"messages": [small]});
+        let two = json!({"messages": [small, large]});
+        let meta = Map::new();
+        let link = |values, parent| NewCheckpoint {
+            thread_id: "t",
+            values,
+            status: ThreadStatus::Busy,
+            run_id: None,
+            parent_id: parent,
+            metadata: &meta,
+        };
+        let before = store.threads.stored_bytes("local").await.unwrap();
+        // The parent of every link after the first is ignored: each follows the one before.
+        let saved = store
+            .state
+            .save_chain(&[
+                link(&one, Some(&head)),
+                link(&two, Some("ignored")),
+                link(&two, None),
+            ])
+            .await
+            .unwrap();
+        let ids: Vec<&str> = saved.iter().map(|s| s.checkpoint_id.as_str()).collect();
+        assert_eq!(
+            saved.iter().map(|s| s.step).collect::<Vec<_>>(),
+            [1, 2, 3],
+            "{engine}"
+        );
+        assert_eq!(
+            saved[0].parent_id.as_deref(),
+            Some(head.as_str()),
+            "{engine}"
+        );
+        assert_eq!(saved[1].parent_id.as_deref(), Some(ids[0]), "{engine}");
+        assert_eq!(saved[2].parent_id.as_deref(), Some(ids[1]), "{engine}");
+        let history = store
+            .state
+            .history("t", 10, None, usize::MAX)
+            .await
+            .unwrap();
+        let listed: Vec<&str> = history.iter().map(|c| c.checkpoint_id.as_str()).collect();
+        assert_eq!(listed, [ids[2], ids[1], ids[0], head.as_str()], "{engine}");
+        assert_eq!(history[0].state, two, "{engine}");
+        assert_eq!(history[2].state, one, "{engine}");
+        let thread = store.threads.get("local", "t").await.unwrap().unwrap();
+        assert_eq!(thread.values, two, "{engine}");
+        assert_eq!(thread.status, ThreadStatus::Busy, "{engine}");
+        // Each message once: the large one's 40 KiB, not 80, and the rows' few hundred bytes.
+        let grown = store.threads.stored_bytes("local").await.unwrap() - before;
+        assert!(
+            (40 * 1024..44 * 1024).contains(&grown),
+            "{engine}: the chain added {grown} bytes"
+        );
+        // Offered again (small: with the insert; large: asked about), nothing is counted twice.
+        let again = store.threads.stored_bytes("local").await.unwrap();
+        save(&store, &two, Some(ids[2])).await;
+        let grown = store.threads.stored_bytes("local").await.unwrap() - again;
+        assert!(
+            grown < 1024,
+            "{engine}: saving held messages again added {grown} bytes"
+        );
+        // An empty chain saves nothing.
+        assert!(
+            store.state.save_chain(&[]).await.unwrap().is_empty(),
+            "{engine}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn history_answers_at_most_its_byte_budget_but_always_one_state() {
     let (_tmp, stores) = stores().await;

@@ -210,26 +210,33 @@ impl AgentRun<'_> {
             return Ok(());
         }
         let values = state.values.to_value();
+        self.save_chain(state, &[(&values, source, &writes)])
+            .await?;
+        state.saved = Some(values);
+        Ok(())
+    }
+
+    /// Saves checkpoints made one after the other at once (see [`Checkpointing::save_chain`]).
+    async fn save_chain(
+        &self,
+        state: &mut AgentState,
+        links: &[(&serde_json::Value, Source, &serde_json::Value)],
+    ) -> Result<(), String> {
+        if !self.persist {
+            return Ok(());
+        }
         let saving = Checkpointing {
             thread_id: self.thread_id,
             run_id: Some(self.run_id),
             context: self.context,
         };
         saving
-            .save(
-                self.store,
-                &mut state.head,
-                &values,
-                ThreadStatus::Busy,
-                source,
-                writes,
-            )
+            .save_chain(self.store, &mut state.head, links, ThreadStatus::Busy)
             .await
             .map_err(|e| {
                 tracing::error!(run.id = self.run_id, error = %e, "thread state could not be saved");
                 "the thread's state could not be saved".to_string()
             })?;
-        state.saved = Some(values);
         Ok(())
     }
 
@@ -262,17 +269,25 @@ impl AgentRun<'_> {
         // the message; a run without input (Regenerate) continues the checkpoint it names.
         if !input.is_empty() {
             let writes = serde_json::json!({"__start__": {"messages": &input}});
-            if let Err(e) = self.save(state, Source::Input, writes).await {
-                return Outcome::failed(e);
-            }
+            let before = self.persist.then(|| state.values.to_value());
+            let held = state.values.messages.len();
             state.values.messages.extend(input);
             // A question asked by an earlier run is answered (or passed over) by this one.
-            state.values.interrupts.clear();
-            if let Err(e) = self
-                .save(state, Source::Loop, serde_json::Value::Null)
-                .await
-            {
-                return Outcome::failed(e);
+            let asked = std::mem::take(&mut state.values.interrupts);
+            // Both at once: the input checkpoint and the input applied.
+            if let Some(before) = before {
+                let after = state.values.to_value();
+                let links = [
+                    (&before, Source::Input, &writes),
+                    (&after, Source::Loop, &serde_json::Value::Null),
+                ];
+                if let Err(e) = self.save_chain(state, &links).await {
+                    // Neither was saved: the state is the stored one, without the input.
+                    state.values.messages.truncate(held);
+                    state.values.interrupts = asked;
+                    return Outcome::failed(e);
+                }
+                state.saved = Some(after);
             }
             self.emit_values(state);
         } else {

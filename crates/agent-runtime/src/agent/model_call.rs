@@ -10,6 +10,7 @@ use crate::model::{
     CallOptions, Completion, Delta, ModelClient, ModelError, ModelEvent, RetryNotice,
 };
 use crate::telemetry::ModelCallObserver;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// An agent call: the model's own output limit, thinking as the run chose.
@@ -36,7 +37,7 @@ impl AgentRun<'_> {
         &self,
         model: &ModelClient,
         request: Vec<Value>,
-        tool_defs: Vec<Value>,
+        tool_defs: Vec<Arc<Value>>,
         state: &mut AgentState,
     ) -> Result<AiMessage, ModelError> {
         let mut partial = Partial::default();
@@ -92,7 +93,7 @@ impl AgentRun<'_> {
         &self,
         model: &ModelClient,
         request: Vec<Value>,
-        tool_defs: Vec<Value>,
+        tool_defs: Vec<Arc<Value>>,
         step: u64,
         partial: &mut Partial,
         observer: &mut ModelCallObserver,

@@ -6,7 +6,6 @@ use std::time::Duration;
 use eventsource_stream::{Event, Eventsource};
 use futures::StreamExt;
 use reqwest::header::HeaderMap;
-use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -24,12 +23,12 @@ pub(crate) trait StreamDecoder: Send + 'static {
 
 /// POSTs `body` to `url` with `headers`, retrying 429, 5xx (Anthropic's 529 included) and
 /// connection failures with backoff (`Retry-After` wins); answers the successful response.
-pub(crate) async fn send_with_retry(
+pub(crate) async fn send_with_retry<B: serde::Serialize + Sync + ?Sized>(
     http: &reqwest::Client,
     cfg: &ModelConfig,
     url: &str,
     headers: HeaderMap,
-    body: &Value,
+    body: &B,
     cancel: &CancellationToken,
     on_retry: &(dyn Fn(RetryNotice) + Send + Sync),
 ) -> Result<reqwest::Response, ModelError> {

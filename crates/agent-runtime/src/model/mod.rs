@@ -16,6 +16,7 @@ pub mod options;
 pub mod retry;
 pub mod wire;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -167,7 +168,7 @@ impl ModelClient {
     pub async fn stream(
         &self,
         messages: Vec<Value>,
-        tools: Vec<Value>,
+        tools: Vec<Arc<Value>>,
         options: CallOptions,
         cancel: &CancellationToken,
         on_retry: &(dyn Fn(RetryNotice) + Send + Sync),

@@ -3,6 +3,9 @@
 
 use eventsource_stream::Event;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use std::sync::Arc;
+
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::decode::Accumulator;
@@ -12,14 +15,24 @@ use super::wire::ChatChunk;
 use super::{Completion, Delta, ModelError};
 use crate::config::{MaxTokensField, ModelConfig};
 
+/// A request body: its fields, and the tools written from the registry's shared
+/// definitions (not copied into `fields` for every call).
+#[derive(Debug, Serialize)]
+pub(crate) struct Body {
+    #[serde(flatten)]
+    fields: Value,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<Arc<Value>>,
+}
+
 /// The request body: the agent's messages as they are, less the Anthropic-only
 /// `thinking_blocks` of assistant messages.
 pub(crate) fn request(
     cfg: &ModelConfig,
     mut messages: Vec<Value>,
-    tools: Vec<Value>,
+    tools: Vec<Arc<Value>>,
     options: CallOptions,
-) -> Value {
+) -> Body {
     for m in &mut messages {
         if let Some(obj) = m.as_object_mut() {
             obj.remove("thinking_blocks");
@@ -31,9 +44,6 @@ pub(crate) fn request(
         "stream": true,
         "stream_options": {"include_usage": true},
     });
-    if !tools.is_empty() {
-        body["tools"] = Value::Array(tools);
-    }
     let effort = options.thinking.effort().filter(|_| cfg.supports_thinking);
     if let Some(effort) = effort {
         body["reasoning_effort"] = json!(effort.as_str());
@@ -51,7 +61,10 @@ pub(crate) fn request(
     if let Some(t) = cfg.temperature {
         body["temperature"] = json!(t);
     }
-    body
+    Body {
+        fields: body,
+        tools,
+    }
 }
 
 /// `Authorization: Bearer <key>` when a key is configured.
@@ -90,5 +103,36 @@ impl StreamDecoder for Decoder {
             .map_err(|e| ModelError::Incomplete(e.to_string()))?;
         let turn = turns.into_iter().next().unwrap_or_default();
         Ok(Completion { turn, usage, model })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shared tool definitions are written into the body as `tools`, beside its other
+    /// fields; a call without tools sends no `tools` field (some servers refuse `[]`).
+    #[test]
+    fn the_body_carries_the_shared_tools_and_no_empty_list() {
+        let cfg = ModelConfig::default();
+        let messages = vec![json!({"role": "assistant", "content": "x", "thinking_blocks": []})];
+        let def = Arc::new(json!({"type": "function", "function": {"name": "bash"}}));
+        let body = request(
+            &cfg,
+            messages.clone(),
+            vec![def.clone()],
+            CallOptions::default(),
+        );
+        let sent = serde_json::to_value(&body).unwrap_or_default();
+        assert_eq!(sent["tools"], json!([*def]));
+        assert_eq!(sent["stream"], json!(true));
+        assert_eq!(
+            sent["messages"],
+            json!([{"role": "assistant", "content": "x"}])
+        );
+        let bare = request(&cfg, messages, Vec::new(), CallOptions::default());
+        let sent = serde_json::to_value(&bare).unwrap_or_default();
+        assert!(sent.get("tools").is_none(), "{sent}");
+        assert_eq!(sent["model"], json!(cfg.model));
     }
 }

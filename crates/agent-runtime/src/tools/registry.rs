@@ -12,10 +12,11 @@ use super::{
     todos, view_image,
 };
 
-/// Tools by name, with their definitions for the model request built once.
+/// Tools by name, with their definitions for the model request built once (shared: a
+/// run's registry and each model request hold them without copying).
 #[derive(Clone)]
 pub struct ToolRegistry {
-    entries: Vec<(Arc<dyn Tool>, Value)>,
+    entries: Vec<(Arc<dyn Tool>, Arc<Value>)>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -84,16 +85,16 @@ impl ToolRegistry {
 
     /// Every tool's definition (`tools` of Chat Completions), in order.
     pub fn definitions(&self) -> Vec<Value> {
-        self.entries.iter().map(|(_, d)| d.clone()).collect()
+        self.entries.iter().map(|(_, d)| Value::clone(d)).collect()
     }
 
     /// The definitions for the next model request: tools [listed](Tool::listed) now whose
     /// names `offered` accepts, in order.
-    pub fn listed_definitions(&self, offered: impl Fn(&str) -> bool) -> Vec<Value> {
+    pub fn listed_definitions(&self, offered: impl Fn(&str) -> bool) -> Vec<Arc<Value>> {
         self.entries
             .iter()
             .filter(|(t, _)| t.listed() && offered(t.name()))
-            .map(|(_, d)| d.clone())
+            .map(|(_, d)| Arc::clone(d))
             .collect()
     }
 
@@ -134,7 +135,7 @@ impl ToolRegistry {
 /// A tool with its Chat Completions definition. Every tool also takes a short description
 /// of why it is called (shown in the UI), except one that forwards its arguments (they go
 /// to another program as they are), and one whose own `description` argument says it.
-fn definition(tool: Arc<dyn Tool>) -> (Arc<dyn Tool>, Value) {
+fn definition(tool: Arc<dyn Tool>) -> (Arc<dyn Tool>, Arc<Value>) {
     let mut parameters = tool.parameters();
     if !parameters.is_object() {
         parameters = json!({"type": "object", "properties": {}});
@@ -160,7 +161,7 @@ fn definition(tool: Arc<dyn Tool>) -> (Arc<dyn Tool>, Value) {
             "parameters": parameters,
         }
     });
-    (tool, definition)
+    (tool, Arc::new(definition))
 }
 
 #[cfg(test)]

@@ -49,7 +49,10 @@ impl Drop for TreeWatch {
 struct Tree {
     root: PathBuf,
     watches: Watches,
-    dirs: HashMap<WatchDescriptor, PathBuf>,
+    /// Each watched folder, relative to `root` (empty for the root): with 10,000 skills
+    /// there are twice as many folders, and their full paths were most of the watcher's
+    /// memory.
+    dirs: HashMap<WatchDescriptor, Box<Path>>,
     /// Set once the kernel refused a watch (its per-user limit), so it is said once.
     limit_hit: bool,
 }
@@ -78,7 +81,8 @@ impl Tree {
         };
         match self.watches.add(dir, mask) {
             Ok(wd) => {
-                self.dirs.insert(wd, dir.to_path_buf());
+                let relative = dir.strip_prefix(&self.root).unwrap_or(dir);
+                self.dirs.insert(wd, relative.into());
             }
             // The kernel's per-user limit: said once, the rest is known from it.
             Err(error) if error.raw_os_error() == Some(enospc()) => {
@@ -107,7 +111,7 @@ pub(super) fn start(root: &Path, tx: Sender<PathBuf>) -> io::Result<TreeWatch> {
         limit_hit: false,
     };
     let root_wd = tree.watches.add(root, mask() - WatchMask::DONT_FOLLOW)?;
-    tree.dirs.insert(root_wd.clone(), root.to_path_buf());
+    tree.dirs.insert(root_wd.clone(), Path::new("").into());
     tree.add_all(root);
     let stop = Arc::new(AtomicBool::new(false));
     let stopping = stop.clone();
@@ -146,10 +150,14 @@ fn read_events(mut inotify: Inotify, mut tree: Tree, tx: &Sender<PathBuf>, stop:
             let Some(dir) = tree.dirs.get(&event.wd) else {
                 continue;
             };
+            let dir = match dir.as_os_str().is_empty() {
+                true => tree.root.clone(),
+                false => tree.root.join(dir),
+            };
             let path = match event.name {
                 Some(name) if hidden(name) => continue,
                 Some(name) => dir.join(name),
-                None => dir.clone(),
+                None => dir,
             };
             if event.mask.contains(EventMask::ISDIR)
                 && event

@@ -14,6 +14,12 @@ use crate::StoreError;
 /// Most hashes in one `IN (…)` list (SQLite allows 32,766 parameters per statement).
 pub(crate) const IN_CHUNK: usize = 500;
 
+/// Above this many bytes of messages, a save asks which the thread already holds before
+/// writing the others; below it, it offers them all and skips those held (for SQLite a
+/// message offered again is a copy in memory, for PostgreSQL a few kilobytes on the wire:
+/// cheaper than a round trip).
+pub(crate) const ASK_FIRST_BYTES: usize = 16 * 1024;
+
 /// A state split for storage.
 pub(crate) struct Split {
     /// The state without `messages` (`None`: nothing was split off, store the state whole).

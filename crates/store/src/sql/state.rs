@@ -3,6 +3,8 @@
 use antler_protocol::threads::ThreadStatus;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 use sqlx::types::Json;
 
@@ -17,10 +19,23 @@ pub(crate) struct SqlState(pub(crate) Db);
 
 #[async_trait]
 impl StateRepo for SqlState {
-    async fn save(&self, cp: NewCheckpoint<'_>) -> Result<SavedCheckpoint, StoreError> {
-        let split = blobs::split(cp.values)?;
-        let refs = split.rest.as_ref().map(|_| Json(&split.refs));
-        let state = split.rest.as_ref().unwrap_or(cp.values);
+    async fn save_chain(
+        &self,
+        chain: &[NewCheckpoint<'_>],
+    ) -> Result<Vec<SavedCheckpoint>, StoreError> {
+        let (Some(first), Some(last)) = (chain.first(), chain.last()) else {
+            return Ok(Vec::new());
+        };
+        let thread_id = first.thread_id;
+        if chain.iter().any(|cp| cp.thread_id != thread_id) {
+            return Err(StoreError::Unstorable(
+                "a chain of checkpoints belongs to one thread".into(),
+            ));
+        }
+        let splits = chain
+            .iter()
+            .map(|cp| blobs::split(cp.values))
+            .collect::<Result<Vec<_>, _>>()?;
         on!(&self.0, p => {
             let now = Utc::now();
             let mut tx = p.begin_write().await?;
@@ -33,80 +48,101 @@ impl StateRepo for SqlState {
                     "SELECT thread_id FROM threads WHERE thread_id = $1{}",
                     p.for_update()
                 ))
-                .bind(cp.thread_id)
+                .bind(thread_id)
                 .fetch_optional(&mut *tx)
                 .await?;
             }
-            // Only messages the thread does not hold yet are written (and counted): asked
-            // first, so that a long thread's messages are not sent again with every save.
-            let hashes: Vec<&String> = split.blobs.keys().collect();
-            let mut known = std::collections::HashSet::new();
-            for chunk in hashes.chunks(blobs::IN_CHUNK) {
-                let mut q = sqlx::QueryBuilder::new(
-                    "SELECT hash FROM checkpoint_blobs WHERE thread_id = ",
-                );
-                q.push_bind(cp.thread_id).push(" AND hash IN (");
-                let mut list = q.separated(", ");
-                for h in chunk {
-                    list.push_bind(h.as_str());
-                }
-                q.push(")");
-                let found: Vec<String> = q.build_query_scalar().fetch_all(&mut *tx).await?;
-                known.extend(found);
-            }
-            let fresh: Vec<(&String, &String)> = split
-                .blobs
-                .iter()
-                .filter(|(h, _)| !known.contains(*h))
-                .collect();
             let mut added = 0usize;
-            for chunk in fresh.chunks(blobs::IN_CHUNK / 3) {
-                let mut q =
-                    sqlx::QueryBuilder::new("INSERT INTO checkpoint_blobs (thread_id, hash, data) ");
-                q.push_values(chunk, |mut b, (h, text)| {
-                    added += text.len();
-                    b.push_bind(cp.thread_id).push_bind(h.as_str()).push_bind(text.as_str());
-                });
-                q.push(" ON CONFLICT DO NOTHING");
-                q.build().execute(&mut *tx).await?;
+            let mut saved: Vec<SavedCheckpoint> = Vec::with_capacity(chain.len());
+            for (cp, split) in chain.iter().zip(&splits) {
+                // Only messages the thread does not hold yet are written (and counted). When
+                // they are large, it is asked which first, so that a long thread's messages
+                // are not sent again with every save; small ones are offered and the insert
+                // answers which were new (one statement instead of two).
+                let mut known = HashSet::new();
+                if split.blobs.values().map(String::len).sum::<usize>() > blobs::ASK_FIRST_BYTES {
+                    let hashes: Vec<&String> = split.blobs.keys().collect();
+                    for chunk in hashes.chunks(blobs::IN_CHUNK) {
+                        let mut q = sqlx::QueryBuilder::new(
+                            "SELECT hash FROM checkpoint_blobs WHERE thread_id = ",
+                        );
+                        q.push_bind(thread_id).push(" AND hash IN (");
+                        let mut list = q.separated(", ");
+                        for h in chunk {
+                            list.push_bind(h.as_str());
+                        }
+                        q.push(")");
+                        let found: Vec<String> =
+                            q.build_query_scalar().fetch_all(&mut *tx).await?;
+                        known.extend(found);
+                    }
+                }
+                let fresh: Vec<(&String, &String)> = split
+                    .blobs
+                    .iter()
+                    .filter(|(h, _)| !known.contains(*h))
+                    .collect();
+                for chunk in fresh.chunks(blobs::IN_CHUNK / 3) {
+                    let mut q = sqlx::QueryBuilder::new(
+                        "INSERT INTO checkpoint_blobs (thread_id, hash, data) ",
+                    );
+                    q.push_values(chunk, |mut b, (h, text)| {
+                        b.push_bind(thread_id).push_bind(h.as_str()).push_bind(text.as_str());
+                    });
+                    q.push(" ON CONFLICT DO NOTHING RETURNING hash");
+                    let inserted: Vec<String> =
+                        q.build_query_scalar().fetch_all(&mut *tx).await?;
+                    added += inserted
+                        .iter()
+                        .filter_map(|h| split.blobs.get(h))
+                        .map(String::len)
+                        .sum::<usize>();
+                }
+                let state = split.rest.as_ref().unwrap_or(cp.values);
+                let refs = split.rest.as_ref().map(|_| Json(&split.refs));
+                // Each after the one before it; the first after the branch head given.
+                let parent_id = match saved.last() {
+                    Some(before) => Some(before.checkpoint_id.as_str()),
+                    None => cp.parent_id,
+                };
+                // Time-ordered like LangGraph's (clients order branches by id), and made
+                // under the lock so that id order is position order.
+                let checkpoint_id = uuid::Uuid::now_v7().to_string();
+                let state_text = serde_json::to_string(state).map_err(|e| {
+                    StoreError::Unstorable(format!("a state cannot be stored: {e}"))
+                })?;
+                let meta_text = serde_json::to_string(cp.metadata).map_err(|e| {
+                    StoreError::Unstorable(format!("metadata cannot be stored: {e}"))
+                })?;
+                added += state_text.len() + meta_text.len() + split.refs.len() * 35;
+                let step: i64 = sqlx::query_scalar(&format!(
+                    "INSERT INTO thread_checkpoints ({CHECKPOINT_COLUMNS}) \
+                     SELECT $1, $2, $3, $4, COALESCE(MAX(step) + 1, 0), $5, $6, $7, $8 \
+                     FROM thread_checkpoints WHERE thread_id = $2 RETURNING step"
+                ))
+                .bind(&checkpoint_id)
+                .bind(thread_id)
+                .bind(cp.run_id)
+                .bind(parent_id)
+                .bind(Json(state))
+                .bind(p.time(now))
+                .bind(Json(cp.metadata))
+                .bind(refs)
+                .fetch_one(&mut *tx)
+                .await?;
+                let parent_id = parent_id.map(str::to_string);
+                saved.push(SavedCheckpoint { checkpoint_id, step, parent_id });
             }
-            // Time-ordered like LangGraph's (clients order branches by id), and made under
-            // the lock so that id order is position order.
-            let checkpoint_id = uuid::Uuid::now_v7().to_string();
-            let state_text = serde_json::to_string(state)
-                .map_err(|e| StoreError::Unstorable(format!("a state cannot be stored: {e}")))?;
-            let meta_text = serde_json::to_string(cp.metadata)
-                .map_err(|e| StoreError::Unstorable(format!("metadata cannot be stored: {e}")))?;
-            added += state_text.len() + meta_text.len() + split.refs.len() * 35;
-            let step: i64 = sqlx::query_scalar(&format!(
-                "INSERT INTO thread_checkpoints ({CHECKPOINT_COLUMNS}) \
-                 SELECT $1, $2, $3, $4, COALESCE(MAX(step) + 1, 0), $5, $6, $7, $8 \
-                 FROM thread_checkpoints WHERE thread_id = $2 RETURNING step"
-            ))
-            .bind(&checkpoint_id)
-            .bind(cp.thread_id)
-            .bind(cp.run_id)
-            .bind(cp.parent_id)
-            .bind(Json(state))
-            .bind(p.time(now))
-            .bind(Json(cp.metadata))
-            .bind(refs)
-            .fetch_one(&mut *tx)
-            .await?;
-            let saved = SavedCheckpoint {
-                checkpoint_id,
-                step,
-                parent_id: cp.parent_id.map(str::to_string),
-            };
+            // The thread holds the last one's values: the ones before it were passed over.
             sqlx::query(
                 "UPDATE threads SET state = $1, status = $2, updated_at = $3, \
                  stored_bytes = stored_bytes + $4 WHERE thread_id = $5",
             )
-            .bind(Json(cp.values))
-            .bind(Wire(cp.status))
+            .bind(Json(last.values))
+            .bind(Wire(last.status))
             .bind(p.time(now))
             .bind(i64::try_from(added).unwrap_or(i64::MAX))
-            .bind(cp.thread_id)
+            .bind(thread_id)
             .execute(&mut *tx)
             .await?;
             tx.commit().await?;

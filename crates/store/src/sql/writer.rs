@@ -136,19 +136,22 @@ impl Slot {
         }
     }
 
-    /// The open group, begun if there is none.
-    async fn open(&mut self) -> Result<Arc<Group>, sqlx::Error> {
+    /// The open group, begun with `begin` (`BEGIN IMMEDIATE`, perhaps followed by more in
+    /// the same round trip) if there is none; also whether it was begun here.
+    async fn open(&mut self, begin: &'static str) -> Result<(Arc<Group>, bool), sqlx::Error> {
         if let Some(g) = &self.group {
-            return Ok(g.clone());
+            return Ok((g.clone(), false));
         }
         // Recorded first: a statement sent runs even if its sender is cancelled meanwhile.
         let g = Group::new();
         self.group = Some(g.clone());
-        if let Err(e) = self.conn.execute("BEGIN IMMEDIATE").await {
+        if let Err(e) = self.conn.execute(begin).await {
             self.group = None;
+            // Whatever part of it ran is undone: the next group begins afresh.
+            let _ = self.conn.execute("ROLLBACK").await;
             return Err(e);
         }
-        Ok(g)
+        Ok((g, true))
     }
 
     /// Commits the open group in a task of its own, so that its members get an answer
@@ -221,15 +224,21 @@ impl Writer {
     /// Takes the connection to write: alone when no other writer is in flight, else in the
     /// open group.
     pub(crate) async fn join(&self) -> Result<Member, sqlx::Error> {
+        Ok(self.join_opening("BEGIN IMMEDIATE").await?.0)
+    }
+
+    /// [`Writer::join`], beginning a new group with `begin`; also whether it did.
+    async fn join_opening(&self, begin: &'static str) -> Result<(Member, bool), sqlx::Error> {
         let others = self.in_flight.fetch_add(1, Ordering::SeqCst);
         let in_flight = InFlight(self.in_flight.clone());
         let mut slot = self.lock().await?;
-        let group = if others == 0 && slot.group.is_none() {
-            None
+        let (group, opened) = if others == 0 && slot.group.is_none() {
+            (None, false)
         } else {
-            Some(slot.open().await?)
+            let (g, opened) = slot.open(begin).await?;
+            (Some(g), opened)
         };
-        Ok(Member {
+        let member = Member {
             slot,
             watch: Watch {
                 writer: self.clone(),
@@ -237,21 +246,25 @@ impl Writer {
                 in_tx: false,
                 _in_flight: in_flight,
             },
-        })
+        };
+        Ok((member, opened))
     }
 
     /// Begins an explicit transaction.
     pub(crate) async fn begin(&self) -> Result<WriteTx, sqlx::Error> {
-        let mut member = self.join().await?;
-        let (sql, dangling) = if member.watch.group.is_some() {
-            ("SAVEPOINT w", Dangling::Savepoint)
-        } else {
-            ("BEGIN IMMEDIATE", Dangling::Transaction)
+        // A group it opens is begun with its savepoint, in one round trip.
+        let (mut member, opened) = self.join_opening("BEGIN IMMEDIATE; SAVEPOINT w").await?;
+        let (sql, dangling) = match (&member.watch.group, opened) {
+            (Some(_), true) => (None, Dangling::Savepoint),
+            (Some(_), false) => (Some("SAVEPOINT w"), Dangling::Savepoint),
+            (None, _) => (Some("BEGIN IMMEDIATE"), Dangling::Transaction),
         };
         // Set while it is open: if it is dropped unfinished, the next holder rolls it back.
         member.slot.dangling = dangling;
         member.watch.in_tx = true;
-        member.conn().execute(sql).await?;
+        if let Some(sql) = sql {
+            member.conn().execute(sql).await?;
+        }
         Ok(WriteTx { member })
     }
 
@@ -355,12 +368,12 @@ pub(crate) struct WriteTx {
 impl WriteTx {
     /// Commits: at once when alone, else with its group (answering after that commit).
     pub(crate) async fn commit(mut self) -> Result<(), sqlx::Error> {
-        let sql = if self.member.watch.group.is_some() {
-            "RELEASE w"
-        } else {
-            "COMMIT"
-        };
-        self.member.conn().execute(sql).await?;
+        // In a group its savepoint is left open (one round trip fewer): the group's `COMMIT`
+        // ends every savepoint, and the next transaction's `ROLLBACK TO w` names its own,
+        // the newest.
+        if self.member.watch.group.is_none() {
+            self.member.conn().execute("COMMIT").await?;
+        }
         self.member.slot.dangling = Dangling::No;
         self.member.watch.in_tx = false;
         self.member.settle().await

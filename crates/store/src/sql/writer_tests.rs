@@ -101,6 +101,49 @@ async fn a_failing_statement_or_transaction_undoes_only_itself() {
     assert!(vs.iter().all(|v| v == "taken" || v.starts_with("kept")));
 }
 
+/// Committed transactions leave their savepoints open in the group: a later transaction's
+/// rollback still undoes only its own writes, and the group keeps the committed ones whole.
+#[tokio::test]
+async fn rollbacks_after_commits_in_a_group_undo_only_their_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = db(tmp.path()).await;
+    let tasks: Vec<_> = (0..60)
+        .map(|i| {
+            let db = db.clone();
+            tokio::spawn(async move {
+                let mut tx = crate::sql::Engine::begin_write(&*db).await.unwrap();
+                for k in 0..2 {
+                    sqlx::query("INSERT INTO t (v) VALUES ($1)")
+                        .bind(format!(
+                            "{}{i:02}-{k}",
+                            if i % 2 == 0 { "kept" } else { "undone" }
+                        ))
+                        .execute(&mut *tx)
+                        .await
+                        .unwrap();
+                }
+                if i % 2 == 0 {
+                    tx.commit().await.unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    insert(&db, "after").await.unwrap();
+    let vs = values(&db).await;
+    assert_eq!(vs.len(), 61, "{vs:?}");
+    assert!(
+        vs.iter().all(|v| v == "after" || v.starts_with("kept")),
+        "{vs:?}"
+    );
+    assert!(
+        db.writer().group_commits().await < 60,
+        "the transactions were not grouped"
+    );
+}
+
 #[tokio::test]
 async fn a_committed_transaction_in_a_group_is_kept_whole() {
     let tmp = tempfile::tempdir().unwrap();

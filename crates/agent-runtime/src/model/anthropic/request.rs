@@ -3,6 +3,8 @@
 //! base64 `image` blocks, same-role turns merged, signed thinking blocks passed back as they
 //! came, and prompt-cache breakpoints on the tools, the system prompt and the moving end.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 
 use crate::config::ModelConfig;
@@ -27,11 +29,11 @@ pub fn budget(thinking: Thinking) -> Option<u32> {
 pub fn request(
     cfg: &ModelConfig,
     messages: &[Value],
-    tools: &[Value],
+    tools: &[Arc<Value>],
     options: CallOptions,
 ) -> Value {
     let (mut system, mut turns) = convert(messages);
-    let mut tools: Vec<Value> = tools.iter().map(tool).collect();
+    let mut tools: Vec<Value> = tools.iter().map(|d| tool(d)).collect();
     // Breakpoints, at most 4: the tools, the system prompt (stable across a conversation) and
     // the end of the conversation (read back by the next call).
     mark(tools.last_mut());
@@ -233,9 +235,9 @@ mod tests {
             json!({"role": "tool", "tool_call_id": "c1", "content": "one"}),
             json!({"role": "tool", "tool_call_id": "c2", "content": "two"}),
         ];
-        let tools = vec![
+        let tools = vec![Arc::new(
             json!({"type": "function", "function": {"name": "a", "description": "A", "parameters": {"type": "object"}}}),
-        ];
+        )];
         let cfg = ModelConfig::default();
         let body = request(&cfg, &messages, &tools, CallOptions::default());
         assert_eq!(
