@@ -20,6 +20,15 @@ async fn stores() -> (tempfile::TempDir, Vec<(&'static str, Store)>) {
     (tmp, stores)
 }
 
+async fn new_thread(store: &Store, owner: &str, id: &str) {
+    store
+        .threads
+        .create(owner, id, Map::new())
+        .await
+        .unwrap()
+        .unwrap();
+}
+
 async fn save(store: &Store, values: &Value, parent: Option<&str>) -> String {
     store
         .state
@@ -41,12 +50,7 @@ async fn forks_of_a_large_message_store_only_what_changed() {
     let (tmp, stores) = stores().await;
     let big = "x".repeat(900 * 1024);
     for (engine, store) in stores {
-        store
-            .threads
-            .create("local", "t", Map::new())
-            .await
-            .unwrap()
-            .unwrap();
+        new_thread(&store, "local", "t").await;
         let mut values = json!({
             "messages": [{"type": "human", "id": "h1", "content": big}],
             "title": "start",
@@ -91,12 +95,7 @@ async fn forks_of_a_large_message_store_only_what_changed() {
 async fn a_chain_is_saved_in_order_and_counts_each_message_once() {
     let (_tmp, stores) = stores().await;
     for (engine, store) in stores {
-        store
-            .threads
-            .create("local", "t", Map::new())
-            .await
-            .unwrap()
-            .unwrap();
+        new_thread(&store, "local", "t").await;
         let head = save(&store, &json!({"messages": []}), None).await;
         let small = json!({"type": "human", "id": "h1", "content": "hello"});
         let large = json!({"type": "ai", "id": "a1", "content": "y".repeat(40 * 1024)});
@@ -174,12 +173,7 @@ async fn history_answers_at_most_its_byte_budget_but_always_one_state() {
     let (_tmp, stores) = stores().await;
     let big = "y".repeat(300 * 1024);
     for (engine, store) in stores {
-        store
-            .threads
-            .create("local", "t", Map::new())
-            .await
-            .unwrap()
-            .unwrap();
+        new_thread(&store, "local", "t").await;
         let mut messages = Vec::new();
         let mut parent: Option<String> = None;
         for i in 0..10 {
@@ -212,18 +206,8 @@ async fn history_answers_at_most_its_byte_budget_but_always_one_state() {
 async fn threads_count_events_and_give_bytes_back_when_runs_go() {
     let (_tmp, stores) = stores().await;
     for (engine, store) in stores {
-        store
-            .threads
-            .create("local", "t", Map::new())
-            .await
-            .unwrap()
-            .unwrap();
-        store
-            .threads
-            .create("someone", "u", Map::new())
-            .await
-            .unwrap()
-            .unwrap();
+        new_thread(&store, "local", "t").await;
+        new_thread(&store, "someone", "u").await;
         let now = Utc::now();
         let run = RunRecord {
             run_id: "r".into(),

@@ -101,8 +101,8 @@ async fn a_failing_statement_or_transaction_undoes_only_itself() {
     assert!(vs.iter().all(|v| v == "taken" || v.starts_with("kept")));
 }
 
-/// Committed transactions leave their savepoints open in the group: a later transaction's
-/// rollback still undoes only its own writes, and the group keeps the committed ones whole.
+/// Transactions committed and rolled back in one group: each rollback undoes only its own
+/// writes, and the group keeps the committed ones whole.
 #[tokio::test]
 async fn rollbacks_after_commits_in_a_group_undo_only_their_own() {
     let tmp = tempfile::tempdir().unwrap();
