@@ -19,6 +19,7 @@ mod items;
 mod mcp_config;
 mod memory;
 mod preferences;
+mod readers;
 mod rows;
 mod runs;
 mod secrets;
@@ -41,9 +42,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteSynchronous};
 
 use self::sqlite::SqliteDb;
 
@@ -168,12 +167,7 @@ impl Db {
         sqlx::migrate!("../../migrations/sqlite")
             .run(&mut write)
             .await?;
-        // A local file's connection does not go stale: no test query before each use.
-        let read = SqlitePoolOptions::new()
-            .max_connections(max_connections.max(1))
-            .test_before_acquire(false)
-            .connect_with(options)
-            .await?;
+        let read = readers::Readers::open(options, max_connections).await?;
         Ok(Db::Sqlite(SqliteDb::new(read, writer::Writer::new(write))))
     }
 

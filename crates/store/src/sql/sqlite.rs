@@ -8,22 +8,23 @@
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
-use sqlx::sqlite::{Sqlite, SqlitePool, SqliteQueryResult, SqliteRow, SqliteStatement};
+use sqlx::sqlite::{Sqlite, SqliteQueryResult, SqliteRow, SqliteStatement};
 use sqlx::{Describe, Either, Execute, Executor};
 
+use super::readers::Readers;
 use super::writer::Writer;
 
 /// The readers and the writer of one SQLite file; used where a pool is
 /// (`query.execute(&db)`), it sends each statement to the right one by its first word.
 #[derive(Debug, Clone)]
 pub(crate) struct SqliteDb {
-    read: SqlitePool,
+    read: Readers,
     write: Writer,
 }
 
 impl SqliteDb {
     /// Reads through `read`, writes and transactions through `write`.
-    pub(crate) fn new(read: SqlitePool, write: Writer) -> SqliteDb {
+    pub(crate) fn new(read: Readers, write: Writer) -> SqliteDb {
         SqliteDb { read, write }
     }
 
@@ -32,8 +33,8 @@ impl SqliteDb {
         &self.write
     }
 
-    /// The pool that reads.
-    pub(crate) fn reader(&self) -> &SqlitePool {
+    /// The connections that read.
+    pub(crate) fn readers(&self) -> &Readers {
         &self.read
     }
 }
@@ -58,7 +59,20 @@ impl<'p> Executor<'p> for &'_ SqliteDb {
         E: 'q + Execute<'q, Sqlite>,
     {
         if is_read(query.sql()) {
-            return self.read.fetch_many(query);
+            let readers = self.read.clone();
+            // Collected, as the writer's are: nothing here streams a large answer.
+            return futures::stream::once(async move {
+                let mut reader = readers.get().await?;
+                let out = reader
+                    .conn()
+                    .fetch_many(query)
+                    .try_collect::<Vec<_>>()
+                    .await;
+                reader.finish(out).await
+            })
+            .map_ok(|rows| futures::stream::iter(rows.into_iter().map(Ok)))
+            .try_flatten()
+            .boxed();
         }
         let writer = self.write.clone();
         // Answered after the commit, so collected first.
@@ -85,7 +99,12 @@ impl<'p> Executor<'p> for &'_ SqliteDb {
         E: 'q + Execute<'q, Sqlite>,
     {
         if is_read(query.sql()) {
-            return self.read.fetch_optional(query);
+            let readers = self.read.clone();
+            return Box::pin(async move {
+                let mut reader = readers.get().await?;
+                let out = reader.conn().fetch_optional(query).await;
+                reader.finish(out).await
+            });
         }
         let writer = self.write.clone();
         Box::pin(async move {
@@ -104,7 +123,12 @@ impl<'p> Executor<'p> for &'_ SqliteDb {
         'p: 'e,
     {
         // Preparing writes nothing: any reader does.
-        self.read.prepare_with(sql, parameters)
+        let readers = self.read.clone();
+        Box::pin(async move {
+            let mut reader = readers.get().await?;
+            let out = reader.conn().prepare_with(sql, parameters).await;
+            reader.finish(out).await
+        })
     }
 
     fn describe<'e, 'q: 'e>(
@@ -114,7 +138,12 @@ impl<'p> Executor<'p> for &'_ SqliteDb {
     where
         'p: 'e,
     {
-        self.read.describe(sql)
+        let readers = self.read.clone();
+        Box::pin(async move {
+            let mut reader = readers.get().await?;
+            let out = reader.conn().describe(sql).await;
+            reader.finish(out).await
+        })
     }
 }
 

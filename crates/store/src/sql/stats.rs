@@ -32,11 +32,11 @@ impl StatsRepo for SqlStats {
     fn pool(&self) -> PoolStats {
         match &self.0 {
             Db::Sqlite(db) => {
-                let r = of(db.reader());
+                let (open, idle, max) = db.readers().counts();
                 PoolStats {
-                    size: r.size + 1,
-                    idle: r.idle + u32::from(db.writer().idle()),
-                    max: r.max + 1,
+                    size: open + 1,
+                    idle: idle + u32::from(db.writer().idle()),
+                    max: max + 1,
                 }
             }
             Db::Postgres(pool) => of(pool),
