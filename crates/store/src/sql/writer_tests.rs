@@ -259,3 +259,15 @@ async fn a_group_whose_members_all_went_away_is_still_closed() {
     let vs = values(&db).await;
     assert!(!vs.iter().any(|v| v.starts_with("abandoned")), "{vs:?}");
 }
+
+/// The writer (through which a `PRAGMA` goes) checkpoints the log every 10,000 pages.
+#[tokio::test]
+async fn the_writer_checkpoints_in_large_steps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = db(tmp.path()).await;
+    let pages: i64 = sqlx::query_scalar("PRAGMA wal_autocheckpoint")
+        .fetch_one(&*db)
+        .await
+        .unwrap();
+    assert_eq!(pages, 10_000);
+}
