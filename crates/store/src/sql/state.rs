@@ -1,10 +1,10 @@
 //! Thread state and its checkpoints.
 
+use std::collections::HashSet;
+
 use antler_protocol::threads::ThreadStatus;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use std::collections::HashSet;
-
 use serde_json::{Map, Value};
 use sqlx::types::Json;
 

@@ -142,15 +142,19 @@ impl Slot {
         if let Some(g) = &self.group {
             return Ok((g.clone(), false));
         }
-        // Recorded first: a statement sent runs even if its sender is cancelled meanwhile.
-        let g = Group::new();
-        self.group = Some(g.clone());
+        // Marked first: a statement sent runs even if its sender is cancelled meanwhile, and
+        // then whatever part of it ran is rolled back by the next holder (nobody wrote in
+        // it: the connection was held throughout).
+        self.dangling = Dangling::Transaction;
         if let Err(e) = self.conn.execute(begin).await {
-            self.group = None;
+            self.dangling = Dangling::No;
             // Whatever part of it ran is undone: the next group begins afresh.
             let _ = self.conn.execute("ROLLBACK").await;
             return Err(e);
         }
+        self.dangling = Dangling::No;
+        let g = Group::new();
+        self.group = Some(g.clone());
         Ok((g, true))
     }
 
@@ -189,6 +193,17 @@ impl Slot {
 
     fn is_open(&self, group: &Arc<Group>) -> bool {
         self.group.as_ref().is_some_and(|g| Arc::ptr_eq(g, group))
+    }
+}
+
+/// Asks for [`Writer::tidy_later`] when dropped still holding its writer.
+struct TidyIfDropped(Option<Writer>);
+
+impl Drop for TidyIfDropped {
+    fn drop(&mut self) {
+        if let Some(writer) = self.0.take() {
+            writer.tidy_later();
+        }
     }
 }
 
@@ -235,7 +250,12 @@ impl Writer {
         let (group, opened) = if others == 0 && slot.group.is_none() {
             (None, false)
         } else {
-            let (g, opened) = slot.open(begin).await?;
+            // Cancelled while the group is begun: a task rolls back what was begun, so that
+            // no transaction is left holding the database.
+            let mut opening = TidyIfDropped(Some(self.clone()));
+            let begun = slot.open(begin).await;
+            opening.0 = None;
+            let (g, opened) = begun?;
             (Some(g), opened)
         };
         let member = Member {

@@ -271,3 +271,52 @@ async fn the_writer_checkpoints_in_large_steps() {
         .unwrap();
     assert_eq!(pages, 10_000);
 }
+
+/// A writer cancelled while it begins a group (its `BEGIN IMMEDIATE` sent, not answered)
+/// leaves no transaction holding the database: another process can write.
+#[tokio::test]
+async fn a_writer_cancelled_while_beginning_a_group_leaves_nothing_open() {
+    use sqlx::Connection;
+    let tmp = tempfile::tempdir().unwrap();
+    let db = db(tmp.path()).await;
+    let writer = db.writer().clone();
+    // Another writer counted in flight: the next one opens a group.
+    writer
+        .in_flight
+        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    // Polled once: it holds the connection and waits for its `BEGIN`'s answer. (On a busy
+    // machine the answer may already be there: that group is closed and it is tried again.)
+    let mut cancelled = false;
+    for _ in 0..50 {
+        let mut joining = Box::pin(writer.join());
+        match futures::poll!(&mut joining) {
+            std::task::Poll::Pending => {
+                drop(joining);
+                cancelled = true;
+                break;
+            }
+            std::task::Poll::Ready(member) => {
+                drop(member);
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+        }
+    }
+    assert!(cancelled, "every BEGIN was answered at once");
+    writer
+        .in_flight
+        .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    let mut other = sqlx::sqlite::SqliteConnection::connect_with(
+        &sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(tmp.path().join("t.db"))
+            .busy_timeout(std::time::Duration::from_secs(3)),
+    )
+    .await
+    .unwrap();
+    sqlx::query("INSERT INTO t (v) VALUES ('other')")
+        .execute(&mut other)
+        .await
+        .unwrap();
+    other.close().await.unwrap();
+    insert(&db, "after").await.unwrap();
+    assert_eq!(values(&db).await, ["after", "other"]);
+}
