@@ -22,7 +22,7 @@ import uuid
 import zipfile
 from pathlib import Path
 
-from common import Server, table, wrk
+from common import Server, link_order_note, table, wrk
 from skills_api import generate
 
 
@@ -164,6 +164,7 @@ def main():
     table(f"The catalog at 100 and 10,000 skills (median of {runs} runs)",
           ["what", "100 skills (floor)", "10,000 skills", "10,000: range", "10,000 / 100",
            "goal at 10,000"], rows)
+    print(f"\n{link_order_note()}")
 
 
 if __name__ == "__main__":

@@ -110,6 +110,21 @@ class Server:
             shutil.rmtree(self.data, ignore_errors=True)
 
 
+def link_order_note():
+    """How much of crates/cli/link-order.txt the release binary holds (a list gone stale
+    orders less code, and more of it is resident)."""
+    listed = [line.strip() for line in (ROOT / "crates/cli/link-order.txt").read_text().splitlines()
+              if line.strip() and not line.startswith("#")]
+    out = subprocess.run(["nm", "--defined-only", str(ANTLER)], capture_output=True, text=True,
+                         check=True).stdout
+    defined = {p[-1] for p in (line.split() for line in out.splitlines()) if len(p) == 3}
+    found = sum(name in defined for name in listed)
+    note = f"link order: {found:,} of the {len(listed):,} functions listed are in the binary"
+    if found < 0.9 * len(listed):
+        note += " (stale: run scripts/link-order.py and rebuild)"
+    return note
+
+
 def wrk(url, connections, seconds, cpu=1, headers=()):
     """Runs wrk and returns (requests/s, p50 ms, p99 ms, transfer MB/s)."""
     cmd = pin(cpu) + ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
