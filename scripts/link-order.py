@@ -24,7 +24,6 @@ import io
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
@@ -100,11 +99,7 @@ def start(traced, skills, env):
 
 def stop(server):
     # Valgrind writes its output as the program exits: give a slowed-down shutdown time.
-    server.proc.send_signal(signal.SIGTERM)
-    try:
-        server.proc.wait(timeout=300)
-    except subprocess.TimeoutExpired:
-        server.proc.kill()
+    if not server.stop(timeout=300):
         sys.exit("link-order: the traced server did not stop in 5 minutes")
 
 

@@ -100,14 +100,18 @@ class Server:
                 return int(line.split()[1]) / 1024
         return float("nan")
 
-    def stop(self):
+    def stop(self, timeout=10):
+        """Stops the server (killed after `timeout` seconds); True when it ended by itself."""
         self.proc.send_signal(signal.SIGTERM)
+        ended = True
         try:
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+            ended = False
         if self.own_data:
             shutil.rmtree(self.data, ignore_errors=True)
+        return ended
 
 
 def link_order_note():

@@ -106,6 +106,16 @@ impl Readers {
         self.ready(guard).await
     }
 
+    /// Runs `read` on a reading connection ([`Readers::get`], [`Reader::finish`]).
+    pub(crate) async fn run<T>(
+        &self,
+        read: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, sqlx::Error>,
+    ) -> Result<T, sqlx::Error> {
+        let mut reader = self.get().await?;
+        let out = read(reader.conn()).await;
+        reader.finish(out).await
+    }
+
     async fn ready(
         &self,
         mut guard: OwnedMutexGuard<Option<SqliteConnection>>,

@@ -8,7 +8,7 @@
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
-use sqlx::sqlite::{Sqlite, SqliteQueryResult, SqliteRow, SqliteStatement};
+use sqlx::sqlite::{Sqlite, SqliteConnection, SqliteQueryResult, SqliteRow, SqliteStatement};
 use sqlx::{Describe, Either, Execute, Executor};
 
 use super::readers::Readers;
@@ -58,36 +58,16 @@ impl<'p> Executor<'p> for &'_ SqliteDb {
         'p: 'e,
         E: 'q + Execute<'q, Sqlite>,
     {
-        if is_read(query.sql()) {
-            let readers = self.read.clone();
-            // Collected, as the writer's are: nothing here streams a large answer.
-            return futures::stream::once(async move {
-                let mut reader = readers.get().await?;
-                let out = reader
-                    .conn()
-                    .fetch_many(query)
-                    .try_collect::<Vec<_>>()
-                    .await;
-                reader.finish(out).await
-            })
+        let read = is_read(query.sql());
+        // Collected: a write is answered after its commit, and no read here has a large
+        // answer.
+        let collect = async move |conn: &mut SqliteConnection| {
+            conn.fetch_many(query).try_collect::<Vec<_>>().await
+        };
+        futures::stream::once(self.run(read, collect))
             .map_ok(|rows| futures::stream::iter(rows.into_iter().map(Ok)))
             .try_flatten()
-            .boxed();
-        }
-        let writer = self.write.clone();
-        // Answered after the commit, so collected first.
-        futures::stream::once(async move {
-            let mut member = writer.join().await?;
-            let out = member
-                .conn()
-                .fetch_many(query)
-                .try_collect::<Vec<_>>()
-                .await;
-            member.finish(out).await
-        })
-        .map_ok(|rows| futures::stream::iter(rows.into_iter().map(Ok)))
-        .try_flatten()
-        .boxed()
+            .boxed()
     }
 
     fn fetch_optional<'e, 'q: 'e, E>(
@@ -98,20 +78,8 @@ impl<'p> Executor<'p> for &'_ SqliteDb {
         'p: 'e,
         E: 'q + Execute<'q, Sqlite>,
     {
-        if is_read(query.sql()) {
-            let readers = self.read.clone();
-            return Box::pin(async move {
-                let mut reader = readers.get().await?;
-                let out = reader.conn().fetch_optional(query).await;
-                reader.finish(out).await
-            });
-        }
-        let writer = self.write.clone();
-        Box::pin(async move {
-            let mut member = writer.join().await?;
-            let out = member.conn().fetch_optional(query).await;
-            member.finish(out).await
-        })
+        let read = is_read(query.sql());
+        Box::pin(self.run(read, async move |conn| conn.fetch_optional(query).await))
     }
 
     fn prepare_with<'e, 'q: 'e>(
@@ -123,12 +91,9 @@ impl<'p> Executor<'p> for &'_ SqliteDb {
         'p: 'e,
     {
         // Preparing writes nothing: any reader does.
-        let readers = self.read.clone();
-        Box::pin(async move {
-            let mut reader = readers.get().await?;
-            let out = reader.conn().prepare_with(sql, parameters).await;
-            reader.finish(out).await
-        })
+        Box::pin(self.run(true, async move |conn| {
+            conn.prepare_with(sql, parameters).await
+        }))
     }
 
     fn describe<'e, 'q: 'e>(
@@ -138,12 +103,31 @@ impl<'p> Executor<'p> for &'_ SqliteDb {
     where
         'p: 'e,
     {
-        let readers = self.read.clone();
-        Box::pin(async move {
-            let mut reader = readers.get().await?;
-            let out = reader.conn().describe(sql).await;
-            reader.finish(out).await
-        })
+        Box::pin(self.run(true, async move |conn| conn.describe(sql).await))
+    }
+}
+
+impl SqliteDb {
+    /// Runs `work` on a reader when `read`, else as a writer (the future holds its own handle
+    /// to the one it uses).
+    fn run<T, F>(
+        &self,
+        read: bool,
+        work: F,
+    ) -> impl Future<Output = Result<T, sqlx::Error>> + use<T, F>
+    where
+        F: AsyncFnOnce(&mut SqliteConnection) -> Result<T, sqlx::Error>,
+    {
+        let side = match read {
+            true => Either::Left(self.read.clone()),
+            false => Either::Right(self.write.clone()),
+        };
+        async move {
+            match side {
+                Either::Left(readers) => readers.run(work).await,
+                Either::Right(writer) => writer.run(work).await,
+            }
+        }
     }
 }
 

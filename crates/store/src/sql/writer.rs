@@ -242,6 +242,17 @@ impl Writer {
         Ok(self.join_opening("BEGIN IMMEDIATE").await?.0)
     }
 
+    /// Runs `write` on the connection as a member ([`Writer::join`]) and answers once its
+    /// group has committed.
+    pub(crate) async fn run<T>(
+        &self,
+        write: impl AsyncFnOnce(&mut SqliteConnection) -> Result<T, sqlx::Error>,
+    ) -> Result<T, sqlx::Error> {
+        let mut member = self.join().await?;
+        let out = write(member.conn()).await;
+        member.finish(out).await
+    }
+
     /// [`Writer::join`], beginning a new group with `begin`; also whether it did.
     async fn join_opening(&self, begin: &'static str) -> Result<(Member, bool), sqlx::Error> {
         let others = self.in_flight.fetch_add(1, Ordering::SeqCst);
