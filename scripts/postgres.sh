@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # A PostgreSQL server for the tests, never a developer's own: ANTLER_TEST_POSTGRES_URL when it
 # is set and answers; otherwise a private instance with its own data directory
-# (ANTLER_PG_DIR, default /tmp/antler-pg-test-<uid>) and port (ANTLER_PG_PORT, default
-# 55432), trust authentication on 127.0.0.1 only, started here with the installed PostgreSQL
-# binaries (as root on Debian, the `postgresql` package is installed when missing; the
-# server then runs as the `postgres` user, since initdb refuses root).
+# (ANTLER_PG_DIR, default /tmp/antler-pg-test-<uid>) and port (ANTLER_PG_PORT, default 25432:
+# below Linux's range for the local ports of outgoing connections, 32768-60999, where the
+# earlier default once found its port held by one), trust authentication on 127.0.0.1 only,
+# started here with the installed PostgreSQL binaries (as root on Debian, the `postgresql`
+# package is installed when missing; the server then runs as the `postgres` user, since
+# initdb refuses root).
 #
 # Source it for ensure_postgres / stop_postgres / drop_test_databases, or run it: without an
 # argument it prints the URL (leaving the instance running), with `stop` it stops it.
@@ -14,7 +16,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/apt.sh"
 pg_ready() { psql "$1" -Atqc 'select 1' >/dev/null 2>&1; }
 
 pg_dir="${ANTLER_PG_DIR:-/tmp/antler-pg-test-$(id -u)}"
-pg_port="${ANTLER_PG_PORT:-55432}"
+pg_port="${ANTLER_PG_PORT:-25432}"
 pg_url="postgres://antler@127.0.0.1:${pg_port}/postgres"
 
 # Runs a PostgreSQL binary as the user owning the private instance.
