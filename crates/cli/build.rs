@@ -23,12 +23,14 @@ fn main() {
         return;
     }
     let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("link-order.txt");
-    for arg in [
-        format!("-Wl,--symbol-ordering-file={}", order.display()),
+    let mut args = vec!["-Wl,-z,pack-relative-relocs".to_owned()];
+    // Without the list (a trimmed copy of the sources) the code keeps the compiler's order.
+    if order.is_file() {
+        args.push(format!("-Wl,--symbol-ordering-file={}", order.display()));
         // A function renamed since the list was written is simply not placed.
-        "-Wl,--no-warn-symbol-ordering".to_owned(),
-        "-Wl,-z,pack-relative-relocs".to_owned(),
-    ] {
+        args.push("-Wl,--no-warn-symbol-ordering".to_owned());
+    }
+    for arg in args {
         println!("cargo:rustc-link-arg-bin=antler={arg}");
     }
 }
