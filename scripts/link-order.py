@@ -7,7 +7,8 @@ the compiler's order, the few thousand functions a start-up runs are spread over
 of code, and most of it ends up resident; placed together, only their own pages are.
 
 How: the release server runs under valgrind's callgrind, which names every function executed:
-once only starting (with generated skills, the default sandbox, then the local one) and idling,
+once only starting (with generated skills, the default sandbox, then the local one) and idling
+(with the `antler token create` the bench runs beside it),
 once serving a workload (skills listed, toggled, installed, reloaded; threads and streamed runs
 against antler-mock-llm). Start-up functions come first, then the workload's others; each group
 is sorted by name so a regeneration's diff shows what changed. Names not in the binary (libc's)
@@ -114,9 +115,11 @@ def call(method, url, body=None, content_type="application/json", headers=None):
 
 def startup(traced, skills, env):
     server = start(traced, skills, env)
-    call("GET", server.base + "/health")
-    time.sleep(2)
-    stop(server)
+    try:
+        call("GET", server.base + "/health")
+        time.sleep(2)
+    finally:
+        stop(server)
 
 
 def upload(base, name):
@@ -143,19 +146,23 @@ def workload(traced, work, skills):
             "ANTLER_MODEL_BASE_URL": model, "ANTLER_MODEL": "mock",
             "ANTLER_AGENT_GENERATE_TITLES": "false",
             "ANTLER_AGENT_SUGGESTIONS_ENABLED": "false", "ANTLER_SANDBOX_PROVIDER": "local"})
-        base = server.base
-        for gzip in (False, True):
-            call("GET", base + "/api/skills", headers={"Accept-Encoding": "gzip"} if gzip else {})
-        name = "generated-skill-0000"
-        for enabled in (False, True):
-            call("PUT", f"{base}/api/skills/{name}", {"enabled": enabled})
-        upload(base, "link-order-install")
-        call("POST", base + "/api/skills/reload")
-        subprocess.run([str(common.TARGET / "release/examples/runs_bench"), base, model, "20",
-                        "throughput"], check=True, capture_output=True, text=True)
-        stop(server)
+        try:
+            base = server.base
+            for gzip in (False, True):
+                headers = {"Accept-Encoding": "gzip"} if gzip else {}
+                call("GET", base + "/api/skills", headers=headers)
+            name = "generated-skill-0000"
+            for enabled in (False, True):
+                call("PUT", f"{base}/api/skills/{name}", {"enabled": enabled})
+            upload(base, "link-order-install")
+            call("POST", base + "/api/skills/reload")
+            subprocess.run([str(common.TARGET / "release/examples/runs_bench"), base, model, "20",
+                            "throughput"], check=True, capture_output=True, text=True)
+        finally:
+            stop(server)
     finally:
         mock.kill()
+        mock.wait()
 
 
 def build():

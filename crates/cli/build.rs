@@ -8,7 +8,8 @@
 //! - Relative relocations are packed (`DT_RELR`, glibc 2.36+): the loader reads a few
 //!   kilobytes instead of 2 MB of relocation entries, which then stayed resident too.
 //!
-//! `ANTLER_LINK_ORDER=off` leaves both out (a linker of your own that lacks them).
+//! Both are left out when cargo's configuration or `RUSTFLAGS` choose a linker (it may not be
+//! LLD), and with `ANTLER_LINK_ORDER=off`.
 
 use std::env;
 use std::path::Path;
@@ -17,9 +18,20 @@ fn main() {
     println!("cargo:rerun-if-changed=link-order.txt");
     println!("cargo:rerun-if-env-changed=ANTLER_LINK_ORDER");
     let var = |name: &str| env::var(name).unwrap_or_default();
+    println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     let release = var("PROFILE") == "release";
     let lld_by_default = var("TARGET") == "x86_64-unknown-linux-gnu";
-    if !release || !lld_by_default || var("ANTLER_LINK_ORDER") == "off" {
+    // A linker chosen in cargo's configuration or the flags may not be LLD.
+    let flags = var("CARGO_ENCODED_RUSTFLAGS");
+    let own_linker = !var("RUSTC_LINKER").is_empty()
+        || ["linker", "fuse-ld", "link-self-contained"]
+            .iter()
+            .any(|flag| flags.contains(flag));
+    let off = matches!(
+        var("ANTLER_LINK_ORDER").as_str(),
+        "off" | "0" | "false" | "no"
+    );
+    if !release || !lld_by_default || own_linker || off {
         return;
     }
     let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("link-order.txt");
