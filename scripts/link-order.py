@@ -21,33 +21,21 @@ unified in) would give the binary other names than `cargo build --release -p ant
 Then rebuild the release binary to use the new list. Needs valgrind (installed when missing
 and run as root)."""
 
-import io
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-import uuid
-import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "bench"))
 import common  # noqa: E402
+from catalog_scale import call, skill_archive, upload  # noqa: E402
 from skills_api import generate  # noqa: E402
 
 OUT = common.ROOT / "crates" / "cli" / "link-order.txt"
 STARTUP_SKILLS = 2000
-
-
-def defined_functions(binary):
-    """Names of the functions the binary itself defines."""
-    out = subprocess.run(["nm", "--defined-only", str(binary)], capture_output=True, text=True,
-                         check=True).stdout
-    return {p[2] for p in (line.split() for line in out.splitlines())
-            if len(p) == 3 and p[1] in "tTwW"}
 
 
 def executed(outputs):
@@ -104,15 +92,6 @@ def stop(server):
         sys.exit("link-order: the traced server did not stop in 5 minutes")
 
 
-def call(method, url, body=None, content_type="application/json", headers=None):
-    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
-    if data is not None:
-        req.add_header("content-type", content_type)
-    with urllib.request.urlopen(req, timeout=300) as r:
-        return r.read()
-
-
 def startup(traced, skills, env):
     server = start(traced, skills, env)
     try:
@@ -120,18 +99,6 @@ def startup(traced, skills, env):
         time.sleep(2)
     finally:
         stop(server)
-
-
-def upload(base, name):
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        z.writestr(f"{name}/SKILL.md",
-                   f"---\nname: {name}\ndescription: A small skill to install.\n---\n# {name}\n")
-    boundary = uuid.uuid4().hex
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; "
-            "filename=\"x.skill\"\r\nContent-Type: application/zip\r\n\r\n").encode()
-    body += buf.getvalue() + f"\r\n--{boundary}--\r\n".encode()
-    call("POST", base + "/api/skills/upload", body, f"multipart/form-data; boundary={boundary}")
 
 
 def workload(traced, work, skills):
@@ -154,7 +121,7 @@ def workload(traced, work, skills):
             name = "generated-skill-0000"
             for enabled in (False, True):
                 call("PUT", f"{base}/api/skills/{name}", {"enabled": enabled})
-            upload(base, "link-order-install")
+            upload(base, skill_archive("link-order-install"))
             call("POST", base + "/api/skills/reload")
             subprocess.run([str(common.TARGET / "release/examples/runs_bench"), base, model, "20",
                             "throughput"], check=True, capture_output=True, text=True)
@@ -177,7 +144,7 @@ def main():
     common.need("valgrind")
     if os.environ.get("LINK_ORDER_BUILD", "1") != "0":
         build()
-    functions = defined_functions(common.ANTLER)
+    functions = common.defined_functions(common.ANTLER)
     with tempfile.TemporaryDirectory(prefix="antler-link-order-") as tmp:
         work = Path(tmp)
         skills = work / "skills"

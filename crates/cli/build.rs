@@ -17,8 +17,8 @@ use std::path::Path;
 fn main() {
     println!("cargo:rerun-if-changed=link-order.txt");
     println!("cargo:rerun-if-env-changed=ANTLER_LINK_ORDER");
-    let var = |name: &str| env::var(name).unwrap_or_default();
     println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
+    let var = |name: &str| env::var(name).unwrap_or_default();
     let release = var("PROFILE") == "release";
     let lld_by_default = var("TARGET") == "x86_64-unknown-linux-gnu";
     // A linker chosen in cargo's configuration or the flags may not be LLD.

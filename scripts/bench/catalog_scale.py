@@ -32,9 +32,9 @@ def timed(fn):
     return (time.perf_counter() - started) * 1000
 
 
-def call(method, url, body=None, content_type="application/json"):
+def call(method, url, body=None, content_type="application/json", headers=None):
     data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method)
+    req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
     if data is not None:
         req.add_header("content-type", content_type)
     with urllib.request.urlopen(req) as r:

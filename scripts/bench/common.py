@@ -114,14 +114,20 @@ class Server:
         return ended
 
 
+def defined_functions(binary):
+    """Names of the functions `binary` itself defines (from `nm`)."""
+    out = subprocess.run(["nm", "--defined-only", str(binary)], capture_output=True, text=True,
+                         check=True).stdout
+    return {p[2] for p in (line.split() for line in out.splitlines())
+            if len(p) == 3 and p[1] in "tTwW"}
+
+
 def link_order_note():
     """How much of crates/cli/link-order.txt the release binary holds (a list gone stale
     orders less code, and more of it is resident)."""
     listed = [line.strip() for line in (ROOT / "crates/cli/link-order.txt").read_text().splitlines()
               if line.strip() and not line.startswith("#")]
-    out = subprocess.run(["nm", "--defined-only", str(ANTLER)], capture_output=True, text=True,
-                         check=True).stdout
-    defined = {p[-1] for p in (line.split() for line in out.splitlines()) if len(p) == 3}
+    defined = defined_functions(ANTLER)
     found = sum(name in defined for name in listed)
     note = f"link order: {found:,} of the {len(listed):,} functions listed are in the binary"
     if found < 0.9 * len(listed):
