@@ -107,3 +107,22 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for RecordId {
         }
     }
 }
+
+/// A boolean query parameter: `true`/`false` as the LangGraph SDKs send it (`1`/`0` from the
+/// JS SDK's join stream). An empty value is not a boolean and is refused, which the multi-key
+/// query decoder would otherwise read as a missing value.
+pub fn query_flag<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    match String::deserialize(d)?.as_str() {
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
+        other => Err(D::Error::custom(format!(
+            "expected true, false, 1 or 0, not {:?}",
+            other.chars().take(40).collect::<String>()
+        ))),
+    }
+}
+
+/// [`query_flag`] for a parameter that may be left out (`#[serde(default)]` covers that).
+pub fn optional_query_flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    query_flag(d).map(Some)
+}

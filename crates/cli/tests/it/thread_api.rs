@@ -473,9 +473,13 @@ async fn history_by_query_count_and_prune_work_as_langgraph_defines_them() {
         .get_json("/api/threads/a/state?subgraphs=false")
         .await;
     assert_eq!(status, 200);
-    let (status, err) = server.get_json("/api/threads/a/state?subgraphs=AAA").await;
-    assert_eq!(status, 422, "{err}");
-    assert_eq!(err["error"]["code"], "invalid_query", "{err}");
+    for bad in ["AAA", ""] {
+        let (status, err) = server
+            .get_json(&format!("/api/threads/a/state?subgraphs={bad}"))
+            .await;
+        assert_eq!(status, 422, "{bad:?}: {err}");
+        assert_eq!(err["error"]["code"], "invalid_query", "{err}");
+    }
 
     for (filter, want) in [
         (json!({}), 2),

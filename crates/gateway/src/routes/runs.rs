@@ -283,7 +283,7 @@ pub async fn join_run(
 #[into_params(parameter_in = Query)]
 pub struct JoinStreamQuery {
     /// Cancel the run if this client disconnects.
-    #[serde(default, deserialize_with = "flag")]
+    #[serde(default, deserialize_with = "crate::params::query_flag")]
     #[param(value_type = Option<bool>)]
     pub cancel_on_disconnect: bool,
     /// Modes to receive (a subset of the run's); repeated for several.
@@ -320,19 +320,6 @@ pub(crate) fn parse_modes(names: &[String]) -> Result<HashSet<StreamMode>, AppEr
                 })
         })
         .collect()
-}
-
-/// A boolean query flag as LangGraph clients send it: `true`/`false` (Python SDK), `1`/`0`
-/// (JS SDK); empty is false.
-fn flag<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    match String::deserialize(d)?.as_str() {
-        "true" | "1" => Ok(true),
-        "false" | "0" | "" => Ok(false),
-        other => Err(serde::de::Error::custom(format!(
-            "expected true, false, 1 or 0, not {:?}",
-            other.chars().take(40).collect::<String>()
-        ))),
-    }
 }
 
 /// Joins a run's event stream (a running run, or the replay of a finished one). Send
@@ -436,11 +423,9 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn cancel_on_disconnect_is_true_or_1_and_false_when_absent_empty_false_or_0() {
+    async fn cancel_on_disconnect_is_true_or_1_and_false_when_absent_false_or_0() {
         for (query, want) in [
             ("", false),
-            ("cancel_on_disconnect", false),
-            ("cancel_on_disconnect=", false),
             ("cancel_on_disconnect=0", false),
             ("cancel_on_disconnect=false", false),
             ("cancel_on_disconnect=1", true),
@@ -461,6 +446,9 @@ mod tests {
             "stream_mode=values,updates",
             "stream_mode=values&stream_mode=nope",
             "cancel_on_disconnect=yes",
+            // Empty is not a boolean (the SDKs send `1`/`0` or `true`/`false`).
+            "cancel_on_disconnect=",
+            "cancel_on_disconnect",
         ] {
             let error = match parse(query).await {
                 Err(e) => e,

@@ -212,8 +212,9 @@ async fn read_archive_form(
 
 /// The `category` form field: empty for the default. `public` parses, and the install
 /// refuses it with the reason.
+// Exact values, as the form's schema gives them: a padded ` true` is refused, not guessed at.
 fn install_category(value: &str) -> Result<Option<SkillCategory>, AppError> {
-    match value.trim() {
+    match value {
         "" => Ok(None),
         other => other
             .parse()
@@ -223,7 +224,7 @@ fn install_category(value: &str) -> Result<Option<SkillCategory>, AppError> {
 }
 
 fn flag(name: &str, value: &str) -> Result<bool, AppError> {
-    match value.trim() {
+    match value {
         "true" | "1" | "on" | "yes" => Ok(true),
         "false" | "0" | "off" | "no" | "" => Ok(false),
         other => Err(AppError::bad_request(format!(
@@ -266,10 +267,9 @@ mod tests {
     #[test]
     fn the_category_field_is_a_skill_category_or_empty_for_the_default() {
         assert_eq!(install_category("").unwrap(), None);
-        assert_eq!(
-            install_category(" user ").unwrap(),
-            Some(SkillCategory::User)
-        );
+        assert_eq!(install_category("user").unwrap(), Some(SkillCategory::User));
+        // Padding is not in the form's schema: refused rather than guessed at.
+        assert!(install_category(" user ").is_err());
         assert_eq!(
             install_category("custom").unwrap(),
             Some(SkillCategory::Custom)
@@ -289,5 +289,22 @@ mod tests {
             "{}",
             error.message()
         );
+    }
+
+    #[test]
+    fn flags_take_the_documented_values_exactly() {
+        for (value, want) in [
+            ("true", true),
+            ("on", true),
+            ("1", true),
+            ("", false),
+            ("no", false),
+        ] {
+            assert_eq!(flag("overwrite", value).unwrap(), want, "{value:?}");
+        }
+        for value in [" true", "true\n", "TRUE", "2"] {
+            let error = flag("overwrite", value).unwrap_err();
+            assert_eq!(error.status(), StatusCode::BAD_REQUEST, "{value:?}");
+        }
     }
 }

@@ -21,7 +21,7 @@ use crate::state::{AppState, Identity};
 #[into_params(parameter_in = Query)]
 pub struct StateQuery {
     /// Accepted and ignored (there are no subgraphs): `true` or `false`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::params::optional_query_flag")]
     pub subgraphs: Option<bool>,
     /// Answer only these fields (`values`, `next`, `tasks`, `checkpoint`, `metadata`,
     /// `created_at`, `parent_checkpoint`, `interrupts`, or `values.<key>`); repeated for
