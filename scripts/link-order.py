@@ -77,15 +77,6 @@ class Traced:
         return names
 
 
-def start(traced, skills, env):
-    real = common.ANTLER
-    common.ANTLER = traced.wrapper
-    try:
-        return common.Server(skills, env=env)
-    finally:
-        common.ANTLER = real
-
-
 def stop(server):
     # Valgrind writes its output as the program exits: give a slowed-down shutdown time.
     if not server.stop(timeout=300):
@@ -93,7 +84,7 @@ def stop(server):
 
 
 def startup(traced, skills, env):
-    server = start(traced, skills, env)
+    server = common.Server(skills, env=env, binary=traced.wrapper)
     try:
         call("GET", server.base + "/health")
         time.sleep(2)
@@ -109,7 +100,7 @@ def workload(traced, work, skills):
                              str(script)], stdout=subprocess.PIPE, text=True)
     try:
         model = mock.stdout.readline().strip().removeprefix("listening on ") + "/v1"
-        server = start(traced, skills, {
+        server = common.Server(skills, binary=traced.wrapper, env={
             "ANTLER_MODEL_BASE_URL": model, "ANTLER_MODEL": "mock",
             "ANTLER_AGENT_GENERATE_TITLES": "false",
             "ANTLER_AGENT_SUGGESTIONS_ENABLED": "false", "ANTLER_SANDBOX_PROVIDER": "local"})

@@ -8,11 +8,13 @@
 //! - Relative relocations are packed (`DT_RELR`, glibc 2.36+): the loader reads a few
 //!   kilobytes instead of 2 MB of relocation entries, which then stayed resident too.
 //!
-//! Both are left out when cargo's configuration or `RUSTFLAGS` choose a linker (it may not be
-//! LLD), and with `ANTLER_LINK_ORDER=off`.
+//! Both are left out where rustc does not link with its own LLD (a toolchain without it, as
+//! some distributions build theirs, or a linker chosen in cargo's configuration or
+//! `RUSTFLAGS`), and with `ANTLER_LINK_ORDER=off`.
 
 use std::env;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn main() {
     println!("cargo:rerun-if-changed=link-order.txt");
@@ -20,7 +22,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     let var = |name: &str| env::var(name).unwrap_or_default();
     let release = var("PROFILE") == "release";
-    let lld_by_default = var("TARGET") == "x86_64-unknown-linux-gnu";
+    let target = var("TARGET");
     // A linker chosen in cargo's configuration or the flags may not be LLD.
     let flags = var("CARGO_ENCODED_RUSTFLAGS");
     let own_linker = !var("RUSTC_LINKER").is_empty()
@@ -31,7 +33,13 @@ fn main() {
         var("ANTLER_LINK_ORDER").as_str(),
         "off" | "0" | "false" | "no"
     );
-    if !release || !lld_by_default || own_linker || off {
+    // Last: the only check that runs a program.
+    if !release
+        || target != "x86_64-unknown-linux-gnu"
+        || own_linker
+        || off
+        || !ships_lld(&var("RUSTC"), &target)
+    {
         return;
     }
     let order = Path::new(&var("CARGO_MANIFEST_DIR")).join("link-order.txt");
@@ -45,4 +53,20 @@ fn main() {
     for arg in args {
         println!("cargo:rustc-link-arg-bin=antler={arg}");
     }
+}
+
+/// Whether the toolchain carries the LLD rustc links with by default on `target`
+/// (`<sysroot>/lib/rustlib/<target>/bin/gcc-ld/ld.lld`); without it the system's linker runs,
+/// which may not know the ordering option.
+fn ships_lld(rustc: &str, target: &str) -> bool {
+    let Ok(out) = Command::new(rustc).args(["--print", "sysroot"]).output() else {
+        return false;
+    };
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    out.status.success()
+        && sysroot
+            .join("lib/rustlib")
+            .join(target)
+            .join("bin/gcc-ld/ld.lld")
+            .is_file()
 }

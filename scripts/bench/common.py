@@ -55,9 +55,11 @@ def use_token(token):
 
 
 class Server:
-    """`antler serve` on a free port with its own skills and data dirs."""
+    """`antler serve` on a free port with its own skills and data dirs (`binary`: another
+    command for the `antler` executable, such as a tracing wrapper)."""
 
-    def __init__(self, skills_dir, env=None, cpu=0, data=None, config=None):
+    def __init__(self, skills_dir, env=None, cpu=0, data=None, config=None, binary=None):
+        binary = str(binary or ANTLER)
         self.own_data = data is None
         self.data = data or tempfile.mkdtemp(prefix="antler-bench-data-")
         full_env = dict(os.environ)
@@ -72,7 +74,7 @@ class Server:
         full_env.update(env or {})
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            pin(cpu) + [str(ANTLER), "serve", "--bind", "127.0.0.1:0"]
+            pin(cpu) + [binary, "serve", "--bind", "127.0.0.1:0"]
             + (["--config", str(config)] if config else []),
             stdout=subprocess.PIPE, env=full_env, text=True)
         line = self.proc.stdout.readline().strip()
@@ -81,7 +83,7 @@ class Server:
         self.base = line[len("listening on "):]
         self.cold_start_ms = self.wait_healthy()
         self.token = subprocess.run(
-            [str(ANTLER), "token", "create", "--user", BENCH_ADMIN, "--name", "bench"],
+            [binary, "token", "create", "--user", BENCH_ADMIN, "--name", "bench"],
             env=full_env, capture_output=True, text=True, check=True).stdout.strip()
         use_token(self.token)
 
