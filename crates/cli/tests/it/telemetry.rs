@@ -94,7 +94,9 @@ fn named<'s>(spans: &[&'s Span], name: &str) -> Vec<&'s Span> {
     spans.iter().copied().filter(|s| s.name == name).collect()
 }
 
-#[tokio::test]
+// Multi-threaded: the receiver must answer the server's last export while the test's
+// thread waits, in the server's drop, for it to exit.
+#[tokio::test(flavor = "multi_thread")]
 async fn a_run_is_one_trace_with_model_tool_and_subagent_spans_under_the_callers_traceparent() {
     let model = mock_llm(SCRIPT).await;
     let receiver = Receiver::default();
@@ -132,12 +134,15 @@ async fn a_run_is_one_trace_with_model_tool_and_subagent_spans_under_the_callers
         .to_string();
 
     let is_run = |s: &Span| attr(s, "antler.run.id").as_deref() == Some(run_id.as_str());
+    // The request's span ends after the run's, so it may come in a later batch: wait for both.
+    let arrived = |spans: &[Span]| {
+        spans
+            .iter()
+            .find(|s| s.name == "invoke_agent agent" && is_run(s))
+            .is_some_and(|run| spans.iter().any(|s| s.span_id == run.parent_span_id))
+    };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !receiver
-        .spans()
-        .iter()
-        .any(|s| s.name == "invoke_agent agent" && is_run(s))
-    {
+    while !arrived(&receiver.spans()) {
         let names: Vec<_> = receiver
             .spans()
             .iter()
@@ -243,7 +248,7 @@ async fn a_run_is_one_trace_with_model_tool_and_subagent_spans_under_the_callers
     assert_ne!(second.trace_id, run.trace_id);
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread")]
 async fn message_contents_go_on_spans_only_when_record_content_is_on() {
     let model = mock_llm(SCRIPT).await;
     let receiver = Receiver::default();
