@@ -225,14 +225,29 @@ def latest_version(case):
 _own_id = []
 
 
+def own_id():
+    """The id of the account the fuzzer signs in with."""
+    if not _own_id:
+        _own_id.append(api("GET", "/api/auth/me").json()["id"])
+    return _own_id[0]
+
+
 def own_password_kept(case):
     """A new password for the fuzzer's own account is left out (the rest of the change stays):
     `change_password` is given the password it signs in with, and an account set to a
     generated one made every later case of it a refusal."""
-    if not _own_id:
-        _own_id.append(api("GET", "/api/auth/me").json()["id"])
-    if case.path_parameters.get("id") == _own_id[0] and isinstance(case.body, dict):
+    if case.path_parameters.get("id") == own_id() and isinstance(case.body, dict):
         case.body.pop("password", None)
+
+
+def own_limits_unset(case):
+    """The fuzzer's own daily limits are cleared rather than set (the rest of the request
+    stays): a limit it reached, 0 tokens say, refused every later run with a documented 429,
+    and the runs' logic was no longer reached."""
+    user = case.path_parameters.get("user_id")
+    if isinstance(user, str) and user.lower() == own_id() and isinstance(case.body, dict):
+        case.body["tokens_per_day"] = None
+        case.body["cost_usd_per_day"] = None
 
 
 def without_nul(value):
@@ -309,6 +324,7 @@ SUBSTITUTIONS = {
     "run_cron_now": (cron_to_run, 1, True),
     "change_password": (change_password, 1, False),
     "update_user": (own_password_kept, 1, True),
+    "put_limits": (own_limits_unset, 1, True),
     "get_artifact": (get_artifact, 1, True),
     "delete_upload": (delete_upload, 1, True),
     "cancel_run": (cancel_run, 1, True),
