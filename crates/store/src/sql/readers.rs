@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
 use sqlx::{ConnectOptions, Connection};
-use tokio::sync::{Mutex, OwnedMutexGuard};
+use tokio::sync::{Mutex, OwnedMutexGuard, OwnedSemaphorePermit, Semaphore};
 
 /// One connection's place: empty until first needed (and after it failed).
 type Slot = Arc<Mutex<Option<SqliteConnection>>>;
@@ -23,6 +23,10 @@ pub(crate) struct Readers {
     slots: Arc<[Slot]>,
     /// Where the next search for a free connection starts (spreads reads over them).
     next: Arc<AtomicUsize>,
+    /// One permit per place: a read holding one finds a place free, and reads that find
+    /// none wait in turn for whichever is given back first, not for one chosen in advance
+    /// (which a long read would hold up while the others were free).
+    free: Arc<Semaphore>,
 }
 
 impl std::fmt::Debug for Readers {
@@ -34,12 +38,16 @@ impl std::fmt::Debug for Readers {
 }
 
 /// A reading connection, given back when dropped.
-pub(crate) struct Reader(OwnedMutexGuard<Option<SqliteConnection>>);
+// Fields drop in order: the place is unlocked before its permit goes to the next read.
+pub(crate) struct Reader {
+    conn: OwnedMutexGuard<Option<SqliteConnection>>,
+    _permit: OwnedSemaphorePermit,
+}
 
 impl Reader {
     /// The connection.
     pub(crate) fn conn(&mut self) -> &mut SqliteConnection {
-        self.0
+        self.conn
             .as_mut()
             .unwrap_or_else(|| unreachable!("a reader is handed out open"))
     }
@@ -49,7 +57,7 @@ impl Reader {
     pub(crate) async fn finish<T>(mut self, out: Result<T, sqlx::Error>) -> Result<T, sqlx::Error> {
         if let Err(e) = &out
             && broken(e)
-            && let Some(conn) = self.0.take()
+            && let Some(conn) = self.conn.take()
         {
             let _ = conn.close_hard().await;
         }
@@ -77,6 +85,7 @@ impl Readers {
             .collect();
         let readers = Readers {
             options: Arc::new(options),
+            free: Arc::new(Semaphore::new(slots.len())),
             slots,
             next: Arc::new(AtomicUsize::new(0)),
         };
@@ -84,26 +93,37 @@ impl Readers {
         Ok(readers)
     }
 
-    /// A connection: a free open one, else a free place opened now, else the next one in
-    /// turn once it is free.
+    /// A connection: once a place is free (in turn), a free open one, else a free place
+    /// opened now.
     pub(crate) async fn get(&self) -> Result<Reader, sqlx::Error> {
+        let permit = self
+            .free
+            .clone()
+            .acquire_owned()
+            .await
+            .unwrap_or_else(|_| unreachable!("the semaphore is never closed"));
         let n = self.slots.len();
         let start = self.next.fetch_add(1, Ordering::Relaxed) % n;
-        let order = || (0..n).map(move |i| &self.slots[(start + i) % n]);
-        let mut unopened = None;
-        for slot in order() {
-            if let Ok(guard) = slot.clone().try_lock_owned() {
-                if guard.is_some() {
-                    return Ok(Reader(guard));
+        loop {
+            let mut unopened = None;
+            for i in 0..n {
+                if let Ok(guard) = self.slots[(start + i) % n].clone().try_lock_owned() {
+                    if guard.is_some() {
+                        return Ok(Reader {
+                            conn: guard,
+                            _permit: permit,
+                        });
+                    }
+                    unopened.get_or_insert(guard);
                 }
-                unopened.get_or_insert(guard);
             }
+            if let Some(guard) = unopened {
+                return self.ready(guard, permit).await;
+            }
+            // The free place is being looked at by `counts` (for a moment, never across an
+            // await): look again.
+            tokio::task::yield_now().await;
         }
-        let guard = match unopened {
-            Some(guard) => guard,
-            None => self.slots[start].clone().lock_owned().await,
-        };
-        self.ready(guard).await
     }
 
     /// Runs `read` on a reading connection ([`Readers::get`], [`Reader::finish`]).
@@ -119,11 +139,15 @@ impl Readers {
     async fn ready(
         &self,
         mut guard: OwnedMutexGuard<Option<SqliteConnection>>,
+        permit: OwnedSemaphorePermit,
     ) -> Result<Reader, sqlx::Error> {
         if guard.is_none() {
             *guard = Some(self.options.connect().await?);
         }
-        Ok(Reader(guard))
+        Ok(Reader {
+            conn: guard,
+            _permit: permit,
+        })
     }
 
     /// Connections open, of them free, and the most there may be.

@@ -43,6 +43,38 @@ async fn many_readers_share_at_most_the_connections_allowed() {
     assert_eq!(idle, open, "every connection was given back");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_go_to_whichever_connection_is_free_while_one_is_held() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = std::sync::Arc::new(db(tmp.path(), 2).await);
+    // A long read: its connection is taken until the end of the test.
+    let held = db.readers().get().await.unwrap();
+    let reads: Vec<_> = (0..50i64)
+        .map(|i| {
+            let db = db.clone();
+            tokio::spawn(async move {
+                sqlx::query_scalar::<_, i64>("SELECT $1 + 1")
+                    .bind(i)
+                    .fetch_one(&*db)
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    // Reads that found both connections taken must not have queued for the held one. The
+    // limit only turns a hang into a failure.
+    let all = futures::future::join_all(reads);
+    let done = tokio::time::timeout(Duration::from_secs(60), all)
+        .await
+        .expect("reads waited for the held connection");
+    for (i, n) in done.into_iter().enumerate() {
+        assert_eq!(n.unwrap(), i as i64 + 1);
+    }
+    assert_eq!(db.readers().counts(), (2, 1, 2));
+    drop(held);
+    assert_eq!(db.readers().counts(), (2, 2, 2));
+}
+
 #[tokio::test]
 async fn a_read_given_up_half_way_leaves_its_connection_usable() {
     let tmp = tempfile::tempdir().unwrap();
