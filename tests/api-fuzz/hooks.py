@@ -287,7 +287,10 @@ def change_password(case):
 def mcp_config(case):
     """Server names and servers the server takes (the schema can only call a server "an
     object"; names are 1-32 letters, digits, `-` or `_`): each generated server becomes a
-    disabled one under a valid name, so that what decides is the rest of the document."""
+    disabled one under a valid name, so that what decides is the rest of the document. Every
+    valid case, not every other: a server object the fuzzer makes up has keys no server
+    has (refused, 422), so with half left as generated the share refused hovered near the
+    "mostly rejected" line and one run in many failed on it."""
     servers = case.body.get("servers")
     if not isinstance(servers, dict):
         return
@@ -331,7 +334,7 @@ SUBSTITUTIONS = {
     "update_fact": (fact, 1, True),
     "delete_fact": (fact, 1, True),
     "restart_server": (restart_server, 1, True),
-    "put_config": (mcp_config, 2, False),
+    "put_config": (mcp_config, 1, False),
     "get_run": (finished_run, 2, True),
     "join_run": (finished_run, 2, True),
     "join_stream": (finished_run, 2, True),
