@@ -353,8 +353,12 @@ def substitute(case):
     substitution, every, in_path = SUBSTITUTIONS[operation]
     if not in_path and not isinstance(case.body, (dict, list)):
         return
-    _positive[operation] += 1
-    if (_positive[operation] - 1) % every:
+    # Counted per phase, the first case of each substituted: schemathesis warns about an
+    # operation when every valid case of a phase was refused, and a phase with a single
+    # case (or with only the cases skipped by a shared count) would have had none substituted.
+    key = (operation, getattr(getattr(case.meta, "phase", None), "name", None))
+    _positive[key] += 1
+    if (_positive[key] - 1) % every:
         return
     try:
         substitution(case)
