@@ -188,12 +188,11 @@ def patch_state(case):
 def cron_fields(case):
     """A schedule, time zone and end time a cron can have (a schema can say "a string", not
     "a cron expression", "an IANA time zone" or "in the future"), in every case, so that the
-    other fields are what decides; an assistant that exists in every other case (generated ids
-    are the other half's)."""
-    _made["cron_cases"] += 1
+    other fields are what decides; an assistant that exists in every other case of a phase,
+    its first included (generated ids are the other half's)."""
     fields = [("schedule", "0 9 * * 1-5"), ("timezone", "Europe/Paris"),
               ("end_time", "2100-01-01T00:00:00Z")]
-    if _made["cron_cases"] % 2:
+    if first_in_every(case, "cron_assistant"):
         fields.append(("assistant_id", "agent"))
     for field, value in fields:
         if isinstance(case.body.get(field), str):
@@ -346,6 +345,16 @@ SUBSTITUTIONS = {
 }
 
 
+def first_in_every(case, what, every=2):
+    """Whether `case` is the first of each `every` cases of `what` in its phase. Counted per
+    phase: schemathesis warns about an operation when every valid case of one phase was
+    refused, and a phase with few cases (the coverage phase's three) could otherwise have
+    had none of them substituted."""
+    phase = getattr(getattr(case.meta, "phase", None), "name", None)
+    _positive[(what, phase)] += 1
+    return (_positive[(what, phase)] - 1) % every == 0
+
+
 def substitute(case):
     operation = case.operation.definition.raw.get("operationId")
     if operation not in SUBSTITUTIONS:
@@ -353,12 +362,7 @@ def substitute(case):
     substitution, every, in_path = SUBSTITUTIONS[operation]
     if not in_path and not isinstance(case.body, (dict, list)):
         return
-    # Counted per phase, the first case of each substituted: schemathesis warns about an
-    # operation when every valid case of a phase was refused, and a phase with a single
-    # case (or with only the cases skipped by a shared count) would have had none substituted.
-    key = (operation, getattr(getattr(case.meta, "phase", None), "name", None))
-    _positive[key] += 1
-    if (_positive[key] - 1) % every:
+    if not first_in_every(case, operation, every):
         return
     try:
         substitution(case)
